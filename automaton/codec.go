@@ -1,0 +1,354 @@
+package automaton
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"unsafe"
+)
+
+// errShort is returned when an encoded value ends before its fields do.
+var errShort = errors.New("automaton: encoded state is truncated")
+
+type encFunc func(p unsafe.Pointer, b []byte) []byte
+
+type decFunc func(p unsafe.Pointer, b []byte, a *arena) ([]byte, error)
+
+// codec encodes values of one Go type into the canonical compact binary form
+// that vacheck hashes, and decodes them back. It is compiled once per type by
+// reflection and then runs on raw pointers, so the hot path does no
+// reflection.
+//
+// Integers are zig-zag varints, booleans one byte, strings and slices a
+// length followed by their elements, arrays and structs their elements in
+// order. Struct fields tagged `vacheck:"-"` are constants: they are not
+// encoded and are carried over from the process's initial value.
+//
+// Decoding gives every slice fresh memory (from an arena when one is given),
+// so a decoded value never shares memory with another decoded value.
+type codec struct {
+	typ    reflect.Type
+	enc    encFunc
+	dec    decFunc
+	consts []constField // top-level constant fields, copied from the prototype
+	fields []fieldInfo  // top-level encoded fields, for traces
+}
+
+type constField struct {
+	off, size uintptr
+}
+
+// fieldInfo names a field of a process state for traces.
+type fieldInfo struct {
+	name  string
+	index int
+}
+
+// compile builds the codec for t, which must be built from booleans,
+// integers, strings, slices, arrays and structs. Maps (whose order is random),
+// pointers, interfaces, channels and functions are rejected with an error
+// naming the field, except in constant fields.
+func compile(t reflect.Type) (*codec, error) {
+	c := &codec{typ: t}
+	if t.Kind() != reflect.Struct {
+		enc, dec, err := compileType(t, t.String())
+		if err != nil {
+			return nil, err
+		}
+		c.enc, c.dec = enc, dec
+		return c, nil
+	}
+	var encs []encFunc
+	var decs []decFunc
+	var offs []uintptr
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if isConst(f) {
+			c.consts = append(c.consts, constField{off: f.Offset, size: f.Type.Size()})
+			continue
+		}
+		e, d, err := compileType(f.Type, t.String()+"."+f.Name)
+		if err != nil {
+			return nil, err
+		}
+		encs, decs, offs = append(encs, e), append(decs, d), append(offs, f.Offset)
+		c.fields = append(c.fields, fieldInfo{name: displayName(f), index: i})
+	}
+	c.enc, c.dec = structCodec(encs, decs, offs)
+	return c, nil
+}
+
+func isConst(f reflect.StructField) bool {
+	return f.Tag.Get("vacheck") == "-"
+}
+
+// displayName is the name a trace shows for a field: its `vacheck:"name"`
+// tag, or the field name with a lower-case first letter.
+func displayName(f reflect.StructField) string {
+	if tag := f.Tag.Get("vacheck"); tag != "" && tag != "-" {
+		return tag
+	}
+	return strings.ToLower(f.Name[:1]) + f.Name[1:]
+}
+
+func structCodec(encs []encFunc, decs []decFunc, offs []uintptr) (encFunc, decFunc) {
+	return func(p unsafe.Pointer, b []byte) []byte {
+			for i, e := range encs {
+				b = e(unsafe.Add(p, offs[i]), b)
+			}
+			return b
+		}, func(p unsafe.Pointer, b []byte, a *arena) ([]byte, error) {
+			var err error
+			for i, d := range decs {
+				if b, err = d(unsafe.Add(p, offs[i]), b, a); err != nil {
+					return nil, err
+				}
+			}
+			return b, nil
+		}
+}
+
+func compileType(t reflect.Type, where string) (encFunc, decFunc, error) {
+	switch t.Kind() {
+	case reflect.Bool:
+		return func(p unsafe.Pointer, b []byte) []byte {
+				if *(*bool)(p) {
+					return append(b, 1)
+				}
+				return append(b, 0)
+			}, func(p unsafe.Pointer, b []byte, _ *arena) ([]byte, error) {
+				if len(b) == 0 {
+					return nil, errShort
+				}
+				*(*bool)(p) = b[0] != 0
+				return b[1:], nil
+			}, nil
+	case reflect.Int:
+		return intCodec[int]()
+	case reflect.Int8:
+		return intCodec[int8]()
+	case reflect.Int16:
+		return intCodec[int16]()
+	case reflect.Int32:
+		return intCodec[int32]()
+	case reflect.Int64:
+		return intCodec[int64]()
+	case reflect.Uint:
+		return uintCodec[uint]()
+	case reflect.Uint8:
+		return uintCodec[uint8]()
+	case reflect.Uint16:
+		return uintCodec[uint16]()
+	case reflect.Uint32:
+		return uintCodec[uint32]()
+	case reflect.Uint64:
+		return uintCodec[uint64]()
+	case reflect.String:
+		return func(p unsafe.Pointer, b []byte) []byte {
+				s := *(*string)(p)
+				b = binary.AppendUvarint(b, uint64(len(s)))
+				return append(b, s...)
+			}, func(p unsafe.Pointer, b []byte, _ *arena) ([]byte, error) {
+				n, k := binary.Uvarint(b)
+				if k <= 0 || uint64(len(b)-k) < n {
+					return nil, errShort
+				}
+				s := (*string)(p)
+				if *s != string(b[k:k+int(n)]) {
+					*s = string(b[k : k+int(n)])
+				}
+				return b[k+int(n):], nil
+			}, nil
+	case reflect.Array:
+		ee, ed, err := compileType(t.Elem(), where+"[]")
+		if err != nil {
+			return nil, nil, err
+		}
+		n, size := t.Len(), t.Elem().Size()
+		return func(p unsafe.Pointer, b []byte) []byte {
+				for i := 0; i < n; i++ {
+					b = ee(unsafe.Add(p, uintptr(i)*size), b)
+				}
+				return b
+			}, func(p unsafe.Pointer, b []byte, a *arena) ([]byte, error) {
+				var err error
+				for i := 0; i < n; i++ {
+					if b, err = ed(unsafe.Add(p, uintptr(i)*size), b, a); err != nil {
+						return nil, err
+					}
+				}
+				return b, nil
+			}, nil
+	case reflect.Slice:
+		return sliceCodec(t, where)
+	case reflect.Struct:
+		var encs []encFunc
+		var decs []decFunc
+		var offs []uintptr
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if isConst(f) {
+				return nil, nil, fmt.Errorf("automaton: %s.%s: constant fields (`vacheck:\"-\"`) are allowed only at the top level of a process state", where, f.Name)
+			}
+			e, d, err := compileType(f.Type, where+"."+f.Name)
+			if err != nil {
+				return nil, nil, err
+			}
+			encs, decs, offs = append(encs, e), append(decs, d), append(offs, f.Offset)
+		}
+		e, d := structCodec(encs, decs, offs)
+		return e, d, nil
+	case reflect.Map:
+		return nil, nil, fmt.Errorf("automaton: %s: maps are not supported in states (their order is random); use a sorted slice, or tag the field `vacheck:\"-\"` if it is constant", where)
+	default:
+		return nil, nil, fmt.Errorf("automaton: %s: %s values are not supported in states; use booleans, integers, strings, slices, arrays and structs, or tag the field `vacheck:\"-\"` if it is constant", where, t.Kind())
+	}
+}
+
+func sliceCodec(t reflect.Type, where string) (encFunc, decFunc, error) {
+	elem := t.Elem()
+	ee, ed, err := compileType(elem, where+"[]")
+	if err != nil {
+		return nil, nil, err
+	}
+	size := elem.Size()
+	flat := !hasPointers(elem)
+	return func(p unsafe.Pointer, b []byte) []byte {
+			h := (*sliceHeader)(p)
+			b = binary.AppendUvarint(b, uint64(h.len))
+			for i := 0; i < h.len; i++ {
+				b = ee(unsafe.Add(h.data, uintptr(i)*size), b)
+			}
+			return b
+		}, func(p unsafe.Pointer, b []byte, a *arena) ([]byte, error) {
+			n, k := binary.Uvarint(b)
+			if k <= 0 || n > uint64(len(b)) {
+				return nil, errShort
+			}
+			b = b[k:]
+			h := (*sliceHeader)(p)
+			switch {
+			case n == 0:
+				*h = sliceHeader{}
+				return b, nil
+			case flat && a != nil:
+				*h = sliceHeader{data: a.alloc(uintptr(n) * size), len: int(n), cap: int(n)}
+			default:
+				reflect.NewAt(t, p).Elem().Set(reflect.MakeSlice(t, int(n), int(n)))
+			}
+			var err error
+			for i := 0; i < int(n); i++ {
+				if b, err = ed(unsafe.Add(h.data, uintptr(i)*size), b, a); err != nil {
+					return nil, err
+				}
+			}
+			return b, nil
+		}, nil
+}
+
+// hasPointers reports whether values of t hold pointers the garbage
+// collector must see; slices of such values are never carved from an arena.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return false
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	default:
+		return true
+	}
+}
+
+type sliceHeader struct {
+	data unsafe.Pointer
+	len  int
+	cap  int
+}
+
+type signed interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64
+}
+
+type unsigned interface {
+	~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+func intCodec[T signed]() (encFunc, decFunc, error) {
+	return func(p unsafe.Pointer, b []byte) []byte {
+			v := int64(*(*T)(p))
+			if v >= 0 && v < 64 {
+				return append(b, byte(v<<1))
+			}
+			return binary.AppendVarint(b, v)
+		}, func(p unsafe.Pointer, b []byte, _ *arena) ([]byte, error) {
+			if len(b) > 0 && b[0] < 0x80 {
+				x := b[0]
+				*(*T)(p) = T(int64(x>>1) ^ -int64(x&1))
+				return b[1:], nil
+			}
+			v, k := binary.Varint(b)
+			if k <= 0 {
+				return nil, errShort
+			}
+			*(*T)(p) = T(v)
+			return b[k:], nil
+		}, nil
+}
+
+func uintCodec[T unsigned]() (encFunc, decFunc, error) {
+	return func(p unsafe.Pointer, b []byte) []byte {
+			v := uint64(*(*T)(p))
+			if v < 0x80 {
+				return append(b, byte(v))
+			}
+			return binary.AppendUvarint(b, v)
+		}, func(p unsafe.Pointer, b []byte, _ *arena) ([]byte, error) {
+			if len(b) > 0 && b[0] < 0x80 {
+				*(*T)(p) = T(b[0])
+				return b[1:], nil
+			}
+			v, k := binary.Uvarint(b)
+			if k <= 0 {
+				return nil, errShort
+			}
+			*(*T)(p) = T(v)
+			return b[k:], nil
+		}, nil
+}
+
+// arena hands out pointer-free memory for decoded slices and takes it all
+// back at once with reset. Memory from an arena must not outlive its next
+// reset; the automaton package resets an arena only after everything decoded
+// into it has been encoded again.
+type arena struct {
+	buf []uint64
+	off int
+}
+
+func (a *arena) alloc(size uintptr) unsafe.Pointer {
+	words := int((size + 7) / 8)
+	if a.off+words > len(a.buf) {
+		n := 8192
+		for n < 2*words {
+			n *= 2
+		}
+		a.buf = make([]uint64, n)
+		a.off = 0
+	}
+	p := unsafe.Pointer(&a.buf[a.off])
+	a.off += words
+	return p
+}
+
+func (a *arena) reset() { a.off = 0 }

@@ -1,0 +1,130 @@
+package automaton
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// Describe implements explorer.Describer: the variables of every process
+// (p1.status, ...), then every channel (queue_{1,2}), then the crashed
+// processes when crashes are modelled. Processes are numbered from 1.
+func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	v := newView[S, M](sys)
+	v.load(s, sys.decodeGlobals)
+	for i := 0; i < sys.n; i++ {
+		p := sys.protos[i]
+		if _, err := sys.pc.dec(unsafe.Pointer(&p), v.seg(1+i), nil); err != nil {
+			return nil, err
+		}
+		rv := reflect.ValueOf(&p).Elem()
+		if len(sys.pc.fields) == 0 {
+			vars = append(vars, explorer.Var{Name: fmt.Sprintf("p%d", i+1), Value: display(rv)})
+			continue
+		}
+		for _, f := range sys.pc.fields {
+			vars = append(vars, explorer.Var{Name: fmt.Sprintf("p%d.%s", i+1, f.name), Value: display(rv.Field(f.index))})
+		}
+	}
+	for c, l := range sys.cfg.Links {
+		msgs := []any{}
+		for _, m := range v.Chan(l.From, l.To) {
+			msgs = append(msgs, display(reflect.ValueOf(m)))
+		}
+		vars = append(vars, explorer.Var{Name: fmt.Sprintf("queue_{%d,%d}", l.From+1, l.To+1), Value: msgs})
+		_ = c
+	}
+	if sys.cfg.Crashes > 0 {
+		crashed := []any{}
+		for i := 0; i < sys.n; i++ {
+			if !v.Up(i) {
+				crashed = append(crashed, i+1)
+			}
+		}
+		vars = append(vars, explorer.Var{Name: "crashed", Value: crashed}, explorer.Var{Name: "crashes-left", Value: v.CrashesLeft()})
+	}
+	return vars, nil
+}
+
+// display converts a state value into something that prints well and
+// marshals to JSON: Stringers become their string, slices and arrays lists,
+// structs without a String method their %+v form.
+func display(v reflect.Value) any {
+	if !v.CanInterface() {
+		if v.CanAddr() {
+			v = reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+		} else {
+			return fmt.Sprint(v)
+		}
+	}
+	if s, ok := v.Interface().(fmt.Stringer); ok {
+		return s.String()
+	}
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array:
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = display(v.Index(i))
+		}
+		return out
+	case reflect.Struct:
+		return fmt.Sprintf("%+v", v.Interface())
+	}
+	return v.Interface()
+}
+
+// Label implements explorer.Describer: the name of transition a of state s,
+// with processes numbered from 1, e.g. send(5)_{1,2}, receive(5)_{1,2},
+// enter_{3}, crash_{2}.
+func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	w := sys.newWorker()
+	w.load(&w.v, s)
+	w.enumerate()
+	if a < 0 || a >= len(w.acts) {
+		return "", fmt.Errorf("action %d: the state has %d transitions", a, len(w.acts))
+	}
+	act := w.acts[a]
+	switch act.kind {
+	case Input:
+		var m M
+		seg := w.v.seg(1 + sys.n + act.ch)
+		if _, err := sys.mc.dec(unsafe.Pointer(&m), seg[act.start:act.end], nil); err != nil {
+			return "", err
+		}
+		l := sys.cfg.Links[act.ch]
+		return fmt.Sprintf("receive(%s)_{%d,%d}", msgString(m), l.From+1, l.To+1), nil
+	case Fault:
+		return fmt.Sprintf("crash_{%d}", act.proc+1), nil
+	}
+	st := w.steps[act.step]
+	if st.HasTo {
+		w.captureTo = st.To
+		w.apply(act)
+		if w.captured != nil {
+			return fmt.Sprintf("%s(%s)_{%d,%d}", st.Name, msgString(*w.captured), act.proc+1, st.To+1), nil
+		}
+		return fmt.Sprintf("%s_{%d,%d}", st.Name, act.proc+1, st.To+1), nil
+	}
+	if st.HasArg {
+		return fmt.Sprintf("%s(%d)_{%d}", st.Name, st.Arg, act.proc+1), nil
+	}
+	return fmt.Sprintf("%s_{%d}", st.Name, act.proc+1), nil
+}
+
+func msgString(m any) string {
+	s := fmt.Sprint(display(reflect.ValueOf(m)))
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,135 @@
+// Package automaton writes distributed algorithms as I/O automata and
+// composes them with channel automata into a system the explorer can search.
+//
+// An algorithm author writes one Go struct type for the state of a process
+// (its state variables) and three methods on a pointer to it, following the
+// textbook form of an I/O automaton (ALGORITHMS.md 0.1-0.3):
+//
+//   - Steps lists the process's enabled locally controlled transitions
+//     (outputs and internal actions), each a Step with a name;
+//   - Do applies the effect of one of those steps;
+//   - Receive applies the effect of the input receive(m)_{j,i}.
+//
+// Effects send messages with Effects.Send, which performs the joint
+// transition with the channel automaton C_{i,j}; a channel's output
+// receive(m)_{i,j} is performed jointly with the receiving process's input.
+// The System does the composition, the canonical encoding, hashing and
+// copying of states, so the author never deals with them.
+//
+// States are values and transitions are pure: Steps must not modify the
+// process, and Do and Receive must depend on nothing but the process state,
+// the step or message, and the read-only view of the system they are given.
+// automatontest.CheckPure verifies this on every reachable state of a
+// small instance.
+package automaton
+
+import "fmt"
+
+// Message is the constraint on message types: any comparable value built
+// from booleans, integers, strings, arrays and structs.
+type Message interface {
+	comparable
+}
+
+// Kind classifies a transition of a process automaton.
+type Kind uint8
+
+// Transition kinds. The zero value is invalid, so a Step without a kind is
+// caught.
+const (
+	// Output is a locally controlled transition visible to others, such as
+	// handing a message to a channel.
+	Output Kind = 1 + iota
+	// Internal is a locally controlled transition nobody else sees, such as
+	// entering a critical section.
+	Internal
+	// Input is a transition controlled by the environment: receiving a
+	// message.
+	Input
+	// Fault is a crash injected by the environment; it is never forced by
+	// fairness and does not keep a state from being terminal.
+	Fault
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Output:
+		return "output"
+	case Internal:
+		return "internal"
+	case Input:
+		return "input"
+	case Fault:
+		return "fault"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Step is one enabled locally controlled transition of a process, as
+// reported by Steps and handed back to Do. Name is the transition's name in
+// the process's signature ("send", "request", "enter"); Arg is an optional
+// parameter shown in traces when HasArg is set. A step whose effect sends
+// exactly one message and whose To is set (HasTo) is shown as
+// name(m)_{i,j}, like send(v)_{i,i+1} of the formal Chang-Roberts model;
+// any other step is shown as name_{i} or name(arg)_{i}.
+type Step struct {
+	Name   string
+	Kind   Kind
+	Arg    int
+	HasArg bool
+	To     int
+	HasTo  bool
+}
+
+// Out returns the output step name that hands a message to the channel to
+// process to.
+func Out(name string, to int) Step { return Step{Name: name, Kind: Output, To: to, HasTo: true} }
+
+// Do returns the internal step name.
+func Do(name string) Step { return Step{Name: name, Kind: Internal} }
+
+// DoArg returns the internal step name with parameter arg.
+func DoArg(name string, arg int) Step {
+	return Step{Name: name, Kind: Internal, Arg: arg, HasArg: true}
+}
+
+// Process is implemented by a pointer to an algorithm's process state S
+// exchanging messages of type M.
+type Process[S any, M Message] interface {
+	*S
+	// Steps appends the locally controlled transitions enabled in this
+	// state to out, in a fixed order, and returns it. v is a read-only view
+	// of the whole system, for the rare precondition that needs one (a
+	// timeout oracle); most processes ignore it.
+	Steps(v *View[S, M], out []Step) []Step
+	// Do applies the effect of the step s, which Steps reported.
+	Do(s Step, fx *Effects[M])
+	// Receive applies the effect of receive(m) over the channel from process
+	// from.
+	Receive(from int, m M, fx *Effects[M])
+}
+
+// Acceptor is an optional interface of a process that puts a precondition on
+// its receive transitions (ALGORITHMS.md 0.2, "Choice"): a message it does not
+// accept stays in the channel.
+type Acceptor[M Message] interface {
+	Accepts(from int, m M) bool
+}
+
+// Effects is handed to an effect so that it can send messages. It also tells
+// the effect which process it runs in.
+type Effects[M Message] struct {
+	self, n int
+	send    func(to int, m M)
+}
+
+// Self returns the index (0-based) of the process the effect runs in.
+func (fx *Effects[M]) Self() int { return fx.self }
+
+// N returns the number of processes.
+func (fx *Effects[M]) N() int { return fx.n }
+
+// Send appends m to the channel from this process to process to. Sending to
+// a process with no channel from this one is a modelling error and stops
+// the check.
+func (fx *Effects[M]) Send(to int, m M) { fx.send(to, m) }

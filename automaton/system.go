@@ -1,0 +1,246 @@
+package automaton
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// Link is a directed channel from process From to process To (0-based).
+type Link struct{ From, To int }
+
+// Ring returns the links of a unidirectional ring: i to i+1 mod n.
+func Ring(n int) []Link {
+	links := make([]Link, n)
+	for i := range links {
+		links[i] = Link{i, (i + 1) % n}
+	}
+	return links
+}
+
+// BiRing returns the links of a bidirectional ring: i to i+1 and i to i-1.
+func BiRing(n int) []Link {
+	var links []Link
+	for i := 0; i < n; i++ {
+		links = append(links, Link{i, (i + 1) % n})
+		if n > 2 {
+			links = append(links, Link{i, (i + n - 1) % n})
+		}
+	}
+	return links
+}
+
+// Complete returns the links of a complete graph, with self-channels C_{i,i}
+// when self is set.
+func Complete(n int, self bool) []Link {
+	var links []Link
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if i != j || self {
+				links = append(links, Link{i, j})
+			}
+		}
+	}
+	return links
+}
+
+// Undirected returns both directions of every edge given as adjacency lists.
+func Undirected(adj [][]int) []Link {
+	var links []Link
+	for i, ns := range adj {
+		for _, j := range ns {
+			links = append(links, Link{i, j})
+		}
+	}
+	return links
+}
+
+// Invariant is a named state predicate that must hold in every reachable
+// state.
+type Invariant[S any, M Message] struct {
+	Name  string
+	Doc   string
+	Kind  properties.Kind // Invariant (default) or Assertion
+	Holds func(v *View[S, M]) bool
+}
+
+// Config describes a system: processes of type S exchanging messages of
+// type M over channels.
+type Config[S any, M Message] struct {
+	// Initial lists the initial states, each a value for every process.
+	// All must have the same number of processes; constant fields
+	// (`vacheck:"-"`) are taken from the first.
+	Initial [][]S
+	// Links lists the channels; their order is the order in which
+	// deliveries are enumerated.
+	Links []Link
+	// Channels is the channel discipline; FIFO when zero.
+	Channels channel.Discipline
+	// Capacity bounds every channel. A send that makes a channel hold more
+	// messages violates the channel-bound assertion: the model is not
+	// bounded as assumed. 0 means 16.
+	Capacity int
+	// Crashes is the number of crash-stop faults the environment may inject
+	// (ALGORITHMS.md 0.4): crash_i stops process i; messages to a crashed
+	// process are received and discarded.
+	Crashes int
+	// Invariants are checked in every reachable state, in order.
+	Invariants []Invariant[S, M]
+	// ValidEnd tells a valid end state from a deadlock among terminal
+	// states. Nil means every terminal state is a valid end state.
+	ValidEnd func(v *View[S, M]) bool
+}
+
+// System is the composition of the process automata of a Config and its
+// channel automata. It implements explorer.Model and explorer.Describer.
+type System[S any, M Message, P Process[S, M]] struct {
+	cfg      Config[S, M]
+	n        int
+	disc     channel.Discipline
+	capacity int
+	chanIdx  []int32 // from*n+to -> channel index, or -1
+	pc, mc   *codec
+	protos   []S
+	initial  [][]byte
+	props    []properties.Info
+}
+
+// ErrConfig reports a malformed Config.
+var ErrConfig = errors.New("automaton: bad configuration")
+
+// New checks cfg and builds the system. The type parameters are inferred:
+// New(Config[node, msg]{...}) composes processes of type node whose
+// pointer implements Process[node, msg].
+func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P], error) {
+	if len(cfg.Initial) == 0 {
+		return nil, fmt.Errorf("%w: no initial state", ErrConfig)
+	}
+	n := len(cfg.Initial[0])
+	if n == 0 {
+		return nil, fmt.Errorf("%w: no processes", ErrConfig)
+	}
+	for k, init := range cfg.Initial {
+		if len(init) != n {
+			return nil, fmt.Errorf("%w: initial state %d has %d processes, the first has %d", ErrConfig, k, len(init), n)
+		}
+	}
+	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity}
+	if sys.disc == 0 {
+		sys.disc = channel.FIFO
+	}
+	if sys.capacity == 0 {
+		sys.capacity = 16
+	}
+	sys.chanIdx = make([]int32, n*n)
+	for i := range sys.chanIdx {
+		sys.chanIdx[i] = -1
+	}
+	for c, l := range cfg.Links {
+		if l.From < 0 || l.From >= n || l.To < 0 || l.To >= n {
+			return nil, fmt.Errorf("%w: link %d->%d outside processes 0..%d", ErrConfig, l.From, l.To, n-1)
+		}
+		if sys.chanIdx[l.From*n+l.To] >= 0 {
+			return nil, fmt.Errorf("%w: link %d->%d listed twice", ErrConfig, l.From, l.To)
+		}
+		sys.chanIdx[l.From*n+l.To] = int32(c)
+	}
+	var err error
+	if sys.pc, err = compile(reflect.TypeFor[S]()); err != nil {
+		return nil, err
+	}
+	if sys.mc, err = compile(reflect.TypeFor[M]()); err != nil {
+		return nil, err
+	}
+	if len(sys.mc.consts) > 0 {
+		return nil, fmt.Errorf("%w: message type %s has constant fields", ErrConfig, reflect.TypeFor[M]())
+	}
+	sys.protos = cfg.Initial[0]
+	for _, init := range cfg.Initial {
+		sys.initial = append(sys.initial, sys.encodeInitial(init))
+	}
+	for _, inv := range cfg.Invariants {
+		k := inv.Kind
+		if k == 0 {
+			k = properties.Invariant
+		}
+		sys.props = append(sys.props, properties.Info{Name: inv.Name, Kind: k, Doc: inv.Doc})
+	}
+	sys.props = append(sys.props, properties.Info{
+		Name: properties.ChannelBound, Kind: properties.Assertion,
+		Doc: fmt.Sprintf("no channel holds more than %d messages (the model's capacity; raise --capacity if a correct model needs more)", sys.capacity),
+	})
+	return sys, nil
+}
+
+// N returns the number of processes.
+func (sys *System[S, M, P]) N() int { return sys.n }
+
+// Capacity returns the channel capacity.
+func (sys *System[S, M, P]) Capacity() int { return sys.capacity }
+
+// Initial implements explorer.Model.
+func (sys *System[S, M, P]) Initial() ([][]byte, error) { return sys.initial, nil }
+
+// Properties implements explorer.Model: the configured invariants, then the
+// channel-bound assertion.
+func (sys *System[S, M, P]) Properties() []properties.Info { return sys.props }
+
+// NewWorker implements explorer.Model.
+func (sys *System[S, M, P]) NewWorker() explorer.Worker { return sys.newWorker() }
+
+// The encoded global state is a sequence of segments, each a uvarint length
+// and its bytes: the environment's bookkeeping (crash budget and which
+// processes are up), then each process, then each channel in Links order.
+func (sys *System[S, M, P]) encodeInitial(procs []S) []byte {
+	var out, seg []byte
+	seg = sys.encodeGlobals(seg[:0], globals{budget: sys.cfg.Crashes})
+	out = appendSeg(out, seg)
+	for i := range procs {
+		seg = sys.pc.enc(unsafe.Pointer(&procs[i]), seg[:0])
+		out = appendSeg(out, seg)
+	}
+	for range sys.cfg.Links {
+		out = appendSeg(out, nil)
+	}
+	return out
+}
+
+func appendSeg(out, seg []byte) []byte {
+	out = binary.AppendUvarint(out, uint64(len(seg)))
+	return append(out, seg...)
+}
+
+// globals is the environment's bookkeeping in a state.
+type globals struct {
+	budget int    // crashes left
+	down   uint64 // bit i: process i has crashed
+}
+
+func (sys *System[S, M, P]) encodeGlobals(b []byte, g globals) []byte {
+	if sys.cfg.Crashes == 0 {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(g.budget))
+	return binary.AppendUvarint(b, g.down)
+}
+
+func (sys *System[S, M, P]) decodeGlobals(b []byte) globals {
+	if sys.cfg.Crashes == 0 {
+		return globals{}
+	}
+	budget, k := binary.Uvarint(b)
+	down, _ := binary.Uvarint(b[k:])
+	return globals{budget: int(budget), down: down}
+}
+
+// modelError is a panic raised by the framework for a modelling mistake
+// (sending on a channel that does not exist).
+type modelError struct{ msg string }
+
+func (e modelError) Error() string { return e.msg }

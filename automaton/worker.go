@@ -1,0 +1,327 @@
+package automaton
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+)
+
+func (sys *System[S, M, P]) numProcs() int   { return sys.n }
+func (sys *System[S, M, P]) numLinks() int   { return len(sys.cfg.Links) }
+func (sys *System[S, M, P]) link(c int) Link { return sys.cfg.Links[c] }
+func (sys *System[S, M, P]) crashes() int    { return sys.cfg.Crashes }
+func (sys *System[S, M, P]) chanIndex(from, to int) int {
+	if from < 0 || from >= sys.n || to < 0 || to >= sys.n {
+		return -1
+	}
+	return int(sys.chanIdx[from*sys.n+to])
+}
+
+// decodeProc decodes process i of v's state into v.procs[i].
+func (sys *System[S, M, P]) decodeProc(v *View[S, M], i int) {
+	if len(sys.pc.consts) > 0 {
+		// Constant fields come from the prototype; decoding overwrites
+		// every other field and gives slices fresh memory.
+		v.procs[i] = sys.protos[i]
+	}
+	if _, err := sys.pc.dec(unsafe.Pointer(&v.procs[i]), v.seg(1+i), &v.arena); err != nil {
+		panic(fmt.Errorf("decoding process %d: %w", i+1, err))
+	}
+}
+
+// decodeChan decodes the messages of channel c of v's state.
+func (sys *System[S, M, P]) decodeChan(v *View[S, M], c int) {
+	msgs := v.chans[c][:0]
+	channel.Each(v.seg(1+sys.n+c), func(b []byte) {
+		var m M
+		if _, err := sys.mc.dec(unsafe.Pointer(&m), b, &v.arena); err != nil {
+			panic(fmt.Errorf("decoding a message: %w", err))
+		}
+		msgs = append(msgs, m)
+	})
+	v.chans[c] = msgs
+}
+
+// action is one enabled transition of the state being expanded.
+type action struct {
+	kind       Kind
+	proc       int // the process whose step, input or crash it is
+	step       int // Output, Internal: index into worker.steps
+	ch         int // Input: channel index
+	start, end int // Input: payload bounds of the message in the channel segment
+}
+
+// worker expands states of one System for one goroutine.
+type worker[S any, M Message, P Process[S, M]] struct {
+	sys   *System[S, M, P]
+	v     View[S, M] // the state being expanded
+	cv    View[S, M] // the state being checked
+	steps []Step
+	acts  []action
+	dl    [][2]int
+
+	work      S
+	msg       M
+	workArena arena
+	fx        Effects[M]
+	enc       []byte
+	gseg      []byte
+	msgBuf    []byte
+	pend      [][]byte // per channel: its new segment, when touched
+	pendSet   []bool
+	spare     []byte
+	touched   []int // channels touched by the current action
+	sent      int32
+	out       []byte
+	captureTo int // Label: record the first message sent to this process
+	captured  *M
+}
+
+func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
+	w := &worker[S, M, P]{
+		sys:       sys,
+		v:         newView[S, M](sys),
+		cv:        newView[S, M](sys),
+		pend:      make([][]byte, len(sys.cfg.Links)),
+		pendSet:   make([]bool, len(sys.cfg.Links)),
+		captureTo: -1,
+	}
+	w.fx = Effects[M]{n: sys.n, send: w.send}
+	return w
+}
+
+func (w *worker[S, M, P]) load(v *View[S, M], s []byte) { v.load(s, w.sys.decodeGlobals) }
+
+// enumerate lists the transitions enabled in w.v: every up process's steps
+// in process order, then deliveries in channel order, then crashes.
+func (w *worker[S, M, P]) enumerate() {
+	sys, v := w.sys, &w.v
+	w.steps, w.acts = w.steps[:0], w.acts[:0]
+	for i := 0; i < sys.n; i++ {
+		if !v.Up(i) {
+			continue
+		}
+		v.self = i
+		before := len(w.steps)
+		w.steps = P(v.Proc(i)).Steps(v, w.steps)
+		for k := before; k < len(w.steps); k++ {
+			kind := w.steps[k].Kind
+			if kind != Output && kind != Internal {
+				panic(modelError{fmt.Sprintf("process %d: step %q has kind %v; Steps reports Output or Internal steps", i+1, w.steps[k].Name, kind)})
+			}
+			w.acts = append(w.acts, action{kind: kind, proc: i, step: k})
+		}
+	}
+	for c, l := range sys.cfg.Links {
+		seg := v.seg(1 + sys.n + c)
+		if len(seg) == 0 {
+			continue
+		}
+		w.dl = sys.disc.Deliverables(seg, w.dl[:0])
+		for _, d := range w.dl {
+			if v.Up(l.To) {
+				if acc, ok := any(P(v.Proc(l.To))).(Acceptor[M]); ok {
+					var m M
+					if _, err := sys.mc.dec(unsafe.Pointer(&m), seg[d[0]:d[1]], &v.arena); err != nil {
+						panic(err)
+					}
+					if !acc.Accepts(l.From, m) {
+						continue
+					}
+				}
+			}
+			w.acts = append(w.acts, action{kind: Input, proc: l.To, ch: c, start: d[0], end: d[1]})
+		}
+	}
+	if v.g.budget > 0 {
+		for i := 0; i < sys.n; i++ {
+			if v.Up(i) {
+				w.acts = append(w.acts, action{kind: Fault, proc: i})
+			}
+		}
+	}
+}
+
+// Successors implements explorer.Worker.
+func (w *worker[S, M, P]) Successors(s []byte, emit func(explorer.Transition, []byte)) (n int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	w.load(&w.v, s)
+	w.enumerate()
+	for _, a := range w.acts {
+		t := w.apply(a)
+		emit(t, w.out)
+	}
+	return len(w.acts), nil
+}
+
+func panicError(r any) error {
+	if e, ok := r.(modelError); ok {
+		return e
+	}
+	return fmt.Errorf("the model panicked: %v", r)
+}
+
+// decodeWork decodes process i of the expanded state into w.work.
+func (w *worker[S, M, P]) decodeWork(i int) {
+	if len(w.sys.pc.consts) > 0 {
+		w.work = w.sys.protos[i]
+	}
+	if _, err := w.sys.pc.dec(unsafe.Pointer(&w.work), w.v.seg(1+i), &w.workArena); err != nil {
+		panic(err)
+	}
+}
+
+// apply performs transition a of w.v and leaves the successor in w.out.
+func (w *worker[S, M, P]) apply(a action) explorer.Transition {
+	sys, v := w.sys, &w.v
+	w.workArena.reset()
+	for _, c := range w.touched {
+		w.pendSet[c] = false
+	}
+	w.touched = w.touched[:0]
+	w.sent = 0
+	t := explorer.Transition{Task: int32(a.proc)}
+	procChanged, globalsChanged := false, false
+	switch a.kind {
+	case Output, Internal:
+		w.decodeWork(a.proc)
+		w.fx.self = a.proc
+		P(&w.work).Do(w.steps[a.step], &w.fx)
+		procChanged = true
+	case Input:
+		seg := v.seg(1 + sys.n + a.ch)
+		w.pend[a.ch] = sys.disc.Remove(w.pend[a.ch][:0], seg, a.start, a.end)
+		w.pendSet[a.ch] = true
+		w.touched = append(w.touched, a.ch)
+		t.Task = int32(sys.n + a.ch)
+		if v.Up(a.proc) {
+			if _, err := sys.mc.dec(unsafe.Pointer(&w.msg), seg[a.start:a.end], &w.workArena); err != nil {
+				panic(err)
+			}
+			w.decodeWork(a.proc)
+			w.fx.self = a.proc
+			P(&w.work).Receive(sys.cfg.Links[a.ch].From, w.msg, &w.fx)
+			procChanged = true
+		}
+	case Fault:
+		g := v.g
+		g.budget--
+		g.down |= 1 << uint(a.proc)
+		w.gseg = sys.encodeGlobals(w.gseg[:0], g)
+		globalsChanged = true
+		t.Task, t.Fault = -1, true
+	}
+	t.Messages = w.sent
+	if procChanged {
+		w.enc = sys.pc.enc(unsafe.Pointer(&w.work), w.enc[:0])
+	}
+	w.assemble(a.proc, procChanged, globalsChanged)
+	return t
+}
+
+// assemble writes the successor into w.out: the expanded state with the
+// changed segments replaced.
+func (w *worker[S, M, P]) assemble(proc int, procChanged, globalsChanged bool) {
+	v, n := &w.v, w.sys.n
+	// Channels touched, in segment order (insertion sort: there are few).
+	t := w.touched
+	for i := 1; i < len(t); i++ {
+		for j := i; j > 0 && t[j] < t[j-1]; j-- {
+			t[j], t[j-1] = t[j-1], t[j]
+		}
+	}
+	out := w.out[:0]
+	pos := 0
+	put := func(k int, b []byte) {
+		hdr := 0
+		if k > 0 {
+			hdr = v.bounds[2*k-1]
+		}
+		out = append(out, v.state[pos:hdr]...)
+		out = binary.AppendUvarint(out, uint64(len(b)))
+		out = append(out, b...)
+		pos = v.bounds[2*k+1]
+	}
+	if globalsChanged {
+		put(0, w.gseg)
+	}
+	if procChanged {
+		put(1+proc, w.enc)
+	}
+	for _, c := range t {
+		put(1+n+c, w.pend[c])
+	}
+	w.out = append(out, v.state[pos:]...)
+}
+
+// send performs send(m)_{self,to}: the process's output jointly with the
+// channel's input.
+func (w *worker[S, M, P]) send(to int, m M) {
+	sys, self := w.sys, w.fx.self
+	c := sys.chanIndex(self, to)
+	if c < 0 {
+		panic(modelError{fmt.Sprintf("process %d sent %v to process %d, but there is no channel %d→%d", self+1, m, to+1, self+1, to+1)})
+	}
+	if w.captureTo == to && w.captured == nil {
+		mm := m
+		w.captured = &mm
+	}
+	w.msgBuf = sys.mc.enc(unsafe.Pointer(&m), w.msgBuf[:0])
+	if !w.pendSet[c] {
+		w.pend[c] = sys.disc.Append(w.pend[c][:0], w.v.seg(1+sys.n+c), w.msgBuf)
+		w.pendSet[c] = true
+		w.touched = append(w.touched, c)
+	} else {
+		w.spare = sys.disc.Append(w.spare[:0], w.pend[c], w.msgBuf)
+		w.pend[c], w.spare = w.spare, w.pend[c]
+	}
+	if to != self {
+		w.sent++
+	}
+}
+
+// Check implements explorer.Worker.
+func (w *worker[S, M, P]) Check(s []byte, want uint64) (k int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	w.load(&w.cv, s)
+	for k, inv := range w.sys.cfg.Invariants {
+		if want&(1<<uint(k)) != 0 && !inv.Holds(&w.cv) {
+			return k, nil
+		}
+	}
+	n := w.sys.n
+	if want&(1<<uint(len(w.sys.cfg.Invariants))) == 0 {
+		return -1, nil
+	}
+	for c := range w.sys.cfg.Links {
+		if seg := w.cv.seg(1 + n + c); len(seg) > w.sys.capacity && channel.Len(seg) > w.sys.capacity {
+			return len(w.sys.cfg.Invariants), nil
+		}
+	}
+	return -1, nil
+}
+
+// ValidEnd implements explorer.Worker.
+func (w *worker[S, M, P]) ValidEnd(s []byte) (ok bool, err error) {
+	if w.sys.cfg.ValidEnd == nil {
+		return true, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	w.load(&w.cv, s)
+	return w.sys.cfg.ValidEnd(&w.cv), nil
+}

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/report"
+	"github.com/vacheck/vacheck/specs"
+)
+
+// Exit codes.
+const (
+	exitOK         = 0
+	exitViolated   = 1
+	exitUsage      = 2
+	exitIncomplete = 3
+	exitModel      = 4
+)
+
+// usageError is a bad command line; it exits with code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// engineFlags are the flags of `check` that are not spec parameters.
+func engineFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "strategy", Value: "bfs", Usage: "search order: bfs (shortest counterexamples) or dfs"},
+		&cli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "parallel workers (BFS)"},
+		&cli.Int64Flag{Name: "max-states", Usage: "stop after this many distinct states (0: no limit)"},
+		&cli.IntFlag{Name: "max-depth", Usage: "do not explore beyond this depth (0: no limit)"},
+		&cli.StringFlag{Name: "timeout", Usage: "stop after this long, e.g. 30s or 5m (default: no limit)"},
+		&cli.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory)"},
+		&cli.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
+		&cli.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
+		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+		&cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"},
+	}
+}
+
+// specFlags are the union of every spec's parameters, as string flags; a
+// spec rejects the ones it does not take.
+func specFlags() []cli.Flag {
+	var flags []cli.Flag
+	seen := map[string]bool{}
+	add := func(p specs.Param) {
+		if !seen[p.Flag] {
+			seen[p.Flag] = true
+			flags = append(flags, &cli.StringFlag{Name: p.Flag, Usage: p.Usage})
+		}
+	}
+	for _, s := range specs.Catalog() {
+		for _, p := range s.Params {
+			add(p)
+		}
+	}
+	add(specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"})
+	add(specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error"})
+	return flags
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	code := exitOK
+	app := &cli.App{
+		Name:            "vacheck",
+		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		Commands: []*cli.Command{
+			{
+				Name:  "list",
+				Usage: "list the specs, their parameters and properties",
+				Action: func(c *cli.Context) error {
+					return list(c.App.Writer)
+				},
+			},
+			{
+				Name:      "check",
+				Usage:     "explore every interleaving of SPEC and check its properties",
+				ArgsUsage: "SPEC",
+				Flags:     append(engineFlags(), specFlags()...),
+				OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+					return usageError{err}
+				},
+				Action: func(c *cli.Context) error {
+					var err error
+					code, err = check(c, stderr)
+					return err
+				},
+			},
+		},
+	}
+	err := app.Run(reorder(args))
+	if err != nil {
+		fmt.Fprintf(stderr, "vacheck: %v\n", err)
+		var ue usageError
+		if errors.As(err, &ue) || errors.Is(err, specs.ErrUsage) || errors.Is(err, explorer.ErrConfig) {
+			return exitUsage
+		}
+		return exitModel
+	}
+	return code
+}
+
+// reorder moves the positional SPEC of `check` after its flags: the flag
+// parser stops at the first positional argument, and people write
+// `vacheck check chang-roberts --n 4`.
+func reorder(args []string) []string {
+	i := slices.Index(args, "check")
+	if i < 0 {
+		return args
+	}
+	bools := map[string]bool{"continue": true, "quiet": true, "help": true, "h": true}
+	out := append([]string(nil), args[:i+1]...)
+	var positional []string
+	for k := i + 1; k < len(args); k++ {
+		a := args[k]
+		if a == "--" {
+			positional = append(positional, args[k+1:]...)
+			break
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			out = append(out, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && !bools[name] && k+1 < len(args) {
+				out = append(out, args[k+1])
+				k++
+			}
+			continue
+		}
+		positional = append(positional, a)
+	}
+	return append(out, positional...)
+}
+
+func list(w io.Writer) error {
+	for _, s := range specs.Catalog() {
+		fmt.Fprintf(w, "%-24s %-5s %s\n", s.Name, s.Section, s.Summary)
+		if s.Bug != "" {
+			fmt.Fprintf(w, "%-30s bug: %s\n", "", s.Bug)
+		}
+		var ps []string
+		for _, p := range s.Params {
+			ps = append(ps, fmt.Sprintf("--%s (default %s)", p.Flag, p.Default))
+		}
+		fmt.Fprintf(w, "%-30s parameters: %s\n", "", strings.Join(ps, ", "))
+		fmt.Fprintf(w, "%-30s claims: %s\n", "", strings.Join(s.Claims, ", "))
+	}
+	return nil
+}
+
+func check(c *cli.Context, stderr io.Writer) (int, error) {
+	if c.NArg() != 1 {
+		return exitUsage, usagef("check takes one SPEC (see 'vacheck list'), got %d arguments", c.NArg())
+	}
+	spec, err := specs.Lookup(c.Args().First())
+	if err != nil {
+		return exitUsage, err
+	}
+	given := map[string]string{}
+	for _, f := range specFlags() {
+		name := f.Names()[0]
+		if c.IsSet(name) {
+			given[name] = c.String(name)
+		}
+	}
+	params, err := specs.NewParams(spec, given)
+	if err != nil {
+		return exitUsage, err
+	}
+	cfg, format, err := engineConfig(c, spec)
+	if err != nil {
+		return exitUsage, err
+	}
+	model, err := spec.Build(params)
+	if err != nil {
+		return exitUsage, err
+	}
+	if !c.Bool("quiet") && isTerminal(stderr) {
+		cfg.Progress = func(p explorer.Progress) {
+			fmt.Fprintf(stderr, "  ... %s states, %s transitions, depth %d, %.0fs, %s\n",
+				commas(p.States), commas(p.Transitions), p.Depth, p.Elapsed.Seconds(), bytesString(p.Memory))
+		}
+	}
+	res, err := explorer.Check(model, cfg)
+	if err != nil {
+		return exitUsage, err
+	}
+	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res}
+	if format == "json" {
+		err = report.JSON(c.App.Writer, run)
+	} else {
+		err = report.Text(c.App.Writer, run)
+	}
+	if err != nil {
+		return exitModel, err
+	}
+	switch res.Status {
+	case explorer.OK:
+		return exitOK, nil
+	case explorer.Violated:
+		return exitViolated, nil
+	case explorer.Incomplete:
+		return exitIncomplete, nil
+	}
+	return exitModel, nil
+}
+
+func engineConfig(c *cli.Context, spec specs.Spec) (explorer.Config, string, error) {
+	var cfg explorer.Config
+	var err error
+	if cfg.Strategy, err = explorer.ParseStrategy(c.String("strategy")); err != nil {
+		return cfg, "", usageError{err}
+	}
+	cfg.Workers = c.Int("workers")
+	if cfg.Workers < 1 || cfg.Workers > 256 {
+		return cfg, "", usagef("--workers %d: allowed 1 to 256", cfg.Workers)
+	}
+	if cfg.MaxStates = c.Int64("max-states"); cfg.MaxStates < 0 {
+		return cfg, "", usagef("--max-states %d: must be 0 (no limit) or positive", cfg.MaxStates)
+	}
+	if cfg.MaxDepth = c.Int("max-depth"); cfg.MaxDepth < 0 {
+		return cfg, "", usagef("--max-depth %d: must be 0 (no limit) or positive", cfg.MaxDepth)
+	}
+	if s := c.String("timeout"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return cfg, "", usagef("--timeout %q: a positive duration such as 30s, 5m or 1h", s)
+		}
+		cfg.Timeout = d
+	}
+	cfg.MaxMemory = defaultMaxMemory()
+	if s := c.String("max-memory"); s != "" {
+		m, err := parseBytes(s)
+		if err != nil {
+			return cfg, "", usagef("--max-memory %q: %v", s, err)
+		}
+		cfg.MaxMemory = m
+	}
+	cfg.Continue = c.Bool("continue")
+	cfg.Properties = spec.Claims
+	if ps := c.StringSlice("property"); len(ps) > 0 {
+		cfg.Properties = ps
+	}
+	format := c.String("format")
+	if format != "text" && format != "json" {
+		return cfg, "", usagef("--format %q: allowed values are text and json", format)
+	}
+	return cfg, format, nil
+}
+
+// parseBytes reads sizes such as 512MiB, 4GiB, 2G or 1000000.
+func parseBytes(s string) (uint64, error) {
+	units := []struct {
+		suffix string
+		mult   uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
+	mult := uint64(1)
+	num := s
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			mult, num = u.mult, strings.TrimSuffix(s, u.suffix)
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || v <= 0 {
+		return 0, errors.New("a positive size such as 512MiB or 4GiB")
+	}
+	return uint64(v * float64(mult)), nil
+}
+
+// defaultMaxMemory is three quarters of physical memory, so that a run that
+// outgrows the machine ends as incomplete instead of being killed.
+func defaultMaxMemory() uint64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 8 << 30
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseUint(f[1], 10, 64)
+			if err == nil {
+				return kb * 1024 / 4 * 3
+			}
+		}
+	}
+	return 8 << 30
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func bytesString(b uint64) string {
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}

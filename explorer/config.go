@@ -1,0 +1,137 @@
+// Package explorer searches the state space of a Model exhaustively, breadth
+// first (the default, which gives shortest counterexamples) or depth first,
+// with parallel workers, and checks its invariants and deadlock-freedom.
+//
+// States are deduplicated by 64-bit fingerprints (xxHash64 with its fixed
+// seed 0 over the canonical encoding), stored in dolthub/swiss maps sharded
+// one per worker. Breadth-first search runs level by level: the workers
+// expand contiguous ranges of the current level, then each inserts the
+// successors that fall into its own shard, in canonical order, so no lock is
+// taken and the result (counts, verdicts and counterexample) is the same
+// for every worker count. The counterexample reported is the shortest, and
+// among the shortest the one whose sequence of (initial state, action
+// indices) comes first.
+package explorer
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/vacheck/vacheck/properties"
+)
+
+// Strategy is the search order. The zero value is invalid.
+type Strategy uint8
+
+const (
+	// BFS explores level by level and reports shortest counterexamples.
+	BFS Strategy = 1 + iota
+	// DFS explores depth first on one worker; it often reaches deep bugs
+	// sooner and needs less memory for its frontier.
+	DFS
+)
+
+func (s Strategy) String() string {
+	switch s {
+	case BFS:
+		return "bfs"
+	case DFS:
+		return "dfs"
+	}
+	return fmt.Sprintf("Strategy(%d)", uint8(s))
+}
+
+// ParseStrategy reads the --strategy flag value.
+func ParseStrategy(s string) (Strategy, error) {
+	switch s {
+	case "bfs":
+		return BFS, nil
+	case "dfs":
+		return DFS, nil
+	}
+	return 0, fmt.Errorf("--strategy %q: allowed values are bfs and dfs", s)
+}
+
+// Config sets how a search runs. The zero value of each field is its
+// default.
+type Config struct {
+	Strategy Strategy // BFS when zero
+	// Workers is the number of goroutines; GOMAXPROCS when zero. DFS uses
+	// one.
+	Workers int
+	// MaxStates stops the search once this many distinct states are
+	// stored: BFS at the end of the level that reaches it, DFS at once.
+	MaxStates int64
+	// MaxDepth stops expanding states at this depth (BFS level, DFS stack
+	// depth). Zero means no limit.
+	MaxDepth int
+	// Timeout stops the search after this long. Zero means no limit.
+	Timeout time.Duration
+	// MaxMemory stops the search when the Go runtime holds more than this
+	// many bytes. Zero means no limit.
+	MaxMemory uint64
+	// Properties names the properties to check; nil checks them all. The
+	// deadlock check is the property properties.DeadlockFreedom.
+	Properties []string
+	// Continue keeps searching after a violation until every checked
+	// property has a counterexample or the search completes.
+	Continue bool
+	// Progress, when set, is called about every ProgressEvery (one second
+	// when zero) from another goroutine.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+// Progress is a snapshot of a running search.
+type Progress struct {
+	States, Transitions int64
+	Depth               int
+	Elapsed             time.Duration
+	Memory              uint64
+}
+
+// ErrConfig reports a Config or a property selection the explorer cannot
+// run.
+var ErrConfig = errors.New("explorer: bad configuration")
+
+func (c Config) validate(props []properties.Info) (Config, error) {
+	if c.Strategy == 0 {
+		c.Strategy = BFS
+	}
+	if c.Strategy != BFS && c.Strategy != DFS {
+		return c, fmt.Errorf("%w: unknown strategy %d", ErrConfig, c.Strategy)
+	}
+	if c.Workers < 0 {
+		return c, fmt.Errorf("%w: --workers %d: must be at least 1", ErrConfig, c.Workers)
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.Workers > 256 {
+		return c, fmt.Errorf("%w: --workers %d: at most 256", ErrConfig, c.Workers)
+	}
+	if c.Strategy == DFS {
+		c.Workers = 1
+	}
+	if c.MaxStates < 0 || c.MaxDepth < 0 || c.Timeout < 0 {
+		return c, fmt.Errorf("%w: limits must not be negative", ErrConfig)
+	}
+	if len(props) > 63 {
+		return c, fmt.Errorf("%w: a model may have at most 63 invariants", ErrConfig)
+	}
+	for _, name := range c.Properties {
+		found := name == properties.DeadlockFreedom
+		for _, p := range props {
+			found = found || p.Name == name
+		}
+		if !found {
+			return c, fmt.Errorf("%w: unknown property %q", ErrConfig, name)
+		}
+	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = time.Second
+	}
+	return c, nil
+}

@@ -1,0 +1,382 @@
+package explorer_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// graph is a synthetic Model: states are integers, encoded as 4 bytes, with
+// successors given by a function. It tests the explorer alone.
+type graph struct {
+	init  []int
+	next  func(s int) []int
+	bad   func(s int) bool // the invariant "good" fails here
+	end   func(s int) bool // valid end states; nil: every terminal state
+	panic func(s int) bool // Successors panics here
+}
+
+func enc(s int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(s)) }
+func dec(b []byte) int { return int(binary.BigEndian.Uint32(b)) }
+
+func (g *graph) Initial() ([][]byte, error) {
+	var out [][]byte
+	for _, s := range g.init {
+		out = append(out, enc(s))
+	}
+	return out, nil
+}
+
+func (g *graph) Properties() []properties.Info {
+	return []properties.Info{{Name: "good", Kind: properties.Invariant, Doc: "no bad state"}}
+}
+
+func (g *graph) NewWorker() explorer.Worker { return graphWorker{g} }
+
+// Describe and Label make traces readable: the state is its number and
+// action a of state s is "s->t".
+func (g *graph) Describe(b []byte) ([]explorer.Var, error) {
+	return []explorer.Var{{Name: "s", Value: dec(b)}}, nil
+}
+
+func (g *graph) Label(b []byte, a int) (string, error) {
+	s := dec(b)
+	return fmt.Sprintf("%d->%d", s, g.next(s)[a]), nil
+}
+
+type graphWorker struct{ g *graph }
+
+func (w graphWorker) Successors(b []byte, emit func(explorer.Transition, []byte)) (int, error) {
+	s := dec(b)
+	if w.g.panic != nil && w.g.panic(s) {
+		panic(fmt.Sprintf("step from %d", s))
+	}
+	next := w.g.next(s)
+	for _, t := range next {
+		emit(explorer.Transition{}, enc(t))
+	}
+	return len(next), nil
+}
+
+func (w graphWorker) Check(b []byte, want uint64) (int, error) {
+	if want&1 != 0 && w.g.bad != nil && w.g.bad(dec(b)) {
+		return 0, nil
+	}
+	return -1, nil
+}
+
+func (w graphWorker) ValidEnd(b []byte) (bool, error) {
+	return w.g.end == nil || w.g.end(dec(b)), nil
+}
+
+func edges(adj map[int][]int) func(int) []int {
+	return func(s int) []int { return adj[s] }
+}
+
+// configs are the searches that must agree on every figure.
+var configs = []explorer.Config{
+	{Strategy: explorer.BFS, Workers: 1},
+	{Strategy: explorer.BFS, Workers: 2},
+	{Strategy: explorer.BFS, Workers: 3},
+	{Strategy: explorer.BFS, Workers: 8},
+	{Strategy: explorer.DFS},
+}
+
+func check(t *testing.T, m explorer.Model, cfg explorer.Config) *explorer.Result {
+	t.Helper()
+	r, err := explorer.Check(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestCompleteSearchesAgree(t *testing.T) {
+	tests := []struct {
+		name                          string
+		g                             *graph
+		states, transitions, terminal int64
+		bfsDepth                      int
+	}{
+		{"cycle", &graph{init: []int{0}, next: edges(map[int][]int{0: {1}, 1: {2}, 2: {0}})}, 3, 3, 0, 2},
+		{"self-loop", &graph{init: []int{0}, next: edges(map[int][]int{0: {0, 1}, 1: {1}})}, 2, 3, 0, 1},
+		{"DAG with joins", &graph{init: []int{0}, next: edges(map[int][]int{0: {1, 2}, 1: {3}, 2: {3}, 3: {4}})}, 5, 5, 1, 3},
+		{"two initial states sharing a successor", &graph{init: []int{0, 5, 0}, next: edges(map[int][]int{0: {1}, 5: {1}})}, 3, 2, 1, 1},
+		{"diamond lattice 20x20", &graph{init: []int{0}, next: func(s int) []int {
+			x, y := s%100, s/100
+			var out []int
+			if x < 19 {
+				out = append(out, s+1)
+			}
+			if y < 19 {
+				out = append(out, s+100)
+			}
+			return out
+		}}, 400, 2 * 19 * 20, 1, 38},
+	}
+	for _, tt := range tests {
+		for _, cfg := range configs {
+			t.Run(fmt.Sprintf("%s/%s/workers=%d", tt.name, cfg.Strategy, cfg.Workers), func(t *testing.T) {
+				r := check(t, tt.g, cfg)
+				if r.Status != explorer.OK {
+					t.Fatalf("status %v (%s), want ok", r.Status, r.Reason)
+				}
+				if r.States != tt.states || r.Transitions != tt.transitions || r.Terminal != tt.terminal {
+					t.Errorf("states %d, transitions %d, terminal %d; want %d, %d, %d",
+						r.States, r.Transitions, r.Terminal, tt.states, tt.transitions, tt.terminal)
+				}
+				if cfg.Strategy == explorer.BFS && r.Depth != tt.bfsDepth {
+					t.Errorf("depth %d, want %d", r.Depth, tt.bfsDepth)
+				}
+				for _, p := range r.Properties {
+					if p.Verdict != explorer.Holds {
+						t.Errorf("%s: %v, want holds", p.Name, p.Verdict)
+					}
+				}
+			})
+		}
+	}
+}
+
+func actions(tr explorer.Trace) []string {
+	var out []string
+	for _, s := range tr.Steps {
+		out = append(out, s.Action)
+	}
+	return out
+}
+
+func TestDeadlockIsATerminalStateThatIsNotAValidEnd(t *testing.T) {
+	// 0 -> 1 -> 2 (valid end) and 0 -> 3 (stuck).
+	g := &graph{init: []int{0}, next: edges(map[int][]int{0: {1, 3}, 1: {2}}), end: func(s int) bool { return s == 2 }}
+	for _, cfg := range configs {
+		r := check(t, g, cfg)
+		if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
+			t.Fatalf("%s/%d: got %v %+v, want a deadlock", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
+		}
+		if got := actions(r.Violations[0].Trace); !slices.Equal(got, []string{"0->3"}) {
+			t.Errorf("%s/%d: trace %v, want [0->3]", cfg.Strategy, cfg.Workers, got)
+		}
+	}
+}
+
+func TestBFSReportsTheShortestThenLowestCounterexample(t *testing.T) {
+	// Bad state 9 is reachable in 3 steps via 0->1->2->9 and in 2 steps via
+	// 0->5->9 and 0->6->9; the lowest action sequence among the shortest
+	// goes through 5.
+	g := &graph{
+		init: []int{0},
+		next: edges(map[int][]int{0: {1, 6, 5}, 1: {2}, 2: {9}, 5: {9}, 6: {9}}),
+		bad:  func(s int) bool { return s == 9 },
+	}
+	for _, w := range []int{1, 2, 3, 8} {
+		r := check(t, g, explorer.Config{Workers: w})
+		if r.Status != explorer.Violated {
+			t.Fatalf("workers %d: status %v", w, r.Status)
+		}
+		if got := actions(r.Violations[0].Trace); !slices.Equal(got, []string{"0->6", "6->9"}) {
+			t.Errorf("workers %d: trace %v, want [0->6 6->9] (action 1 before action 2)", w, got)
+		}
+	}
+	r := check(t, g, explorer.Config{Strategy: explorer.DFS})
+	if got := actions(r.Violations[0].Trace); !slices.Equal(got, []string{"0->1", "1->2", "2->9"}) {
+		t.Errorf("dfs: trace %v, want the first path depth first", got)
+	}
+}
+
+// TestCanonicalCounterexampleOnRandomGraphs compares the BFS counterexample
+// with a brute-force search for the lexicographically smallest shortest path
+// (initial index, then action indices), for several worker counts.
+func TestCanonicalCounterexampleOnRandomGraphs(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		n := 30 + rng.IntN(200)
+		adj := map[int][]int{}
+		for s := 0; s < n; s++ {
+			for k := rng.IntN(4); k > 0; k-- {
+				adj[s] = append(adj[s], rng.IntN(n))
+			}
+		}
+		bad := map[int]bool{}
+		for k := 0; k < 3; k++ {
+			bad[1+rng.IntN(n-1)] = true
+		}
+		g := &graph{init: []int{0, rng.IntN(n)}, next: edges(adj), bad: func(s int) bool { return bad[s] }}
+		want := bruteForce(g)
+		for _, w := range []int{1, 2, 3, 5} {
+			r := check(t, g, explorer.Config{Workers: w})
+			var got []int
+			if r.Status == explorer.Violated {
+				tr := r.Violations[0].Trace
+				got = append(got, tr.Initial)
+				for _, s := range tr.Steps {
+					got = append(got, s.ActionIndex)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d workers %d: counterexample %v, want %v", seed, w, got, want)
+			}
+		}
+	}
+}
+
+// bruteForce returns the smallest (initial index, actions...) path to a bad
+// state among the shortest ones, by breadth-first enumeration of paths in
+// lexicographic order, or nil.
+func bruteForce(g *graph) []int {
+	type path struct {
+		state int
+		seq   []int
+	}
+	var frontier []path
+	seen := map[int]bool{}
+	for i, s := range g.init {
+		if !seen[s] {
+			seen[s] = true
+			frontier = append(frontier, path{s, []int{i}})
+		}
+	}
+	for len(frontier) > 0 {
+		for _, p := range frontier {
+			if g.bad(p.state) {
+				return p.seq
+			}
+		}
+		var next []path
+		for _, p := range frontier {
+			for a, t := range g.next(p.state) {
+				if !seen[t] {
+					seen[t] = true
+					next = append(next, path{t, append(slices.Clone(p.seq), a)})
+				}
+			}
+		}
+		frontier = next
+	}
+	return nil
+}
+
+func TestPanickingStepIsAnErrorWithItsTrace(t *testing.T) {
+	g := &graph{init: []int{0}, next: edges(map[int][]int{0: {1}, 1: {2}, 2: {3}}), panic: func(s int) bool { return s == 2 }}
+	for _, cfg := range configs {
+		r := check(t, g, cfg)
+		if r.Status != explorer.Failed || !strings.Contains(r.Reason, "step from 2") {
+			t.Fatalf("%s/%d: status %v reason %q, want a failure naming the panic", cfg.Strategy, cfg.Workers, r.Status, r.Reason)
+		}
+		if r.Failure == nil || !slices.Equal(actions(*r.Failure), []string{"0->1", "1->2"}) {
+			t.Errorf("%s/%d: failure trace %v, want the path to state 2", cfg.Strategy, cfg.Workers, r.Failure)
+		}
+	}
+}
+
+// chain is 0 -> 1 -> 2 -> ... without end, wide enough to take a while.
+func chain(width int) *graph {
+	return &graph{init: []int{0}, next: func(s int) []int {
+		out := make([]int, width)
+		for k := range out {
+			out[k] = s + 1 + k
+		}
+		return out
+	}}
+}
+
+func TestLimitsEndTheSearchAsIncomplete(t *testing.T) {
+	for _, strat := range []explorer.Strategy{explorer.BFS, explorer.DFS} {
+		r := check(t, chain(1), explorer.Config{Strategy: strat, MaxStates: 100})
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-states 100") || r.States != 100 {
+			t.Errorf("%v max-states: %v %q states %d", strat, r.Status, r.Reason, r.States)
+		}
+		r = check(t, chain(1), explorer.Config{Strategy: strat, MaxDepth: 10})
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-depth 10") || r.States != 11 {
+			t.Errorf("%v max-depth: %v %q states %d", strat, r.Status, r.Reason, r.States)
+		}
+		start := time.Now()
+		r = check(t, chain(1), explorer.Config{Strategy: strat, Timeout: 100 * time.Millisecond})
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--timeout") {
+			t.Errorf("%v timeout: %v %q", strat, r.Status, r.Reason)
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Errorf("%v: the timeout did not stop the search", strat)
+		}
+		for _, p := range r.Properties {
+			if p.Verdict != explorer.Unknown {
+				t.Errorf("%v: %s is %v after an incomplete search, want unknown", strat, p.Name, p.Verdict)
+			}
+		}
+	}
+	// A depth limit that leaves nothing unexplored does not make the search
+	// incomplete.
+	g := &graph{init: []int{0}, next: edges(map[int][]int{0: {1}, 1: {2}})}
+	if r := check(t, g, explorer.Config{MaxDepth: 2}); r.Status != explorer.OK {
+		t.Errorf("max-depth equal to the depth: %v %q, want ok", r.Status, r.Reason)
+	}
+}
+
+func TestBFSMaxStatesStopsAtALevelBoundary(t *testing.T) {
+	// Level k of chain(3) from 0 holds states 2k+1 ... ; the state limit is
+	// checked after each level, so the count is the same for every worker
+	// count.
+	var want int64 = -1
+	for _, w := range []int{1, 2, 3} {
+		r := check(t, chain(3), explorer.Config{Workers: w, MaxStates: 50})
+		if want < 0 {
+			want = r.States
+		}
+		if r.States != want || r.Status != explorer.Incomplete {
+			t.Errorf("workers %d: %v with %d states, want incomplete with %d", w, r.Status, r.States, want)
+		}
+	}
+}
+
+func TestContinueFindsACounterexamplePerProperty(t *testing.T) {
+	g := &graph{
+		init: []int{0},
+		next: edges(map[int][]int{0: {1, 2}, 1: {3}}),
+		bad:  func(s int) bool { return s == 1 },
+		end:  func(s int) bool { return s == 3 },
+	}
+	r := check(t, g, explorer.Config{})
+	if len(r.Violations) != 1 {
+		t.Fatalf("without Continue: %d violations, want 1", len(r.Violations))
+	}
+	r = check(t, g, explorer.Config{Continue: true})
+	var got []string
+	for _, v := range r.Violations {
+		got = append(got, v.Property)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"deadlock-freedom", "good"}) {
+		t.Errorf("with Continue: violations %v, want deadlock-freedom and good", got)
+	}
+}
+
+func TestPropertySelection(t *testing.T) {
+	g := &graph{init: []int{0}, next: edges(map[int][]int{0: {1}}), bad: func(s int) bool { return s == 1 }}
+	r := check(t, g, explorer.Config{Properties: []string{properties.DeadlockFreedom}})
+	if r.Status != explorer.OK {
+		t.Errorf("with only deadlock-freedom selected: %v, want ok", r.Status)
+	}
+	if _, err := explorer.Check(g, explorer.Config{Properties: []string{"nonsense"}}); err == nil {
+		t.Error("an unknown property was accepted")
+	}
+}
+
+func TestReplayDetectsImpureModels(t *testing.T) {
+	calls := 0
+	g := &graph{init: []int{0}, bad: func(s int) bool { return s >= 2 }}
+	g.next = func(s int) []int {
+		calls++
+		return []int{s + calls%2 + 1}
+	}
+	r := check(t, g, explorer.Config{Workers: 1})
+	if r.Err == nil {
+		t.Errorf("an impure model replayed without complaint: %+v", r.Violations)
+	}
+}

@@ -1,0 +1,63 @@
+package explorer
+
+import "github.com/vacheck/vacheck/properties"
+
+// Model is what the explorer searches: a transition system whose states are
+// canonical byte encodings (equal states have equal encodings). The
+// automaton package builds Models from I/O automata; tests build small ones
+// by hand.
+type Model interface {
+	// Initial returns the initial states, in a fixed order.
+	Initial() ([][]byte, error)
+	// Properties returns the invariants Worker.Check evaluates, in the
+	// order of the indices it returns.
+	Properties() []properties.Info
+	// NewWorker returns a worker with its own scratch memory; the explorer
+	// gives each goroutine its own.
+	NewWorker() Worker
+}
+
+// Transition describes one transition out of a state.
+type Transition struct {
+	// Task is the fairness task the transition belongs to (a process's
+	// locally controlled actions, or a channel's deliveries); -1 for faults.
+	Task int32
+	// Messages is the number of messages the transition sends, not counting
+	// messages a process sends to itself.
+	Messages int32
+	// Fault marks a fault transition (a crash): optional, so a state whose
+	// only transitions are faults counts as terminal.
+	Fault bool
+}
+
+// Worker computes successors and checks properties. A Worker is used by one
+// goroutine at a time.
+type Worker interface {
+	// Successors calls emit once for each transition enabled in s, in a
+	// fixed order: the i-th call is the transition with action index i. next
+	// is valid only during the call. It returns the number of transitions.
+	// A panic in the model is returned as an error.
+	Successors(s []byte, emit func(t Transition, next []byte)) (int, error)
+	// Check returns the index (into Model.Properties) of the first
+	// invariant s violates among those whose bit is set in want, or -1.
+	Check(s []byte, want uint64) (int, error)
+	// ValidEnd reports whether the terminal state s is a valid end state of
+	// the spec; a terminal state that is not is a deadlock.
+	ValidEnd(s []byte) (bool, error)
+}
+
+// Var is one state variable of a state, for traces.
+type Var struct {
+	Name  string
+	Value any // marshals to JSON; formats with %v
+}
+
+// Describer is an optional interface of a Model whose states and actions can
+// be shown to people.
+type Describer interface {
+	// Describe returns the variables of state s in a fixed order.
+	Describe(s []byte) ([]Var, error)
+	// Label returns the name of the transition with action index a in s,
+	// such as receive(5)_{2,3}.
+	Label(s []byte, a int) (string, error)
+}

@@ -1,0 +1,130 @@
+package explorer
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/vacheck/vacheck/properties"
+)
+
+// Status is the outcome of a search. The zero value is invalid.
+type Status uint8
+
+const (
+	// OK: the search completed and every checked property holds.
+	OK Status = 1 + iota
+	// Violated: a property has a counterexample.
+	Violated
+	// Incomplete: a limit (states, depth, time, memory) ended the search
+	// before it completed and no property was violated.
+	Incomplete
+	// Failed: the model itself failed (a transition panicked).
+	Failed
+)
+
+func (s Status) String() string {
+	switch s {
+	case OK:
+		return "ok"
+	case Violated:
+		return "violated"
+	case Incomplete:
+		return "incomplete"
+	case Failed:
+		return "error"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// Verdict is the outcome for one property.
+type Verdict uint8
+
+const (
+	// Holds: the search completed without a counterexample.
+	Holds Verdict = 1 + iota
+	// ViolatedVerdict: a counterexample was found.
+	ViolatedVerdict
+	// Unknown: the search stopped before it could tell.
+	Unknown
+	// Skipped: the property was not selected.
+	Skipped
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Holds:
+		return "holds"
+	case ViolatedVerdict:
+		return "violated"
+	case Unknown:
+		return "unknown"
+	case Skipped:
+		return "skipped"
+	}
+	return fmt.Sprintf("Verdict(%d)", uint8(v))
+}
+
+// PropertyResult is the verdict on one property.
+type PropertyResult struct {
+	properties.Info
+	Verdict Verdict
+}
+
+// Step is one transition of a counterexample: its action and the state it
+// leads to.
+type Step struct {
+	Action      string
+	ActionIndex int
+	State       []Var
+}
+
+// Trace is a path from an initial state.
+type Trace struct {
+	Initial      int   // index of the initial state
+	InitialState []Var // nil when the model is not a Describer
+	Steps        []Step
+}
+
+// Violation is a counterexample to one property.
+type Violation struct {
+	Property string
+	Kind     properties.Kind
+	Trace    Trace
+}
+
+// Result is the outcome of a search with its figures.
+type Result struct {
+	Status      Status
+	Strategy    Strategy
+	Workers     int
+	States      int64 // distinct states stored
+	Transitions int64 // successors computed, including those already seen
+	Depth       int   // largest BFS level reached (DFS: largest stack depth)
+	Terminal    int64 // terminal states found
+	Elapsed     time.Duration
+	PeakMemory  uint64 // the most memory the Go runtime held, sampled
+	Properties  []PropertyResult
+	Violations  []Violation
+	// Reason says why an incomplete search stopped, or what failed.
+	Reason string
+	// Failure is the path to the state whose expansion failed, with the
+	// error, when Status is Failed.
+	Failure *Trace
+	Err     error
+}
+
+// StatesPerSecond returns the distinct states stored per second.
+func (r *Result) StatesPerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.States) / r.Elapsed.Seconds()
+}
+
+// CollisionProbability estimates the probability that two distinct states
+// of the search had the same 64-bit fingerprint, so that one of them was
+// never explored: n(n-1)/2 pairs, each colliding with probability 2^-64.
+func (r *Result) CollisionProbability() float64 {
+	n := float64(r.States)
+	return n * (n - 1) / 2 / 18446744073709551616.0
+}

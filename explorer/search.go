@@ -1,0 +1,431 @@
+package explorer
+
+import (
+	"errors"
+	"fmt"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/dolthub/swiss"
+	"github.com/vacheck/vacheck/properties"
+	"golang.org/x/sync/errgroup"
+)
+
+// node is what the visited set keeps for a state: how it was first reached,
+// so that a counterexample can be rebuilt by replay.
+type node struct {
+	parent uint64 // fingerprint of the predecessor
+	act    uint32 // action index from the predecessor; for an initial state its index
+	init   bool
+}
+
+// Why a search stopped early.
+const (
+	running int32 = iota
+	stopTimeout
+	stopMemory
+)
+
+// found is a counterexample found by the search: the property (an index
+// into the model's properties, or deadlock) and the fingerprint of the
+// violating state.
+type found struct {
+	prop int
+	fp   uint64
+}
+
+type search struct {
+	m        Model
+	cfg      Config
+	props    []properties.Info
+	deadlock int    // index of deadlock-freedom in results: len(props)
+	want     uint64 // invariants still to be checked
+	assert   uint64 // assertions: violating states are never expanded
+	checkDL  bool
+	shards   []*swiss.Map[uint64, node]
+	workers  []Worker
+	initial  [][]byte
+
+	states, transitions, terminal atomic.Int64
+	depth                         atomic.Int64
+	stop                          atomic.Int32
+	peak                          atomic.Uint64
+	start                         time.Time
+
+	violations []found
+	failure    *found
+	failErr    error
+	incomplete string
+}
+
+// Check searches the state space of m as cfg says and checks the selected
+// properties. Limits reached end the search with Status Incomplete; a
+// panicking model ends it with Status Failed and the path to the state that
+// failed. The error is non-nil only for a bad Config.
+func Check(m Model, cfg Config) (*Result, error) {
+	props := m.Properties()
+	cfg, err := cfg.validate(props)
+	if err != nil {
+		return nil, err
+	}
+	s := &search{m: m, cfg: cfg, props: props, deadlock: len(props), start: time.Now()}
+	selected := func(name string) bool {
+		if cfg.Properties == nil {
+			return true
+		}
+		for _, p := range cfg.Properties {
+			if p == name {
+				return true
+			}
+		}
+		return false
+	}
+	for k, p := range props {
+		if selected(p.Name) || p.Kind == properties.Assertion {
+			s.want |= 1 << uint(k)
+		}
+		if p.Kind == properties.Assertion {
+			s.assert |= 1 << uint(k)
+		}
+	}
+	s.checkDL = selected(properties.DeadlockFreedom)
+	if s.initial, err = m.Initial(); err != nil {
+		return nil, fmt.Errorf("explorer: initial states: %w", err)
+	}
+	s.shards = make([]*swiss.Map[uint64, node], cfg.Workers)
+	for i := range s.shards {
+		s.shards[i] = swiss.NewMap[uint64, node](1024)
+	}
+	s.workers = make([]Worker, cfg.Workers)
+	for i := range s.workers {
+		s.workers[i] = m.NewWorker()
+	}
+
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); s.monitor(done) }()
+	if cfg.Strategy == DFS {
+		s.dfs()
+	} else {
+		s.bfs()
+	}
+	close(done)
+	wg.Wait()
+	s.sampleMemory()
+	return s.result(selected), nil
+}
+
+// shard returns the visited-set shard of fingerprint h.
+func (s *search) shard(h uint64) int { return int(h % uint64(len(s.shards))) }
+
+func (s *search) stopped() bool { return s.stop.Load() != running }
+
+func (s *search) monitor(done <-chan struct{}) {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	lastProgress := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-tick.C:
+			mem := s.sampleMemory()
+			if s.cfg.Timeout > 0 && now.Sub(s.start) >= s.cfg.Timeout {
+				s.stop.CompareAndSwap(running, stopTimeout)
+			}
+			if s.cfg.MaxMemory > 0 && mem >= s.cfg.MaxMemory {
+				s.stop.CompareAndSwap(running, stopMemory)
+			}
+			if s.cfg.Progress != nil && now.Sub(lastProgress) >= s.cfg.ProgressEvery {
+				lastProgress = now
+				s.cfg.Progress(Progress{
+					States: s.states.Load(), Transitions: s.transitions.Load(),
+					Depth: int(s.depth.Load()), Elapsed: now.Sub(s.start), Memory: mem,
+				})
+			}
+		}
+	}
+}
+
+var memSamples = []metrics.Sample{
+	{Name: "/memory/classes/total:bytes"},
+	{Name: "/memory/classes/heap/released:bytes"},
+}
+
+// sampleMemory reads the memory the Go runtime holds from the operating
+// system (less what it has released) and keeps the peak.
+func (s *search) sampleMemory() uint64 {
+	samples := make([]metrics.Sample, len(memSamples))
+	copy(samples, memSamples)
+	metrics.Read(samples)
+	var mem uint64
+	if samples[0].Value.Kind() == metrics.KindUint64 {
+		mem = samples[0].Value.Uint64()
+		if samples[1].Value.Kind() == metrics.KindUint64 {
+			mem -= samples[1].Value.Uint64()
+		}
+	}
+	for {
+		p := s.peak.Load()
+		if mem <= p || s.peak.CompareAndSwap(p, mem) {
+			return mem
+		}
+	}
+}
+
+// hasViolation reports whether the search found a counterexample to a
+// property it was asked to check.
+func (s *search) violatedMask() uint64 {
+	var m uint64
+	for _, f := range s.violations {
+		if f.prop < len(s.props) {
+			m |= 1 << uint(f.prop)
+		}
+	}
+	return m
+}
+
+// done reports whether the violations found so far end the search.
+func (s *search) done() bool {
+	if len(s.violations) == 0 {
+		return false
+	}
+	if !s.cfg.Continue {
+		return true
+	}
+	dl := !s.checkDL
+	for _, f := range s.violations {
+		dl = dl || f.prop == s.deadlock
+	}
+	return dl && s.want&^s.assert == 0
+}
+
+// record notes a counterexample to property prop at fp, the first for it.
+func (s *search) record(prop int, fp uint64) {
+	for _, f := range s.violations {
+		if f.prop == prop {
+			return
+		}
+	}
+	s.violations = append(s.violations, found{prop: prop, fp: fp})
+	if prop < len(s.props) && s.assert&(1<<uint(prop)) == 0 {
+		s.want &^= 1 << uint(prop)
+	}
+	if prop == s.deadlock {
+		s.checkDL = false
+	}
+}
+
+// addInitial stores the initial states (level 0) in order, checking each.
+// It returns the indices of the initial states that are new, in order.
+func (s *search) addInitial(w Worker) (out []int) {
+	var h uint64
+	defer func() {
+		if p := recover(); p != nil {
+			s.fail(h, fmt.Errorf("the model panicked checking an initial state: %v", p))
+		}
+	}()
+	for i, st := range s.initial {
+		h = xxhash.Sum64(st)
+		m := s.shards[s.shard(h)]
+		if m.Has(h) {
+			continue
+		}
+		m.Put(h, node{act: uint32(i), init: true})
+		s.states.Add(1)
+		out = append(out, i)
+		if s.want != 0 {
+			k, err := w.Check(st, s.want)
+			if err != nil {
+				s.fail(h, err)
+				return out
+			}
+			if k >= 0 {
+				s.record(k, h)
+			}
+		}
+	}
+	return out
+}
+
+func (s *search) fail(fp uint64, err error) {
+	if s.failure == nil {
+		s.failure = &found{prop: -1, fp: fp}
+		s.failErr = err
+	}
+}
+
+// limitReason describes why the search stopped early, or "".
+func (s *search) limitReason() string {
+	switch s.stop.Load() {
+	case stopTimeout:
+		return fmt.Sprintf("time limit reached (--timeout %s)", s.cfg.Timeout)
+	case stopMemory:
+		return fmt.Sprintf("memory limit reached (--max-memory %s)", formatBytes(s.cfg.MaxMemory))
+	}
+	return ""
+}
+
+func formatBytes(b uint64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+// errReplay is returned when a counterexample cannot be replayed: the model
+// is not deterministic (a transition is not pure).
+var errReplay = errors.New("explorer: replaying the counterexample reached a different state; a transition of the model is not pure")
+
+// trace rebuilds the path to the state with fingerprint fp by following
+// predecessors back to an initial state and replaying it forwards.
+func (s *search) trace(fp uint64) (Trace, error) {
+	var acts []uint32
+	var fps []uint64
+	cur := fp
+	for {
+		nd, ok := s.shards[s.shard(cur)].Get(cur)
+		if !ok {
+			return Trace{}, fmt.Errorf("explorer: state %016x is not in the visited set", cur)
+		}
+		if nd.init {
+			acts = append(acts, nd.act)
+			break
+		}
+		acts, fps = append(acts, nd.act), append(fps, cur)
+		cur = nd.parent
+	}
+	init := int(acts[len(acts)-1])
+	acts = acts[:len(acts)-1]
+	for i, j := 0, len(acts)-1; i < j; i, j = i+1, j-1 {
+		acts[i], acts[j] = acts[j], acts[i]
+		fps[i], fps[j] = fps[j], fps[i]
+	}
+	return Replay(s.m, init, acts, fps)
+}
+
+// Replay rebuilds the trace from initial state init through the given
+// action indices, describing every state when the model is a Describer.
+// When fps is not nil, each state's fingerprint must match it.
+func Replay(m Model, init int, acts []uint32, fps []uint64) (Trace, error) {
+	initial, err := m.Initial()
+	if err != nil {
+		return Trace{}, err
+	}
+	if init < 0 || init >= len(initial) {
+		return Trace{}, fmt.Errorf("explorer: no initial state %d", init)
+	}
+	d, _ := m.(Describer)
+	t := Trace{Initial: init}
+	cur := append([]byte(nil), initial[init]...)
+	if d != nil {
+		if t.InitialState, err = d.Describe(cur); err != nil {
+			return t, err
+		}
+	}
+	w := m.NewWorker()
+	for i, a := range acts {
+		var next []byte
+		idx := 0
+		if _, err := w.Successors(cur, func(_ Transition, succ []byte) {
+			if idx == int(a) {
+				next = append([]byte(nil), succ...)
+			}
+			idx++
+		}); err != nil {
+			return t, err
+		}
+		if next == nil || (fps != nil && xxhash.Sum64(next) != fps[i]) {
+			return t, errReplay
+		}
+		step := Step{Action: fmt.Sprintf("#%d", a), ActionIndex: int(a)}
+		if d != nil {
+			if step.Action, err = d.Label(cur, int(a)); err != nil {
+				return t, err
+			}
+			if step.State, err = d.Describe(next); err != nil {
+				return t, err
+			}
+		}
+		t.Steps = append(t.Steps, step)
+		cur = next
+	}
+	return t, nil
+}
+
+func (s *search) result(selected func(string) bool) *Result {
+	r := &Result{
+		Strategy: s.cfg.Strategy, Workers: s.cfg.Workers,
+		States: s.states.Load(), Transitions: s.transitions.Load(),
+		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(),
+		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
+	}
+	complete := s.incomplete == "" && s.failure == nil && !s.done()
+	if s.incomplete == "" {
+		if reason := s.limitReason(); reason != "" {
+			s.incomplete = reason
+			complete = false
+		}
+	}
+	all := append(append([]properties.Info(nil), s.props...), properties.DeadlockInfo)
+	for k, p := range all {
+		pr := PropertyResult{Info: p, Verdict: Unknown}
+		switch {
+		case !selected(p.Name) && p.Kind != properties.Assertion:
+			pr.Verdict = Skipped
+		case complete:
+			pr.Verdict = Holds
+		}
+		for _, f := range s.violations {
+			if f.prop == k {
+				pr.Verdict = ViolatedVerdict
+			}
+		}
+		r.Properties = append(r.Properties, pr)
+	}
+	for _, f := range s.violations {
+		t, err := s.trace(f.fp)
+		if err != nil && r.Err == nil {
+			r.Err = err
+		}
+		r.Violations = append(r.Violations, Violation{Property: all[f.prop].Name, Kind: all[f.prop].Kind, Trace: t})
+	}
+	switch {
+	case s.failure != nil:
+		r.Status, r.Reason, r.Err = Failed, s.failErr.Error(), s.failErr
+		if t, err := s.trace(s.failure.fp); err == nil {
+			r.Failure = &t
+		}
+	case len(s.violations) > 0:
+		r.Status = Violated
+		r.Reason = s.incomplete
+	case !complete:
+		r.Status, r.Reason = Incomplete, s.incomplete
+	default:
+		r.Status = OK
+	}
+	return r
+}
+
+// split returns the w-th of k nearly equal parts of [0, n).
+func split(n, k, w int) (lo, hi int) {
+	return n * w / k, n * (w + 1) / k
+}
+
+// errgroupRun runs fn(w) for every worker and waits.
+func (s *search) parallel(fn func(w int)) {
+	var g errgroup.Group
+	for w := range s.workers {
+		g.Go(func() error { fn(w); return nil })
+	}
+	_ = g.Wait()
+}

@@ -1,0 +1,77 @@
+// Package properties names the properties vacheck checks and the kinds they
+// come in. The names are shared by the whole catalog (ALGORITHMS.md section
+// 4), so that `--property uniqueness` means the same thing for every
+// election algorithm.
+package properties
+
+import "fmt"
+
+// Kind says how a property is checked. The zero value is invalid.
+type Kind uint8
+
+const (
+	// Invariant holds when every reachable state satisfies a predicate.
+	Invariant Kind = 1 + iota
+	// Deadlock holds when every reachable terminal state is a valid end
+	// state of the spec.
+	Deadlock
+	// Assertion is a modelling assumption checked like an invariant, such
+	// as a channel staying within its capacity. Its violation is a bug in
+	// the model, not in the algorithm.
+	Assertion
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Invariant:
+		return "invariant"
+	case Deadlock:
+		return "deadlock"
+	case Assertion:
+		return "assertion"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Info describes one property of a spec.
+type Info struct {
+	Name string
+	Kind Kind
+	Doc  string
+}
+
+// Names of the properties shared by the catalog (ALGORITHMS.md 0.9, 2.0 and
+// section 4).
+const (
+	Uniqueness        = "uniqueness"         // UNIQ: never two processes in a leader state
+	Agreement         = "agreement"          // AGREE: never two different known leaders
+	Validity          = "validity"           // VALID: the leader holds the maximum ID
+	Termination       = "termination"        // TERM and KNOW
+	Quiescence        = "quiescence"         // QUIESCE
+	DeadlockFreedom   = "deadlock-freedom"   // DLF: every terminal state is a valid end state
+	MutualExclusion   = "mutual-exclusion"   // GA1
+	Progress          = "progress"           // GA2
+	StarvationFreedom = "starvation-freedom" // GA2'
+	TimestampOrder    = "timestamp-order"    // FAIR-TS
+	TokenUniqueness   = "token-uniqueness"   // TOKEN-1
+	ChannelBound      = "channel-bound"      // every channel within its capacity
+)
+
+// DeadlockInfo is the deadlock-freedom property every spec has.
+var DeadlockInfo = Info{
+	Name: DeadlockFreedom,
+	Kind: Deadlock,
+	Doc:  "no reachable terminal state that is not a valid end state",
+}
+
+// Count returns how many of 0..n-1 satisfy pred; invariants such as
+// uniqueness (at most one leader) are written with it.
+func Count(n int, pred func(i int) bool) int {
+	c := 0
+	for i := 0; i < n; i++ {
+		if pred(i) {
+			c++
+		}
+	}
+	return c
+}

@@ -1,0 +1,330 @@
+// Package report prints the result of a check for people (text) and for
+// scripts (JSON).
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// Run is one check: the spec, its parameters and the explorer's result.
+type Run struct {
+	Spec   string
+	Bug    string // for a broken twin: its deliberate bug
+	Params map[string]any
+	Result *explorer.Result
+}
+
+// vars is an ordered list of state variables that marshals to a JSON object
+// with its keys in order.
+type vars []explorer.Var
+
+func (vs vars) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(v.Name)
+		val, err := json.Marshal(v.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+type jsonProperty struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Status string `json:"status"`
+}
+
+type jsonStep struct {
+	Action string `json:"action"`
+	State  vars   `json:"state"`
+}
+
+type jsonViolation struct {
+	Property string     `json:"property"`
+	Kind     string     `json:"kind"`
+	Initial  vars       `json:"initial"`
+	Trace    []jsonStep `json:"trace"`
+}
+
+type jsonStats struct {
+	Strategy             string  `json:"strategy"`
+	Workers              int     `json:"workers"`
+	Terminal             int64   `json:"terminal_states"`
+	StatesPerSecond      float64 `json:"states_per_second"`
+	PeakMemoryBytes      uint64  `json:"peak_memory_bytes"`
+	CollisionProbability float64 `json:"collision_probability"`
+}
+
+type jsonRun struct {
+	Spec        string          `json:"spec"`
+	Bug         string          `json:"bug,omitempty"`
+	Params      map[string]any  `json:"params"`
+	Status      string          `json:"status"`
+	Reason      string          `json:"reason,omitempty"`
+	States      int64           `json:"states"`
+	Transitions int64           `json:"transitions"`
+	Depth       int             `json:"depth"`
+	Elapsed     float64         `json:"elapsed_seconds"`
+	Properties  []jsonProperty  `json:"properties"`
+	Violations  []jsonViolation `json:"violations"`
+	Error       *jsonViolation  `json:"error_trace,omitempty"`
+	Stats       jsonStats       `json:"stats"`
+}
+
+func traceJSON(prop, kind string, t explorer.Trace) jsonViolation {
+	v := jsonViolation{Property: prop, Kind: kind, Initial: vars(t.InitialState), Trace: []jsonStep{}}
+	for _, s := range t.Steps {
+		v.Trace = append(v.Trace, jsonStep{Action: s.Action, State: vars(s.State)})
+	}
+	return v
+}
+
+// JSON writes run as one JSON object (the contract scripts rely on: spec,
+// params, status, states, transitions, depth, elapsed_seconds, properties,
+// violations).
+func JSON(w io.Writer, run Run) error {
+	r := run.Result
+	out := jsonRun{
+		Spec: run.Spec, Bug: run.Bug, Params: run.Params, Status: r.Status.String(), Reason: r.Reason,
+		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Elapsed: r.Elapsed.Seconds(),
+		Properties: []jsonProperty{}, Violations: []jsonViolation{},
+		Stats: jsonStats{
+			Strategy: r.Strategy.String(), Workers: r.Workers, Terminal: r.Terminal,
+			StatesPerSecond: r.StatesPerSecond(), PeakMemoryBytes: r.PeakMemory,
+			CollisionProbability: r.CollisionProbability(),
+		},
+	}
+	if out.Params == nil {
+		out.Params = map[string]any{}
+	}
+	for _, p := range r.Properties {
+		if p.Verdict == explorer.Skipped {
+			continue
+		}
+		out.Properties = append(out.Properties, jsonProperty{Name: p.Name, Kind: p.Kind.String(), Status: p.Verdict.String()})
+	}
+	for _, v := range r.Violations {
+		out.Violations = append(out.Violations, traceJSON(v.Property, v.Kind.String(), v.Trace))
+	}
+	if r.Failure != nil {
+		e := traceJSON("", "error", *r.Failure)
+		out.Error = &e
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// Text writes run for people: the verdict per property, the figures, and
+// each counterexample as a numbered story of steps with what changed.
+func Text(w io.Writer, run Run) error {
+	r := run.Result
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", run.Spec, formatParams(run.Params))
+	if run.Bug != "" {
+		fmt.Fprintf(&b, "broken on purpose: %s\n", run.Bug)
+	}
+	b.WriteString("\n")
+	width := 0
+	for _, p := range r.Properties {
+		width = max(width, len(p.Name))
+	}
+	for _, p := range r.Properties {
+		if p.Verdict == explorer.Skipped {
+			continue
+		}
+		fmt.Fprintf(&b, "  %-*s  %-8s  %s\n", width, p.Name, p.Verdict, p.Doc)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%s distinct states, %s transitions, depth %d, %s terminal states\n",
+		group(r.States), group(r.Transitions), r.Depth, group(r.Terminal))
+	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
+		formatSeconds(r.Elapsed.Seconds()), group(int64(r.StatesPerSecond())), formatBytes(r.PeakMemory),
+		r.Strategy, r.Workers, plural(r.Workers))
+	fmt.Fprintf(&b, "fingerprint collision probability %.1e (64-bit fingerprints)\n", r.CollisionProbability())
+	for _, v := range r.Violations {
+		b.WriteString("\n")
+		doc := ""
+		for _, p := range r.Properties {
+			if p.Name == v.Property && p.Doc != "" {
+				doc = ": " + p.Doc
+			}
+		}
+		if v.Property == "deadlock-freedom" {
+			fmt.Fprintf(&b, "DEADLOCK: a terminal state that is not a valid end state, after %d steps\n", len(v.Trace.Steps))
+		} else {
+			fmt.Fprintf(&b, "VIOLATED %s%s\n", v.Property, doc)
+		}
+		if v.Kind.String() == "assertion" {
+			b.WriteString("This is a modelling error, not a bug of the algorithm: the model broke an assumption it was built on.\n")
+		}
+		writeTrace(&b, v.Trace, r.Strategy)
+	}
+	if r.Failure != nil {
+		fmt.Fprintf(&b, "\nMODEL ERROR: %s\nThe state whose expansion failed is reached by:\n", r.Reason)
+		writeTrace(&b, *r.Failure, r.Strategy)
+	}
+	b.WriteString("\n")
+	switch r.Status {
+	case explorer.OK:
+		b.WriteString("result: OK, every property holds\n")
+	case explorer.Violated:
+		b.WriteString("result: VIOLATED\n")
+		if r.Reason != "" {
+			fmt.Fprintf(&b, "(the search also stopped early: %s)\n", r.Reason)
+		}
+	case explorer.Incomplete:
+		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s states explored\n", r.Reason, group(r.States))
+	case explorer.Failed:
+		b.WriteString("result: ERROR in the model\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
+	kind := "shortest"
+	if st == explorer.DFS {
+		kind = "depth-first, not necessarily shortest"
+	}
+	fmt.Fprintf(b, "Counterexample (%s, %d steps) from initial state #%d:\n", kind, len(t.Steps), t.Initial+1)
+	if t.InitialState != nil {
+		b.WriteString("   0. initial state\n")
+		for _, line := range wrapVars(t.InitialState) {
+			fmt.Fprintf(b, "        %s\n", line)
+		}
+	}
+	prev := t.InitialState
+	for i, s := range t.Steps {
+		fmt.Fprintf(b, "  %2d. %s\n", i+1, s.Action)
+		for _, c := range changes(prev, s.State) {
+			fmt.Fprintf(b, "        %s\n", c)
+		}
+		prev = s.State
+	}
+}
+
+// wrapVars prints variables compactly, several to a line, grouped by
+// process.
+func wrapVars(vs []explorer.Var) []string {
+	var lines []string
+	var cur []string
+	group := ""
+	flush := func() {
+		if len(cur) > 0 {
+			lines = append(lines, strings.Join(cur, "  "))
+			cur = nil
+		}
+	}
+	for _, v := range vs {
+		g, _, _ := strings.Cut(v.Name, ".")
+		if strings.HasPrefix(v.Name, "queue_") {
+			g = "queue"
+		}
+		if g != group {
+			flush()
+			group = g
+		}
+		cur = append(cur, fmt.Sprintf("%s=%s", v.Name, formatValue(v.Value)))
+	}
+	flush()
+	return lines
+}
+
+// changes lists the variables whose values differ between two states.
+func changes(before, after []explorer.Var) []string {
+	old := map[string]string{}
+	for _, v := range before {
+		old[v.Name] = formatValue(v.Value)
+	}
+	var out []string
+	for _, v := range after {
+		now := formatValue(v.Value)
+		if was, ok := old[v.Name]; !ok || was != now {
+			out = append(out, fmt.Sprintf("%s: %s → %s", v.Name, was, now))
+		}
+	}
+	return out
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = formatValue(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+func formatParams(p map[string]any) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("--%s %v", k, p[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// group formats n with thousands separators.
+func group(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func formatSeconds(s float64) string {
+	if s < 1 {
+		return fmt.Sprintf("%.0f ms", s*1000)
+	}
+	return fmt.Sprintf("%.2f s", s)
+}
+
+func formatBytes(b uint64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
+}

@@ -1,0 +1,181 @@
+package specs
+
+import (
+	"slices"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// crStatus is the status of a Chang-Roberts process.
+type crStatus uint8
+
+const (
+	crUnknown crStatus = iota
+	crChosen
+)
+
+func (s crStatus) String() string {
+	if s == crChosen {
+		return "chosen"
+	}
+	return "unknown"
+}
+
+// crNode is the automaton CR_i of the formal Chang-Roberts model
+// (ALGORITHMS.md 1.1; Chang & Roberts 1979, in Lynch's asynchronous
+// formulation): a process on a unidirectional ring with its ID u, a FIFO
+// send buffer initially holding u, and a status.
+type crNode struct {
+	U      int
+	Send   []int
+	Status crStatus
+	// Broken makes the process forward smaller IDs instead of discarding
+	// them: the bug of chang-roberts-broken.
+	Broken bool `vacheck:"-"`
+}
+
+// Steps: send(v)_{i,i+1} is enabled when the send buffer is non-empty and v
+// is its head.
+func (p *crNode) Steps(v *automaton.View[crNode, int], out []automaton.Step) []automaton.Step {
+	if len(p.Send) > 0 {
+		out = append(out, automaton.Out("send", (v.Self()+1)%v.N()))
+	}
+	return out
+}
+
+// Do performs send(v)_{i,i+1}: pop the buffer's head onto the channel.
+func (p *crNode) Do(_ automaton.Step, fx *automaton.Effects[int]) {
+	v := p.Send[0]
+	p.Send = p.Send[1:]
+	fx.Send((fx.Self()+1)%fx.N(), v)
+}
+
+// Receive performs receive(v)_{i-1,i}: forward a larger ID, become chosen
+// on one's own ID, discard a smaller one.
+func (p *crNode) Receive(_ int, v int, _ *automaton.Effects[int]) {
+	switch {
+	case v > p.U:
+		p.Send = append(p.Send, v)
+	case v == p.U:
+		p.Status = crChosen
+	case p.Broken:
+		p.Send = append(p.Send, v) // the bug: a smaller ID travels on
+	}
+}
+
+type crView = automaton.View[crNode, int]
+
+// crMax returns the position of the process with the largest ID.
+func crMax(v *crView) int {
+	best := 0
+	for i := 1; i < v.N(); i++ {
+		if v.Proc(i).U > v.Proc(best).U {
+			best = i
+		}
+	}
+	return best
+}
+
+// crLemma1 is Lemma 1 of the formal model: for every i other than i_max
+// and every j in [i_max, i), u_i is neither in send_j nor in
+// queue_{j,j+1}. An ID cannot get past i_max.
+func crLemma1(v *crView) bool {
+	n, imax := v.N(), crMax(v)
+	for i := 0; i < n; i++ {
+		if i == imax {
+			continue
+		}
+		u := v.Proc(i).U
+		for j := imax; j != i; j = (j + 1) % n {
+			if slices.Contains(v.Proc(j).Send, u) || slices.Contains(v.Chan(j, (j+1)%n), u) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func changRoberts(broken bool) Spec {
+	s := Spec{
+		Name:    "chang-roberts",
+		Section: "1.1",
+		Summary: "Chang-Roberts election on a unidirectional ring, the formal I/O-automaton model with send buffers",
+		Params: []Param{
+			{Flag: "n", Default: "5", Usage: "number of processes"},
+			idsParam,
+		},
+		Claims: []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
+	}
+	if broken {
+		s.Name = "chang-roberts-broken"
+		s.Summary = "Chang-Roberts with a bug"
+		s.Bug = "forwards smaller IDs instead of discarding them, so every process receives its own ID back and is chosen"
+		s.Claims = []string{properties.Uniqueness, properties.DeadlockFreedom}
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		n, err := p.Int("n", 1, maxN)
+		if err != nil {
+			return nil, err
+		}
+		idsets, err := parseIDs(p, n)
+		if err != nil {
+			return nil, err
+		}
+		disc, capacity, err := channelParams(p, channel.FIFO, n)
+		if err != nil {
+			return nil, err
+		}
+		var initial [][]crNode
+		for _, ids := range idsets {
+			procs := make([]crNode, n)
+			for i, id := range ids {
+				procs[i] = crNode{U: id, Send: []int{id}, Broken: broken}
+			}
+			initial = append(initial, procs)
+		}
+		invariants := []automaton.Invariant[crNode, int]{
+			{Name: properties.Uniqueness, Doc: "never two processes chosen", Holds: func(v *crView) bool {
+				return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Status == crChosen }) <= 1
+			}},
+			{Name: properties.Validity, Doc: "a chosen process holds the maximum ID", Holds: func(v *crView) bool {
+				imax := crMax(v)
+				for i := 0; i < v.N(); i++ {
+					if v.Proc(i).Status == crChosen && i != imax {
+						return false
+					}
+				}
+				return true
+			}},
+		}
+		if !broken {
+			invariants = append(invariants, automaton.Invariant[crNode, int]{
+				Name: "lemma1", Doc: "Lemma 1: no ID u_i is in a send buffer or channel on the stretch [i_max, i)", Holds: crLemma1,
+			})
+		}
+		return automaton.New(automaton.Config[crNode, int]{
+			Initial:    initial,
+			Links:      automaton.Ring(n),
+			Channels:   disc,
+			Capacity:   capacity,
+			Invariants: invariants,
+			// A valid end state: every buffer and channel empty, exactly the
+			// maximum chosen (ALGORITHMS.md 0.8).
+			ValidEnd: func(v *crView) bool {
+				if !v.ChannelsEmpty() {
+					return false
+				}
+				imax := crMax(v)
+				for i := 0; i < v.N(); i++ {
+					if len(v.Proc(i).Send) > 0 || (v.Proc(i).Status == crChosen) != (i == imax) {
+						return false
+					}
+				}
+				return true
+			},
+		})
+	}
+	return s
+}

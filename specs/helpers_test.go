@@ -1,0 +1,36 @@
+package specs
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
+)
+
+var benchLarge = flag.Bool("bench-large", false, "include N=7 in the chang-roberts benchmark (about 10 GiB, minutes)")
+
+func benchSizes() []int {
+	if *benchLarge {
+		return []int{6, 7}
+	}
+	return []int{6}
+}
+
+// build makes the model of spec with the given flags, failing the test on
+// error.
+func build(tb testing.TB, spec string, flags map[string]string) explorer.Model {
+	tb.Helper()
+	s, err := Lookup(spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := NewParams(s, flags)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := s.Build(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}

@@ -1,0 +1,109 @@
+package specs
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/vacheck/vacheck/channel"
+)
+
+// maxAllN bounds --n for --ids all: N! initial states.
+const maxAllN = 9
+
+// maxN bounds --n for every spec (crash bookkeeping uses a 64-bit mask).
+const maxN = 64
+
+var idsParam = Param{
+	Flag:    "ids",
+	Default: "all",
+	Usage:   "ID arrangement: increasing or decreasing (along the direction messages travel), a list such as 3,1,2, or all (every permutation of 1..N)",
+}
+
+// parseIDs reads --ids for n processes and returns one ID vector per
+// initial state.
+func parseIDs(p *Params, n int) ([][]int, error) {
+	v := p.String("ids")
+	switch v {
+	case "increasing", "decreasing":
+		ids := make([]int, n)
+		for i := range ids {
+			ids[i] = i + 1
+			if v == "decreasing" {
+				ids[i] = n - i
+			}
+		}
+		p.Set("ids", v)
+		return [][]int{ids}, nil
+	case "all":
+		if n > maxAllN {
+			return nil, Usagef("n", strconv.Itoa(n), "too large for --ids all (N! initial states); allowed: 1 to %d", maxAllN)
+		}
+		p.Set("ids", v)
+		return permutations(n), nil
+	}
+	parts := strings.Split(v, ",")
+	if len(parts) != n {
+		return nil, Usagef("ids", v, "%d IDs given for --n %d; give exactly N distinct positive integers, or increasing, decreasing, all", len(parts), n)
+	}
+	ids := make([]int, n)
+	seen := map[int]bool{}
+	for i, s := range parts {
+		id, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || id <= 0 {
+			return nil, Usagef("ids", v, "%q is not a positive integer; IDs are distinct positive integers", s)
+		}
+		if seen[id] {
+			return nil, Usagef("ids", v, "ID %d appears twice; IDs must be distinct", id)
+		}
+		seen[id] = true
+		ids[i] = id
+	}
+	p.Set("ids", v)
+	return [][]int{ids}, nil
+}
+
+// permutations returns every permutation of 1..n in lexicographic order.
+func permutations(n int) [][]int {
+	var out [][]int
+	perm := make([]int, n)
+	used := make([]bool, n+1)
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			out = append(out, append([]int(nil), perm...))
+			return
+		}
+		for v := 1; v <= n; v++ {
+			if !used[v] {
+				used[v], perm[k] = true, v
+				rec(k + 1)
+				used[v] = false
+			}
+		}
+	}
+	rec(0)
+	return out
+}
+
+// channelParams reads --channels and --capacity, with the spec's defaults.
+func channelParams(p *Params, def channel.Discipline, defCap int) (channel.Discipline, int, error) {
+	disc := def
+	if p.Given("channels") {
+		d, err := channel.Parse(p.String("channels"))
+		if err != nil {
+			return 0, 0, Usagef("channels", p.String("channels"), "allowed values are fifo and unordered")
+		}
+		disc = d
+	}
+	p.Set("channels", disc.String())
+	capacity := defCap
+	if p.Given("capacity") {
+		c, err := p.Int("capacity", 1, 1<<20)
+		if err != nil {
+			return 0, 0, err
+		}
+		capacity = c
+	}
+	p.Set("capacity", capacity)
+	return disc, capacity, nil
+}

@@ -1,0 +1,155 @@
+// Package specs is vacheck's catalog of distributed algorithms, each written
+// as I/O automata with the automaton package, following ALGORITHMS.md. Every
+// algorithm has a deliberately broken twin that must yield a counterexample.
+package specs
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// ErrUsage reports a bad spec name or parameter; the CLI exits with code 2.
+var ErrUsage = errors.New("bad usage")
+
+// Param is a parameter a spec takes, as a CLI flag.
+type Param struct {
+	Flag    string // without dashes: "n", "ids"
+	Default string
+	Usage   string
+}
+
+// Spec is one algorithm of the catalog.
+type Spec struct {
+	Name    string
+	Section string // of ALGORITHMS.md
+	Summary string
+	// Bug, for a broken twin, says in one line what was broken on purpose.
+	Bug    string
+	Params []Param
+	// Claims are the properties the spec claims; they are checked by
+	// default.
+	Claims []string
+	// Build makes the model for the given parameters.
+	Build func(p *Params) (explorer.Model, error)
+}
+
+// Catalog returns every spec, ordered by section then name.
+func Catalog() []Spec {
+	all := []Spec{
+		changRoberts(false),
+		changRoberts(true),
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].Section != all[j].Section {
+			return sectionLess(all[i].Section, all[j].Section)
+		}
+		return all[i].Name < all[j].Name
+	})
+	return all
+}
+
+func sectionLess(a, b string) bool {
+	var a1, a2, b1, b2 int
+	fmt.Sscanf(a, "%d.%d", &a1, &a2)
+	fmt.Sscanf(b, "%d.%d", &b1, &b2)
+	if a1 != b1 {
+		return a1 < b1
+	}
+	return a2 < b2
+}
+
+// Lookup returns the spec called name.
+func Lookup(name string) (Spec, error) {
+	var names []string
+	for _, s := range Catalog() {
+		if s.Name == name {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	return Spec{}, fmt.Errorf("%w: unknown spec %q; known specs: %s (see 'vacheck list')", ErrUsage, name, strings.Join(names, ", "))
+}
+
+// Params holds the parameter values given for one run: flags the user set,
+// and each parameter's default otherwise.
+type Params struct {
+	spec   string
+	given  map[string]string
+	params []Param
+	used   []string // flags read, in order, for Canonical
+	canon  map[string]any
+}
+
+// NewParams checks that every given flag is a parameter of spec (or a
+// common one) and returns the parameter values.
+func NewParams(spec Spec, given map[string]string) (*Params, error) {
+	all := append(append([]Param(nil), spec.Params...), commonParams...)
+	for flag := range given {
+		ok := false
+		for _, p := range all {
+			ok = ok || p.Flag == flag
+		}
+		if !ok {
+			var names []string
+			for _, p := range spec.Params {
+				names = append(names, "--"+p.Flag)
+			}
+			return nil, fmt.Errorf("%w: --%s does not apply to %s; its parameters are %s", ErrUsage, flag, spec.Name, strings.Join(names, ", "))
+		}
+	}
+	return &Params{spec: spec.Name, given: given, params: all, canon: map[string]any{}}, nil
+}
+
+// commonParams are taken by every spec.
+var commonParams = []Param{
+	{Flag: "channels", Default: "", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"},
+	{Flag: "capacity", Default: "", Usage: "bound on every channel; exceeding it is a modelling error (default: the spec's)"},
+}
+
+// String returns the value of flag, or its default.
+func (p *Params) String(flag string) string {
+	v, ok := p.given[flag]
+	if !ok {
+		for _, q := range p.params {
+			if q.Flag == flag {
+				v = q.Default
+			}
+		}
+	}
+	return v
+}
+
+// Given reports whether the user set flag.
+func (p *Params) Given(flag string) bool {
+	_, ok := p.given[flag]
+	return ok
+}
+
+// Int returns flag as an integer in [lo, hi].
+func (p *Params) Int(flag string, lo, hi int) (int, error) {
+	s := p.String(flag)
+	var v int
+	if _, err := fmt.Sscan(s, &v); err != nil || fmt.Sprint(v) != strings.TrimSpace(s) {
+		return 0, fmt.Errorf("%w: --%s %q: not an integer; allowed: %d to %d", ErrUsage, flag, s, lo, hi)
+	}
+	if v < lo || v > hi {
+		return 0, fmt.Errorf("%w: --%s %d: out of range for %s; allowed: %d to %d", ErrUsage, flag, v, p.spec, lo, hi)
+	}
+	p.Set(flag, v)
+	return v, nil
+}
+
+// Set records the canonical value of a parameter for reports.
+func (p *Params) Set(flag string, v any) { p.canon[flag] = v }
+
+// Canonical returns the parameter values the model was built with.
+func (p *Params) Canonical() map[string]any { return p.canon }
+
+// Usagef returns an ErrUsage error naming the flag and its value.
+func Usagef(flag, value, format string, args ...any) error {
+	return fmt.Errorf("%w: --%s %s: %s", ErrUsage, flag, value, fmt.Sprintf(format, args...))
+}
