@@ -70,6 +70,22 @@ type Invariant[S any, M Message] struct {
 	Holds func(v *View[S, M]) bool
 }
 
+// Liveness is a named liveness property, checked on the strongly connected
+// components of the state graph under the fairness of I/O automata (each
+// process's locally controlled actions form a task, and each channel's
+// deliveries another): "eventually Goal" when When is nil (every fair run
+// reaches a Goal state), otherwise "When leads-to Goal" (from every When
+// state, every fair run reaches a Goal state). With PerProcess it is checked
+// once for each process i, which both predicates receive (starvation
+// freedom: trying_i leads-to critical_i); otherwise i is -1.
+type Liveness[S any, M Message] struct {
+	Name       string
+	Doc        string
+	PerProcess bool
+	When       func(v *View[S, M], i int) bool
+	Goal       func(v *View[S, M], i int) bool
+}
+
 // Config describes a system: processes of type S exchanging messages of
 // type M over channels.
 type Config[S any, M Message] struct {
@@ -95,6 +111,22 @@ type Config[S any, M Message] struct {
 	// ValidEnd tells a valid end state from a deadlock among terminal
 	// states. Nil means every terminal state is a valid end state.
 	ValidEnd func(v *View[S, M]) bool
+	// Bound, when set, declares the part of the state space to explore
+	// (like TLC's state constraints): a state where it is false is checked
+	// but not expanded, and the run reports how many were cut. Use it for
+	// unbounded counters such as logical clocks; BoundDoc says what it is.
+	Bound    func(v *View[S, M]) bool
+	BoundDoc string
+	// Liveness lists the liveness properties the system offers.
+	Liveness []Liveness[S, M]
+	// Termination, when set, offers the property "termination": every fair
+	// execution is finite and ends in a terminal state where Termination
+	// holds (for election: every process knows the leader and all channels
+	// are empty).
+	Termination func(v *View[S, M]) bool
+	// Explain, when set, says in words what a state means (who holds what,
+	// who waits for whom); reports print it after a counterexample.
+	Explain func(v *View[S, M]) []string
 }
 
 // System is the composition of the process automata of a Config and its
@@ -244,3 +276,21 @@ func (sys *System[S, M, P]) decodeGlobals(b []byte) globals {
 type modelError struct{ msg string }
 
 func (e modelError) Error() string { return e.msg }
+
+// Explain implements explorer.Explainer with Config.Explain.
+func (sys *System[S, M, P]) Explain(s []byte) (lines []string, err error) {
+	if sys.cfg.Explain == nil {
+		return nil, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	v := newView[S, M](sys)
+	v.load(s, sys.decodeGlobals)
+	return sys.cfg.Explain(&v), nil
+}
+
+// BoundDoc returns what the model's state bound is, or "".
+func (sys *System[S, M, P]) BoundDoc() string { return sys.cfg.BoundDoc }

@@ -325,3 +325,17 @@ func (w *worker[S, M, P]) ValidEnd(s []byte) (ok bool, err error) {
 	w.load(&w.cv, s)
 	return w.sys.cfg.ValidEnd(&w.cv), nil
 }
+
+// InBound implements explorer.Bounder: whether s is inside Config.Bound.
+func (w *worker[S, M, P]) InBound(s []byte) (ok bool, err error) {
+	if w.sys.cfg.Bound == nil {
+		return true, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	w.load(&w.cv, s)
+	return w.sys.cfg.Bound(&w.cv), nil
+}

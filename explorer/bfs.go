@@ -256,7 +256,7 @@ func (s *search) bfs() {
 				ranks: make([]int64, 0, nstates), acts: make([]uint32, 0, nstates),
 			}
 			found := make([]bfsFound, nprops)
-			var added int64
+			var added, cut int64
 			for w := 0; w < W; w++ {
 				c := cands[w][sh]
 				for k, h := range c.fps {
@@ -285,10 +285,21 @@ func (s *search) bfs() {
 							}
 						}
 					}
+					if ok, err := inBound(wk, st); err != nil || !ok {
+						if err != nil {
+							fails[sh].offer(rank, act, h)
+							if failErr[sh] == nil {
+								failErr[sh] = err
+							}
+						}
+						cut++
+						continue
+					}
 					nb.add(st, h, rank, act)
 				}
 			}
 			s.states.Add(added)
+			s.cut.Add(cut)
 			next[sh] = nb
 			viols[sh] = found
 		})

@@ -115,6 +115,13 @@ func (s *search) dfs() {
 					}
 				}
 			}
+			if ok, err := inBound(w, succ.state(k)); err != nil {
+				s.fail(h, err)
+				return
+			} else if !ok {
+				s.cut.Add(1)
+				continue
+			}
 			fresh = append(fresh, k)
 			if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
 				s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)

@@ -61,3 +61,18 @@ type Describer interface {
 	// such as receive(5)_{2,3}.
 	Label(s []byte, a int) (string, error)
 }
+
+// Bounder is an optional interface of a Worker whose model declares a state
+// bound (like TLC's state constraints): a state outside the bound is stored
+// and checked but not expanded, so that a model with unbounded counters
+// stays finite. The search counts such states in Result.Cut.
+type Bounder interface {
+	InBound(s []byte) (bool, error)
+}
+
+// Explainer is an optional interface of a Model that can say in words why a
+// state is as it is, e.g. who waits for whom in a deadlock. Reports print
+// the explanation after a counterexample's last state.
+type Explainer interface {
+	Explain(s []byte) ([]string, error)
+}

@@ -83,6 +83,9 @@ type Trace struct {
 	Initial      int   // index of the initial state
 	InitialState []Var // nil when the model is not a Describer
 	Steps        []Step
+	// Explanation says in words what the last state means, when the model
+	// is an Explainer.
+	Explanation []string
 }
 
 // Violation is a counterexample to one property.
@@ -101,6 +104,7 @@ type Result struct {
 	Transitions int64 // successors computed, including those already seen
 	Depth       int   // largest BFS level reached (DFS: largest stack depth)
 	Terminal    int64 // terminal states found
+	Cut         int64 // states beyond the model's declared bound, not expanded
 	Elapsed     time.Duration
 	PeakMemory  uint64 // the most memory the Go runtime held, sampled
 	Properties  []PropertyResult

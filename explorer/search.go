@@ -50,6 +50,7 @@ type search struct {
 	initial  [][]byte
 
 	states, transitions, terminal atomic.Int64
+	cut                           atomic.Int64
 	depth                         atomic.Int64
 	stop                          atomic.Int32
 	peak                          atomic.Uint64
@@ -359,14 +360,29 @@ func Replay(m Model, init int, acts []uint32, fps []uint64) (Trace, error) {
 		t.Steps = append(t.Steps, step)
 		cur = next
 	}
+	if e, ok := m.(Explainer); ok {
+		if t.Explanation, err = e.Explain(cur); err != nil {
+			return t, err
+		}
+	}
 	return t, nil
+}
+
+// inBound reports whether st may be expanded: always, unless the worker
+// declares a bound.
+func inBound(w Worker, st []byte) (bool, error) {
+	b, ok := w.(Bounder)
+	if !ok {
+		return true, nil
+	}
+	return b.InBound(st)
 }
 
 func (s *search) result(selected func(string) bool) *Result {
 	r := &Result{
 		Strategy: s.cfg.Strategy, Workers: s.cfg.Workers,
 		States: s.states.Load(), Transitions: s.transitions.Load(),
-		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(),
+		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
 	}
 	complete := s.incomplete == "" && s.failure == nil && !s.done()

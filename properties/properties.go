@@ -19,6 +19,12 @@ const (
 	// as a channel staying within its capacity. Its violation is a bug in
 	// the model, not in the algorithm.
 	Assertion
+	// Eventually holds when every fair execution reaches a goal state, or
+	// (leads-to) when from every trigger state every fair execution does.
+	Eventually
+	// Terminates holds when every fair execution is finite and ends in a
+	// state where the spec's goal holds.
+	Terminates
 )
 
 func (k Kind) String() string {
@@ -29,6 +35,10 @@ func (k Kind) String() string {
 		return "deadlock"
 	case Assertion:
 		return "assertion"
+	case Eventually:
+		return "liveness"
+	case Terminates:
+		return "termination"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }

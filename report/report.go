@@ -15,10 +15,12 @@ import (
 
 // Run is one check: the spec, its parameters and the explorer's result.
 type Run struct {
-	Spec   string
-	Bug    string // for a broken twin: its deliberate bug
-	Params map[string]any
-	Result *explorer.Result
+	Spec string
+	Bug  string // for a broken twin: its deliberate bug
+	// BoundDoc says what the model's declared state bound is, if any.
+	BoundDoc string
+	Params   map[string]any
+	Result   *explorer.Result
 }
 
 // vars is an ordered list of state variables that marshals to a JSON object
@@ -57,16 +59,18 @@ type jsonStep struct {
 }
 
 type jsonViolation struct {
-	Property string     `json:"property"`
-	Kind     string     `json:"kind"`
-	Initial  vars       `json:"initial"`
-	Trace    []jsonStep `json:"trace"`
+	Property    string     `json:"property"`
+	Kind        string     `json:"kind"`
+	Initial     vars       `json:"initial"`
+	Trace       []jsonStep `json:"trace"`
+	Explanation []string   `json:"explanation,omitempty"`
 }
 
 type jsonStats struct {
 	Strategy             string  `json:"strategy"`
 	Workers              int     `json:"workers"`
 	Terminal             int64   `json:"terminal_states"`
+	Cut                  int64   `json:"cut_states"`
 	StatesPerSecond      float64 `json:"states_per_second"`
 	PeakMemoryBytes      uint64  `json:"peak_memory_bytes"`
 	CollisionProbability float64 `json:"collision_probability"`
@@ -89,7 +93,7 @@ type jsonRun struct {
 }
 
 func traceJSON(prop, kind string, t explorer.Trace) jsonViolation {
-	v := jsonViolation{Property: prop, Kind: kind, Initial: vars(t.InitialState), Trace: []jsonStep{}}
+	v := jsonViolation{Property: prop, Kind: kind, Initial: vars(t.InitialState), Trace: []jsonStep{}, Explanation: t.Explanation}
 	for _, s := range t.Steps {
 		v.Trace = append(v.Trace, jsonStep{Action: s.Action, State: vars(s.State)})
 	}
@@ -106,7 +110,7 @@ func JSON(w io.Writer, run Run) error {
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Elapsed: r.Elapsed.Seconds(),
 		Properties: []jsonProperty{}, Violations: []jsonViolation{},
 		Stats: jsonStats{
-			Strategy: r.Strategy.String(), Workers: r.Workers, Terminal: r.Terminal,
+			Strategy: r.Strategy.String(), Workers: r.Workers, Terminal: r.Terminal, Cut: r.Cut,
 			StatesPerSecond: r.StatesPerSecond(), PeakMemoryBytes: r.PeakMemory,
 			CollisionProbability: r.CollisionProbability(),
 		},
@@ -158,6 +162,9 @@ func Text(w io.Writer, run Run) error {
 	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
 		formatSeconds(r.Elapsed.Seconds()), group(int64(r.StatesPerSecond())), formatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
+	if r.Cut > 0 {
+		fmt.Fprintf(&b, "%s states lie beyond the model's bound%s and were not expanded\n", group(r.Cut), boundDoc(run.BoundDoc))
+	}
 	fmt.Fprintf(&b, "fingerprint collision probability %.1e (64-bit fingerprints)\n", r.CollisionProbability())
 	for _, v := range r.Violations {
 		b.WriteString("\n")
@@ -219,6 +226,19 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 		}
 		prev = s.State
 	}
+	if len(t.Explanation) > 0 {
+		b.WriteString("  What the last state means:\n")
+		for _, line := range t.Explanation {
+			fmt.Fprintf(b, "    %s\n", line)
+		}
+	}
+}
+
+func boundDoc(doc string) string {
+	if doc == "" {
+		return ""
+	}
+	return " (" + doc + ")"
 }
 
 // wrapVars prints variables compactly, several to a line, grouped by

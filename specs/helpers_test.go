@@ -34,3 +34,18 @@ func build(tb testing.TB, spec string, flags map[string]string) explorer.Model {
 	}
 	return m
 }
+
+// buildSpec makes the model of s with the given flags, failing the test on
+// error; it works for specs not yet in the Catalog.
+func buildSpec(tb testing.TB, s Spec, flags map[string]string) explorer.Model {
+	tb.Helper()
+	p, err := NewParams(s, flags)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := s.Build(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}

@@ -205,6 +205,9 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res}
+	if b, ok := model.(interface{ BoundDoc() string }); ok {
+		run.BoundDoc = b.BoundDoc()
+	}
 	if format == "json" {
 		err = report.JSON(c.App.Writer, run)
 	} else {
