@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// vacheck runs the command line and returns the exit code, stdout and
+// stderr.
+func vacheck(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(append([]string{"vacheck"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestBadInputExitsWithCode2(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string // in the error message
+	}{
+		{[]string{"check", "no-such-spec"}, []string{`unknown spec "no-such-spec"`, "chang-roberts"}},
+		{[]string{"check"}, []string{"one SPEC"}},
+		{[]string{"check", "chang-roberts", "--n", "0"}, []string{"--n 0", "allowed: 1 to"}},
+		{[]string{"check", "chang-roberts", "--n", "x"}, []string{"--n", "not an integer"}},
+		{[]string{"check", "chang-roberts", "--n", "12", "--ids", "all"}, []string{"--n 12", "too large for --ids all"}},
+		{[]string{"check", "chang-roberts", "--n", "3", "--ids", "1,1,2"}, []string{"--ids 1,1,2", "appears twice"}},
+		{[]string{"check", "chang-roberts", "--n", "3", "--ids", "1,2"}, []string{"--ids 1,2", "2 IDs given for --n 3"}},
+		{[]string{"check", "chang-roberts", "--ids", "0,1,2", "--n", "3"}, []string{"--ids", "not a positive integer"}},
+		{[]string{"check", "chang-roberts", "--strategy", "random"}, []string{"--strategy", "bfs and dfs"}},
+		{[]string{"check", "chang-roberts", "--format", "xml"}, []string{"--format", "text and json"}},
+		{[]string{"check", "chang-roberts", "--workers", "0"}, []string{"--workers 0"}},
+		{[]string{"check", "chang-roberts", "--timeout", "soon"}, []string{"--timeout"}},
+		{[]string{"check", "chang-roberts", "--max-memory", "lots"}, []string{"--max-memory"}},
+		{[]string{"check", "chang-roberts", "--channels", "lossy"}, []string{"--channels lossy", "fifo and unordered"}},
+		{[]string{"check", "chang-roberts", "--property", "liveliness"}, []string{`unknown property "liveliness"`}},
+		{[]string{"check", "chang-roberts", "--no-such-flag", "1"}, []string{"no-such-flag"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := vacheck(tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit code %d, want %d\nstderr: %s", code, exitUsage, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("printed a result for bad input: %s", stdout)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("error %q does not mention %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"check", "chang-roberts", "--n", "4"}, exitOK, "result: OK"},
+		{[]string{"check", "chang-roberts-broken", "--n", "3", "--ids", "increasing"}, exitViolated, "VIOLATED uniqueness"},
+		{[]string{"check", "chang-roberts", "--n", "5", "--max-states", "1000"}, exitIncomplete, "INCOMPLETE, state limit reached (--max-states 1000)"},
+		{[]string{"check", "chang-roberts", "--n", "4", "--max-depth", "3"}, exitIncomplete, "depth limit reached (--max-depth 3)"},
+		{[]string{"check", "chang-roberts", "--n", "4", "--capacity", "1"}, exitViolated, "VIOLATED channel-bound"},
+		{[]string{"check", "--n", "3", "chang-roberts", "--strategy", "dfs"}, exitOK, "dfs with 1 worker"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := vacheck(tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d\nstderr: %s\nstdout: %s", code, tt.code, stderr, stdout)
+			}
+			if !strings.Contains(stdout, tt.want) {
+				t.Errorf("output does not contain %q:\n%s", tt.want, stdout)
+			}
+		})
+	}
+}
+
+// TestJSONContract checks the keys scripts rely on.
+func TestJSONContract(t *testing.T) {
+	code, stdout, _ := vacheck("check", "chang-roberts-broken", "--n", "3", "--ids", "increasing", "--format", "json", "--workers", "2")
+	if code != exitViolated {
+		t.Fatalf("exit code %d", code)
+	}
+	var got struct {
+		Spec        string         `json:"spec"`
+		Params      map[string]any `json:"params"`
+		Status      string         `json:"status"`
+		States      int64          `json:"states"`
+		Transitions int64          `json:"transitions"`
+		Depth       *int           `json:"depth"`
+		Elapsed     *float64       `json:"elapsed_seconds"`
+		Properties  []struct {
+			Name, Kind, Status string
+		} `json:"properties"`
+		Violations []struct {
+			Property string         `json:"property"`
+			Initial  map[string]any `json:"initial"`
+			Trace    []struct {
+				Action string         `json:"action"`
+				State  map[string]any `json:"state"`
+			} `json:"trace"`
+		} `json:"violations"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, stdout)
+	}
+	if got.Spec != "chang-roberts-broken" || got.Status != "violated" || got.States == 0 || got.Transitions == 0 || got.Depth == nil || got.Elapsed == nil {
+		t.Errorf("top-level keys: %+v", got)
+	}
+	if got.Params["n"] != float64(3) || got.Params["ids"] != "increasing" {
+		t.Errorf("params %v", got.Params)
+	}
+	statuses := map[string]string{}
+	for _, p := range got.Properties {
+		statuses[p.Name] = p.Status
+	}
+	if statuses["uniqueness"] != "violated" || statuses["deadlock-freedom"] != "unknown" {
+		t.Errorf("properties %v", statuses)
+	}
+	if len(got.Violations) != 1 || got.Violations[0].Property != "uniqueness" {
+		t.Fatalf("violations %+v", got.Violations)
+	}
+	v := got.Violations[0]
+	if v.Initial["p1.send"] == nil || len(v.Trace) != 16 || v.Trace[0].Action != "send(1)_{1,2}" {
+		t.Errorf("violation: initial %v, %d steps, first %q", v.Initial, len(v.Trace), v.Trace[0].Action)
+	}
+	if last := v.Trace[len(v.Trace)-1].State; last["p1.status"] != "chosen" || last["p3.status"] != "chosen" {
+		t.Errorf("last state %v: want p1 and p3 chosen", last)
+	}
+}
+
+// TestDeterministicOutput runs the same command twice and with another
+// worker count: the counts and the trace are the same.
+func TestDeterministicOutput(t *testing.T) {
+	strip := func(s string) string {
+		var keep []string
+		for _, line := range strings.Split(s, "\n") {
+			if !strings.Contains(line, "states/s") {
+				keep = append(keep, line)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	_, a, _ := vacheck("check", "chang-roberts-broken", "--n", "4", "--workers", "1")
+	_, b, _ := vacheck("check", "chang-roberts-broken", "--n", "4", "--workers", "1")
+	_, c, _ := vacheck("check", "chang-roberts-broken", "--n", "4", "--workers", "3")
+	if strip(a) != strip(b) {
+		t.Errorf("two runs differ:\n%s\n---\n%s", a, b)
+	}
+	if strings.ReplaceAll(strip(a), "1 worker", "3 workers") != strip(c) {
+		t.Errorf("1 and 3 workers differ:\n%s\n---\n%s", a, c)
+	}
+}
+
+func TestList(t *testing.T) {
+	code, stdout, _ := vacheck("list")
+	if code != exitOK || !strings.Contains(stdout, "chang-roberts-broken") || !strings.Contains(stdout, "--ids (default all)") {
+		t.Errorf("list: %d\n%s", code, stdout)
+	}
+}

@@ -1,0 +1,307 @@
+package specs
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// crRef is a plain reference model of the formal Chang-Roberts automaton
+// (ALGORITHMS.md 1.1), written without the automaton and explorer packages
+// so that it checks them: process i has ID ids[i], a send buffer and a
+// status; queue i holds the messages from i to i+1.
+type crRef struct {
+	ids    []int
+	send   [][]int
+	chosen []bool
+	queue  [][]int
+	broken bool
+}
+
+func newCRRef(ids []int, broken bool) *crRef {
+	n := len(ids)
+	r := &crRef{ids: ids, send: make([][]int, n), chosen: make([]bool, n), queue: make([][]int, n), broken: broken}
+	for i, id := range ids {
+		r.send[i] = []int{id}
+	}
+	return r
+}
+
+func (r *crRef) clone() *crRef {
+	c := &crRef{ids: r.ids, chosen: slices.Clone(r.chosen), broken: r.broken}
+	for i := range r.ids {
+		c.send = append(c.send, slices.Clone(r.send[i]))
+		c.queue = append(c.queue, slices.Clone(r.queue[i]))
+	}
+	return c
+}
+
+func (r *crRef) key() string {
+	b := make([]byte, 0, 64)
+	for i := range r.ids {
+		b = append(b, byte(r.ids[i]), byte(len(r.send[i])), byte(len(r.queue[i])))
+		if r.chosen[i] {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+		for _, v := range r.send[i] {
+			b = append(b, byte(v))
+		}
+		for _, v := range r.queue[i] {
+			b = append(b, byte(v))
+		}
+	}
+	return string(b)
+}
+
+// next returns the successors: every send(v)_{i,i+1} with a non-empty
+// buffer, then every receive at the head of a non-empty channel.
+func (r *crRef) next() []*crRef {
+	n := len(r.ids)
+	var out []*crRef
+	for i := 0; i < n; i++ {
+		if len(r.send[i]) > 0 {
+			c := r.clone()
+			v := c.send[i][0]
+			c.send[i] = c.send[i][1:]
+			c.queue[i] = append(c.queue[i], v)
+			out = append(out, c)
+		}
+	}
+	for i := 0; i < n; i++ {
+		if len(r.queue[i]) > 0 {
+			out = append(out, r.receive(i))
+		}
+	}
+	return out
+}
+
+// receive delivers the head of queue i to process i+1.
+func (r *crRef) receive(i int) *crRef {
+	n := len(r.ids)
+	c := r.clone()
+	v := c.queue[i][0]
+	c.queue[i] = c.queue[i][1:]
+	j := (i + 1) % n
+	switch {
+	case v > c.ids[j]:
+		c.send[j] = append(c.send[j], v)
+	case v == c.ids[j]:
+		c.chosen[j] = true
+	case c.broken:
+		c.send[j] = append(c.send[j], v)
+	}
+	return c
+}
+
+// crReference counts the distinct states and transitions reachable from
+// every arrangement in idsets.
+func crReference(idsets [][]int, broken bool) (states, transitions int) {
+	seen := map[string]bool{}
+	var frontier []*crRef
+	for _, ids := range idsets {
+		r := newCRRef(ids, broken)
+		if !seen[r.key()] {
+			seen[r.key()] = true
+			frontier = append(frontier, r)
+		}
+	}
+	for len(frontier) > 0 {
+		var next []*crRef
+		for _, r := range frontier {
+			succ := r.next()
+			transitions += len(succ)
+			for _, s := range succ {
+				if k := s.key(); !seen[k] {
+					seen[k] = true
+					next = append(next, s)
+				}
+			}
+		}
+		frontier = next
+	}
+	return len(seen), transitions
+}
+
+func crIDs(t testing.TB, n int, mode string) [][]int {
+	t.Helper()
+	p, err := NewParams(changRoberts(false), map[string]string{"n": fmt.Sprint(n), "ids": mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := parseIDs(p, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// TestChangRobertsCounts pins the exact state space of the formal model.
+//
+// N=3 with increasing IDs (1,2,3), by hand: the run consists of the events
+// a1 b1 (ID 1 sent by p1, discarded by p2), a2 b2 (ID 2 sent by p2,
+// discarded by p3) and a3 b3 c3 d3 e3 f3 (ID 3 sent by p3, received and
+// forwarded by p1, sent on, received and forwarded by p2, sent on, received
+// by p3 which is chosen). Each process's buffer and each channel is FIFO, so
+// c3 needs a1 (p1's buffer), b1 precedes d3 (channel 1→2), e3 needs a2 and
+// b2 precedes f3. A reachable state is a set of events closed under these
+// orders. With k events of ID 3 done: k ≤ 2 leaves ID 1 and ID 2 free (3×3
+// each, 27 states), k=3 needs a1 (2×3=6), k=4 needs b1 (3), k=5 needs a2
+// (2), k=6 needs b2 (1): 39 states. Counting, for each event, the states
+// where it is enabled gives 9+12 (a1, b1) + 12+13 (a2, b2) + 9+9+6+3+2+1
+// (ID 3) = 76 transitions.
+func TestChangRobertsCounts(t *testing.T) {
+	tests := []struct {
+		n                   int
+		ids                 string
+		states, transitions int64
+	}{
+		{3, "increasing", 39, 76},
+		{3, "decreasing", 55, 110},
+		{3, "2,3,1", 39, 76},
+		{3, "all", 282, 558},
+		{4, "increasing", 120, 310},
+		{4, "decreasing", 273, 728},
+		{4, "2,4,1,3", 163, 422},
+		{4, "all", 4308, 11272},
+		{5, "increasing", 363, 1174},
+		{5, "decreasing", 1428, 4760},
+		{5, "3,5,1,4,2", 541, 1722},
+		{5, "all", 80965, 263440},
+		{6, "increasing", 1092, 4252},
+		{6, "decreasing", 7752, 31008},
+		{6, "4,6,2,5,1,3", 1681, 6392},
+		{6, "all", 1809852, 7045788},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("n=%d/ids=%s", tt.n, tt.ids), func(t *testing.T) {
+			if testing.Short() && tt.states > 100000 {
+				t.Skip("large state space; run without -short")
+			}
+			refStates, refTrans := crReference(crIDs(t, tt.n, tt.ids), false)
+			if int64(refStates) != tt.states || int64(refTrans) != tt.transitions {
+				t.Errorf("reference enumeration: %d states, %d transitions; pinned %d, %d", refStates, refTrans, tt.states, tt.transitions)
+			}
+			m := build(t, "chang-roberts", map[string]string{"n": fmt.Sprint(tt.n), "ids": tt.ids})
+			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+				r, err := explorer.Check(m, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Status != explorer.OK {
+					t.Fatalf("%v/%d: status %v (%s)", cfg.Strategy, cfg.Workers, r.Status, r.Reason)
+				}
+				if r.States != tt.states || r.Transitions != tt.transitions {
+					t.Errorf("%v/%d: %d states, %d transitions; want %d, %d", cfg.Strategy, cfg.Workers, r.States, r.Transitions, tt.states, tt.transitions)
+				}
+				// Every arrangement ends in exactly one terminal state: the
+				// message count does not depend on the schedule.
+				if r.Terminal != int64(len(crIDs(t, tt.n, tt.ids))) {
+					t.Errorf("%v/%d: %d terminal states, want one per arrangement", cfg.Strategy, cfg.Workers, r.Terminal)
+				}
+			}
+		})
+	}
+}
+
+var labelRE = regexp.MustCompile(`^(send|receive)\((\d+)\)_\{(\d+),(\d+)\}$`)
+
+// TestChangRobertsBrokenShortestTrace checks the broken twin: uniqueness is
+// violated, the BFS counterexample is as short as the reference model's
+// shortest path to two chosen processes, and it replays step by step on the
+// reference model from its initial state to the violating state.
+func TestChangRobertsBrokenShortestTrace(t *testing.T) {
+	for _, tt := range []struct {
+		n   int
+		ids string
+	}{{3, "increasing"}, {3, "all"}, {4, "decreasing"}, {4, "all"}} {
+		t.Run(fmt.Sprintf("n=%d/ids=%s", tt.n, tt.ids), func(t *testing.T) {
+			m := build(t, "chang-roberts-broken", map[string]string{"n": fmt.Sprint(tt.n), "ids": tt.ids})
+			r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Uniqueness}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != explorer.Violated || r.Violations[0].Property != properties.Uniqueness {
+				t.Fatalf("status %v %+v, want uniqueness violated", r.Status, r.Violations)
+			}
+			tr := r.Violations[0].Trace
+			idsets := crIDs(t, tt.n, tt.ids)
+			if got := shortestTwoChosen(idsets); len(tr.Steps) != got {
+				t.Errorf("counterexample of %d steps; the shortest has %d", len(tr.Steps), got)
+			}
+			// Replay on the reference model.
+			cur := newCRRef(idsets[tr.Initial], true)
+			for k, st := range tr.Steps {
+				g := labelRE.FindStringSubmatch(st.Action)
+				if g == nil {
+					t.Fatalf("step %d: unexpected action %q", k+1, st.Action)
+				}
+				v, _ := strconv.Atoi(g[2])
+				i, _ := strconv.Atoi(g[3])
+				i-- // labels number processes from 1
+				if g[1] == "send" {
+					if len(cur.send[i]) == 0 || cur.send[i][0] != v {
+						t.Fatalf("step %d: %s is not enabled", k+1, st.Action)
+					}
+					cur = cur.clone()
+					cur.send[i] = cur.send[i][1:]
+					cur.queue[i] = append(cur.queue[i], v)
+				} else {
+					if len(cur.queue[i]) == 0 || cur.queue[i][0] != v {
+						t.Fatalf("step %d: %s is not enabled", k+1, st.Action)
+					}
+					cur = cur.receive(i)
+				}
+			}
+			chosen := 0
+			for _, c := range cur.chosen {
+				if c {
+					chosen++
+				}
+			}
+			if chosen < 2 {
+				t.Errorf("the replayed trace ends with %d chosen processes, want at least 2", chosen)
+			}
+		})
+	}
+}
+
+// shortestTwoChosen is the length of the shortest path of the broken
+// reference model to a state with two chosen processes.
+func shortestTwoChosen(idsets [][]int) int {
+	seen := map[string]bool{}
+	var frontier []*crRef
+	for _, ids := range idsets {
+		r := newCRRef(ids, true)
+		seen[r.key()] = true
+		frontier = append(frontier, r)
+	}
+	for depth := 0; len(frontier) > 0; depth++ {
+		var next []*crRef
+		for _, r := range frontier {
+			chosen := 0
+			for _, c := range r.chosen {
+				if c {
+					chosen++
+				}
+			}
+			if chosen >= 2 {
+				return depth
+			}
+			for _, s := range r.next() {
+				if k := s.key(); !seen[k] {
+					seen[k] = true
+					next = append(next, s)
+				}
+			}
+		}
+		frontier = next
+	}
+	return -1
+}
