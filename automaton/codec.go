@@ -42,8 +42,9 @@ type constField struct {
 
 // fieldInfo names a field of a process state for traces.
 type fieldInfo struct {
-	name  string
-	index int
+	name      string
+	index     int
+	omitEmpty bool // `vacheck:"name,omitempty"`: not shown while zero or empty
 }
 
 // compile builds the codec for t, which must be built from booleans,
@@ -74,7 +75,8 @@ func compile(t reflect.Type) (*codec, error) {
 			return nil, err
 		}
 		encs, decs, offs = append(encs, e), append(decs, d), append(offs, f.Offset)
-		c.fields = append(c.fields, fieldInfo{name: displayName(f), index: i})
+		_, opts, _ := strings.Cut(f.Tag.Get("vacheck"), ",")
+		c.fields = append(c.fields, fieldInfo{name: displayName(f), index: i, omitEmpty: opts == "omitempty"})
 	}
 	c.enc, c.dec = structCodec(encs, decs, offs)
 	return c, nil
@@ -85,9 +87,11 @@ func isConst(f reflect.StructField) bool {
 }
 
 // displayName is the name a trace shows for a field: its `vacheck:"name"`
-// tag, or the field name with a lower-case first letter.
+// tag, or the field name with a lower-case first letter. A tag
+// `vacheck:",omitempty"` keeps the field name and hides the field in traces
+// while it is zero or empty.
 func displayName(f reflect.StructField) string {
-	if tag := f.Tag.Get("vacheck"); tag != "" && tag != "-" {
+	if tag, _, _ := strings.Cut(f.Tag.Get("vacheck"), ","); tag != "" && tag != "-" {
 		return tag
 	}
 	return strings.ToLower(f.Name[:1]) + f.Name[1:]
@@ -224,7 +228,8 @@ func sliceCodec(t reflect.Type, where string) (encFunc, decFunc, error) {
 			return b
 		}, func(p unsafe.Pointer, b []byte, a *arena) ([]byte, error) {
 			n, k := binary.Uvarint(b)
-			if k <= 0 || n > uint64(len(b)) {
+			// Every element takes at least one byte, except zero-size ones.
+			if k <= 0 || (size > 0 && n > uint64(len(b))) || n > 1<<31 {
 				return nil, errShort
 			}
 			b = b[k:]
@@ -338,6 +343,9 @@ type arena struct {
 
 func (a *arena) alloc(size uintptr) unsafe.Pointer {
 	words := int((size + 7) / 8)
+	if words == 0 {
+		words = 1 // a distinct, valid address even for zero-size elements
+	}
 	if a.off+words > len(a.buf) {
 		n := 8192
 		for n < 2*words {

@@ -31,6 +31,9 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 			continue
 		}
 		for _, f := range sys.pc.fields {
+			if f.omitEmpty && (rv.Field(f.index).IsZero() || (rv.Field(f.index).Kind() == reflect.Slice && rv.Field(f.index).Len() == 0)) {
+				continue
+			}
 			vars = append(vars, explorer.Var{Name: fmt.Sprintf("p%d.%s", i+1, f.name), Value: display(rv.Field(f.index))})
 		}
 	}

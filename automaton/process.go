@@ -85,6 +85,10 @@ type Step struct {
 // process to.
 func Out(name string, to int) Step { return Step{Name: name, Kind: Output, To: to, HasTo: true} }
 
+// Broadcast returns the output step name whose effect sends messages to
+// several processes; it is shown as name_{i}.
+func Broadcast(name string) Step { return Step{Name: name, Kind: Output} }
+
 // Do returns the internal step name.
 func Do(name string) Step { return Step{Name: name, Kind: Internal} }
 

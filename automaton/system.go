@@ -162,6 +162,9 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 			return nil, fmt.Errorf("%w: initial state %d has %d processes, the first has %d", ErrConfig, k, len(init), n)
 		}
 	}
+	if cfg.Crashes < 0 || (cfg.Crashes > 0 && n > 64) {
+		return nil, fmt.Errorf("%w: crashes are modelled for at most 64 processes, and the budget must not be negative", ErrConfig)
+	}
 	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity}
 	if sys.disc == 0 {
 		sys.disc = channel.FIFO

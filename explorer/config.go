@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/vacheck/vacheck/properties"
@@ -78,6 +79,11 @@ type Config struct {
 	// Continue keeps searching after a violation until every checked
 	// property has a counterexample or the search completes.
 	Continue bool
+	// Fairness is the assumption for liveness properties; Weak when zero.
+	Fairness Fairness
+	// Metrics names measures to compute exhaustively over complete
+	// executions: "messages" (sent, self-messages excluded) or "steps".
+	Metrics []string
 	// Progress, when set, is called about every ProgressEvery (one second
 	// when zero) from another goroutine.
 	Progress      func(Progress)
@@ -127,7 +133,19 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 			found = found || p.Name == name
 		}
 		if !found {
-			return c, fmt.Errorf("%w: unknown property %q", ErrConfig, name)
+			var names []string
+			for _, p := range props {
+				names = append(names, p.Name)
+			}
+			return c, fmt.Errorf("%w: --property %q: unknown property; this spec has %s, %s", ErrConfig, name, strings.Join(names, ", "), properties.DeadlockFreedom)
+		}
+	}
+	if c.Fairness == 0 {
+		c.Fairness = Weak
+	}
+	for _, m := range c.Metrics {
+		if m != "messages" && m != "steps" {
+			return c, fmt.Errorf("%w: --metric %q: allowed metrics are messages and steps", ErrConfig, m)
 		}
 	}
 	if c.ProgressEvery <= 0 {

@@ -76,3 +76,32 @@ type Bounder interface {
 type Explainer interface {
 	Explain(s []byte) ([]string, error)
 }
+
+// LiveModel is an optional interface of a Model that offers liveness
+// properties. They are checked on the explicit state graph under the
+// fairness the Config asks for.
+type LiveModel interface {
+	// Liveness describes the liveness properties, in the order of the k
+	// that LiveWorker.Live takes.
+	Liveness() []LiveProperty
+	// Tasks names the fairness tasks, indexed by Transition.Task.
+	Tasks() []string
+}
+
+// LiveProperty describes one liveness property of a LiveModel.
+type LiveProperty struct {
+	properties.Info
+	// Instances is how many times the property is checked: 1, or N for a
+	// property per process (starvation-freedom).
+	Instances int
+	// LeadsTo is set for "When leads-to Goal"; otherwise the property is
+	// "eventually Goal" from the initial states. For Kind Terminates, Goal
+	// is the goal of a finished run and is asked only of terminal states.
+	LeadsTo bool
+}
+
+// LiveWorker is the Worker of a LiveModel: it evaluates the predicates of
+// instance i of liveness property k in state s.
+type LiveWorker interface {
+	Live(s []byte, k, i int) (when, goal bool, err error)
+}

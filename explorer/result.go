@@ -83,6 +83,11 @@ type Trace struct {
 	Initial      int   // index of the initial state
 	InitialState []Var // nil when the model is not a Describer
 	Steps        []Step
+	// Cycle, for a lasso, is the cycle a fair execution repeats forever
+	// after Steps; it returns to the state where it starts.
+	Cycle []Step
+	// CycleTasks names the fairness tasks the cycle takes.
+	CycleTasks []string
 	// Explanation says in words what the last state means, when the model
 	// is an Explainer.
 	Explanation []string
@@ -92,7 +97,10 @@ type Trace struct {
 type Violation struct {
 	Property string
 	Kind     properties.Kind
-	Trace    Trace
+	// Process is the process (0-based) a per-process property failed for,
+	// or -1.
+	Process int
+	Trace   Trace
 }
 
 // Result is the outcome of a search with its figures.
@@ -115,6 +123,13 @@ type Result struct {
 	// error, when Status is Failed.
 	Failure *Trace
 	Err     error
+	// Fairness is the assumption liveness was checked under.
+	Fairness Fairness
+	// Graph describes the explicit state graph built for liveness and
+	// metrics, if one was.
+	Graph *GraphStats
+	// Metrics are the exhaustive figures asked for.
+	Metrics []Metric
 }
 
 // StatesPerSecond returns the distinct states stored per second.

@@ -60,6 +60,24 @@ type search struct {
 	failure    *found
 	failErr    error
 	incomplete string
+
+	liveVerdict    []Verdict
+	liveViolations []Violation
+	graph          *GraphStats
+	metrics        []Metric
+}
+
+// selected reports whether the property name is to be checked.
+func (s *search) selected(name string) bool {
+	if s.cfg.Properties == nil {
+		return true
+	}
+	for _, p := range s.cfg.Properties {
+		if p == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Check searches the state space of m as cfg says and checks the selected
@@ -68,22 +86,20 @@ type search struct {
 // failed. The error is non-nil only for a bad Config.
 func Check(m Model, cfg Config) (*Result, error) {
 	props := m.Properties()
-	cfg, err := cfg.validate(props)
+	var live []LiveProperty
+	if lm, ok := m.(LiveModel); ok {
+		live = lm.Liveness()
+	}
+	known := append([]properties.Info(nil), props...)
+	for _, p := range live {
+		known = append(known, p.Info)
+	}
+	cfg, err := cfg.validate(known)
 	if err != nil {
 		return nil, err
 	}
 	s := &search{m: m, cfg: cfg, props: props, deadlock: len(props), start: time.Now()}
-	selected := func(name string) bool {
-		if cfg.Properties == nil {
-			return true
-		}
-		for _, p := range cfg.Properties {
-			if p == name {
-				return true
-			}
-		}
-		return false
-	}
+	selected := s.selected
 	for k, p := range props {
 		if selected(p.Name) || p.Kind == properties.Assertion {
 			s.want |= 1 << uint(k)
@@ -114,10 +130,13 @@ func Check(m Model, cfg Config) (*Result, error) {
 	} else {
 		s.bfs()
 	}
+	if s.failure == nil && s.incomplete == "" && !s.stopped() && (len(s.violations) == 0 || cfg.Continue) {
+		s.runLiveness(live)
+	}
 	close(done)
 	wg.Wait()
 	s.sampleMemory()
-	return s.result(selected), nil
+	return s.result(selected, live), nil
 }
 
 // shard returns the visited-set shard of fingerprint h.
@@ -378,9 +397,10 @@ func inBound(w Worker, st []byte) (bool, error) {
 	return b.InBound(st)
 }
 
-func (s *search) result(selected func(string) bool) *Result {
+func (s *search) result(selected func(string) bool, live []LiveProperty) *Result {
 	r := &Result{
-		Strategy: s.cfg.Strategy, Workers: s.cfg.Workers,
+		Strategy: s.cfg.Strategy, Workers: s.cfg.Workers, Fairness: s.cfg.Fairness,
+		Graph: s.graph, Metrics: s.metrics,
 		States: s.states.Load(), Transitions: s.transitions.Load(),
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
@@ -413,15 +433,28 @@ func (s *search) result(selected func(string) bool) *Result {
 		if err != nil && r.Err == nil {
 			r.Err = err
 		}
-		r.Violations = append(r.Violations, Violation{Property: all[f.prop].Name, Kind: all[f.prop].Kind, Trace: t})
+		r.Violations = append(r.Violations, Violation{Property: all[f.prop].Name, Kind: all[f.prop].Kind, Process: -1, Trace: t})
 	}
+	for k, p := range live {
+		pr := PropertyResult{Info: p.Info, Verdict: Unknown}
+		switch {
+		case !selected(p.Name):
+			pr.Verdict = Skipped
+		case s.liveVerdict != nil && s.failure == nil:
+			pr.Verdict = s.liveVerdict[k]
+		}
+		r.Properties = append(r.Properties, pr)
+	}
+	r.Violations = append(r.Violations, s.liveViolations...)
 	switch {
 	case s.failure != nil:
 		r.Status, r.Reason, r.Err = Failed, s.failErr.Error(), s.failErr
-		if t, err := s.trace(s.failure.fp); err == nil {
-			r.Failure = &t
+		if s.failure.fp != 0 {
+			if t, err := s.trace(s.failure.fp); err == nil {
+				r.Failure = &t
+			}
 		}
-	case len(s.violations) > 0:
+	case len(r.Violations) > 0:
 		r.Status = Violated
 		r.Reason = s.incomplete
 	case !complete:

@@ -61,9 +61,27 @@ type jsonStep struct {
 type jsonViolation struct {
 	Property    string     `json:"property"`
 	Kind        string     `json:"kind"`
+	Process     int        `json:"process,omitempty"` // 1-based, for a per-process property
 	Initial     vars       `json:"initial"`
 	Trace       []jsonStep `json:"trace"`
+	Cycle       []jsonStep `json:"cycle,omitempty"`
+	CycleTasks  []string   `json:"cycle_tasks,omitempty"`
 	Explanation []string   `json:"explanation,omitempty"`
+}
+
+type jsonMetric struct {
+	Min        *int64         `json:"min"`
+	Max        *int64         `json:"max"`
+	Unbounded  bool           `json:"unbounded"`
+	MinWitness *jsonViolation `json:"min_witness,omitempty"`
+	MaxWitness *jsonViolation `json:"max_witness,omitempty"`
+}
+
+type jsonGraph struct {
+	States  int64   `json:"states"`
+	Edges   int64   `json:"edges"`
+	Bytes   uint64  `json:"bytes"`
+	Elapsed float64 `json:"elapsed_seconds"`
 }
 
 type jsonStats struct {
@@ -77,25 +95,31 @@ type jsonStats struct {
 }
 
 type jsonRun struct {
-	Spec        string          `json:"spec"`
-	Bug         string          `json:"bug,omitempty"`
-	Params      map[string]any  `json:"params"`
-	Status      string          `json:"status"`
-	Reason      string          `json:"reason,omitempty"`
-	States      int64           `json:"states"`
-	Transitions int64           `json:"transitions"`
-	Depth       int             `json:"depth"`
-	Elapsed     float64         `json:"elapsed_seconds"`
-	Properties  []jsonProperty  `json:"properties"`
-	Violations  []jsonViolation `json:"violations"`
-	Error       *jsonViolation  `json:"error_trace,omitempty"`
-	Stats       jsonStats       `json:"stats"`
+	Spec        string                `json:"spec"`
+	Bug         string                `json:"bug,omitempty"`
+	Params      map[string]any        `json:"params"`
+	Status      string                `json:"status"`
+	Reason      string                `json:"reason,omitempty"`
+	States      int64                 `json:"states"`
+	Transitions int64                 `json:"transitions"`
+	Depth       int                   `json:"depth"`
+	Elapsed     float64               `json:"elapsed_seconds"`
+	Properties  []jsonProperty        `json:"properties"`
+	Violations  []jsonViolation       `json:"violations"`
+	Error       *jsonViolation        `json:"error_trace,omitempty"`
+	Metrics     map[string]jsonMetric `json:"metrics,omitempty"`
+	Fairness    string                `json:"fairness"`
+	Graph       *jsonGraph            `json:"liveness_graph,omitempty"`
+	Stats       jsonStats             `json:"stats"`
 }
 
 func traceJSON(prop, kind string, t explorer.Trace) jsonViolation {
-	v := jsonViolation{Property: prop, Kind: kind, Initial: vars(t.InitialState), Trace: []jsonStep{}, Explanation: t.Explanation}
+	v := jsonViolation{Property: prop, Kind: kind, Initial: vars(t.InitialState), Trace: []jsonStep{}, Explanation: t.Explanation, CycleTasks: t.CycleTasks}
 	for _, s := range t.Steps {
 		v.Trace = append(v.Trace, jsonStep{Action: s.Action, State: vars(s.State)})
+	}
+	for _, s := range t.Cycle {
+		v.Cycle = append(v.Cycle, jsonStep{Action: s.Action, State: vars(s.State)})
 	}
 	return v
 }
@@ -125,7 +149,34 @@ func JSON(w io.Writer, run Run) error {
 		out.Properties = append(out.Properties, jsonProperty{Name: p.Name, Kind: p.Kind.String(), Status: p.Verdict.String()})
 	}
 	for _, v := range r.Violations {
-		out.Violations = append(out.Violations, traceJSON(v.Property, v.Kind.String(), v.Trace))
+		jv := traceJSON(v.Property, v.Kind.String(), v.Trace)
+		jv.Process = v.Process + 1
+		out.Violations = append(out.Violations, jv)
+	}
+	out.Fairness = r.Fairness.String()
+	if r.Graph != nil {
+		out.Graph = &jsonGraph{States: r.Graph.States, Edges: r.Graph.Edges, Bytes: r.Graph.Bytes, Elapsed: r.Graph.Elapsed.Seconds()}
+	}
+	for _, m := range r.Metrics {
+		if out.Metrics == nil {
+			out.Metrics = map[string]jsonMetric{}
+		}
+		jm := jsonMetric{Unbounded: m.Unbounded}
+		if m.Executions {
+			jm.Min = &m.Min
+			if !m.Unbounded {
+				jm.Max = &m.Max
+			}
+		}
+		if m.MinWitness != nil {
+			w := traceJSON("", "", *m.MinWitness)
+			jm.MinWitness = &w
+		}
+		if m.MaxWitness != nil {
+			w := traceJSON("", "", *m.MaxWitness)
+			jm.MaxWitness = &w
+		}
+		out.Metrics[m.Name] = jm
 	}
 	if r.Failure != nil {
 		e := traceJSON("", "error", *r.Failure)
@@ -174,15 +225,31 @@ func Text(w io.Writer, run Run) error {
 				doc = ": " + p.Doc
 			}
 		}
-		if v.Property == "deadlock-freedom" {
+		who := ""
+		if v.Process >= 0 {
+			who = fmt.Sprintf(" (for process %d)", v.Process+1)
+		}
+		switch {
+		case v.Property == "deadlock-freedom":
 			fmt.Fprintf(&b, "DEADLOCK: a terminal state that is not a valid end state, after %d steps\n", len(v.Trace.Steps))
-		} else {
+		case len(v.Trace.Cycle) > 0:
+			fmt.Fprintf(&b, "VIOLATED %s%s%s\nA fair execution (%s fairness) that repeats a cycle forever without reaching the goal:\n", v.Property, who, doc, r.Fairness)
+		case v.Kind.String() == "liveness" || v.Kind.String() == "termination":
+			fmt.Fprintf(&b, "VIOLATED %s%s%s\nA fair execution that stops in a terminal state where the goal does not hold:\n", v.Property, who, doc)
+		default:
 			fmt.Fprintf(&b, "VIOLATED %s%s\n", v.Property, doc)
 		}
 		if v.Kind.String() == "assertion" {
 			b.WriteString("This is a modelling error, not a bug of the algorithm: the model broke an assumption it was built on.\n")
 		}
 		writeTrace(&b, v.Trace, r.Strategy)
+	}
+	for _, m := range r.Metrics {
+		writeMetric(&b, m)
+	}
+	if r.Graph != nil {
+		fmt.Fprintf(&b, "\nliveness: %s fairness, state graph of %s states and %s edges, %s, built in %s\n",
+			r.Fairness, group(r.Graph.States), group(r.Graph.Edges), formatBytes(r.Graph.Bytes), formatSeconds(r.Graph.Elapsed.Seconds()))
 	}
 	if r.Failure != nil {
 		fmt.Fprintf(&b, "\nMODEL ERROR: %s\nThe state whose expansion failed is reached by:\n", r.Reason)
@@ -208,7 +275,10 @@ func Text(w io.Writer, run Run) error {
 
 func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 	kind := "shortest"
-	if st == explorer.DFS {
+	switch {
+	case len(t.Cycle) > 0:
+		kind = "lasso: a prefix, then a cycle"
+	case st == explorer.DFS:
 		kind = "depth-first, not necessarily shortest"
 	}
 	fmt.Fprintf(b, "Counterexample (%s, %d steps) from initial state #%d:\n", kind, len(t.Steps), t.Initial+1)
@@ -226,11 +296,86 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 		}
 		prev = s.State
 	}
+	if len(t.Cycle) > 0 {
+		fmt.Fprintf(b, "  Cycle (%d steps, back to the state after step %d), repeated forever", len(t.Cycle), len(t.Steps))
+		if len(t.CycleTasks) > 0 {
+			fmt.Fprintf(b, "; it takes the tasks %s", strings.Join(t.CycleTasks, ", "))
+		}
+		b.WriteString(":\n")
+		for i, s := range t.Cycle {
+			fmt.Fprintf(b, "  %2d. %s\n", len(t.Steps)+i+1, s.Action)
+			for _, c := range changes(prev, s.State) {
+				fmt.Fprintf(b, "        %s\n", c)
+			}
+			prev = s.State
+		}
+	}
 	if len(t.Explanation) > 0 {
 		b.WriteString("  What the last state means:\n")
 		for _, line := range t.Explanation {
 			fmt.Fprintf(b, "    %s\n", line)
 		}
+	}
+}
+
+// writeMetric prints a metric with its witnesses: the initial state and the
+// actions.
+func writeMetric(b *strings.Builder, m explorer.Metric) {
+	fmt.Fprintf(b, "\n%s over all complete executions: ", m.Name)
+	if !m.Executions {
+		b.WriteString("no execution is complete (no terminal state is reachable)")
+	} else {
+		fmt.Fprintf(b, "min %d", m.Min)
+	}
+	if m.Unbounded {
+		b.WriteString(", max unbounded: a reachable cycle adds to it\n")
+	} else if m.Executions {
+		fmt.Fprintf(b, ", max %d\n", m.Max)
+	} else {
+		b.WriteString("\n")
+	}
+	witness := func(label string, t *explorer.Trace) {
+		if t == nil {
+			return
+		}
+		fmt.Fprintf(b, "  %s witness: %d steps from initial state #%d\n", label, len(t.Steps), t.Initial+1)
+		for _, line := range wrapVars(t.InitialState) {
+			fmt.Fprintf(b, "        %s\n", line)
+		}
+		var acts []string
+		for _, s := range t.Steps {
+			acts = append(acts, s.Action)
+		}
+		writeWrapped(b, "      ", acts)
+		if len(t.Cycle) > 0 {
+			acts = acts[:0]
+			for _, s := range t.Cycle {
+				acts = append(acts, s.Action)
+			}
+			b.WriteString("    then repeated forever:\n")
+			writeWrapped(b, "      ", acts)
+		}
+	}
+	witness("min", m.MinWitness)
+	witness("max", m.MaxWitness)
+}
+
+// writeWrapped writes words separated by spaces in lines of about 100
+// characters.
+func writeWrapped(b *strings.Builder, indent string, words []string) {
+	line := indent
+	for _, w := range words {
+		if len(line) > len(indent) && len(line)+len(w) > 100 {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += w
+	}
+	if len(line) > len(indent) {
+		b.WriteString(line + "\n")
 	}
 }
 

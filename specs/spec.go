@@ -33,6 +33,10 @@ type Spec struct {
 	// Claims are the properties the spec claims; they are checked by
 	// default.
 	Claims []string
+	// Offers are further properties that can be asked for with --property
+	// (some are expected to fail, such as termination of plain
+	// Chang-Roberts).
+	Offers []string
 	// Build makes the model for the given parameters.
 	Build func(p *Params) (explorer.Model, error)
 }
@@ -42,7 +46,12 @@ func Catalog() []Spec {
 	all := []Spec{
 		changRoberts(false),
 		changRoberts(true),
+		changRobertsAnnounce(false),
+		changRobertsAnnounce(true),
+		perpetuumMobile(false),
+		perpetuumMobile(true),
 	}
+	all = append(all, maekawaSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)
@@ -148,6 +157,15 @@ func (p *Params) Set(flag string, v any) { p.canon[flag] = v }
 
 // Canonical returns the parameter values the model was built with.
 func (p *Params) Canonical() map[string]any { return p.canon }
+
+// Usage marks err (from a package that parses a flag value, such as quorum
+// or topology, and already names the flag) as bad usage.
+func Usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrUsage, err)
+}
 
 // Usagef returns an ErrUsage error naming the flag and its value.
 func Usagef(flag, value, format string, args ...any) error {

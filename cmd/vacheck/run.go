@@ -47,6 +47,8 @@ func engineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory)"},
 		&cli.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
 		&cli.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
+		&cli.StringFlag{Name: "fairness", Value: "weak", Usage: "fairness for liveness: weak, strong or none"},
+		&cli.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions: messages or steps (repeatable)"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
 		&cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"},
 	}
@@ -163,6 +165,9 @@ func list(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%-30s parameters: %s\n", "", strings.Join(ps, ", "))
 		fmt.Fprintf(w, "%-30s claims: %s\n", "", strings.Join(s.Claims, ", "))
+		if len(s.Offers) > 0 {
+			fmt.Fprintf(w, "%-30s also offers: %s\n", "", strings.Join(s.Offers, ", "))
+		}
 	}
 	return nil
 }
@@ -259,6 +264,10 @@ func engineConfig(c *cli.Context, spec specs.Spec) (explorer.Config, string, err
 		cfg.MaxMemory = m
 	}
 	cfg.Continue = c.Bool("continue")
+	if cfg.Fairness, err = explorer.ParseFairness(c.String("fairness")); err != nil {
+		return cfg, "", usageError{err}
+	}
+	cfg.Metrics = c.StringSlice("metric")
 	cfg.Properties = spec.Claims
 	if ps := c.StringSlice("property"); len(ps) > 0 {
 		cfg.Properties = ps

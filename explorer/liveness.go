@@ -1,0 +1,681 @@
+package explorer
+
+import (
+	"container/heap"
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vacheck/vacheck/properties"
+)
+
+// Fairness is the fairness assumption under which liveness is checked.
+// The zero value is invalid.
+type Fairness uint8
+
+const (
+	// Weak fairness (the default, as in I/O automata): a task that is
+	// enabled from some point on is taken infinitely often.
+	Weak Fairness = 1 + iota
+	// Strong fairness: a task enabled infinitely often is taken infinitely
+	// often.
+	Strong
+	// NoFairness: every cycle counts, even one that ignores an enabled task
+	// forever.
+	NoFairness
+)
+
+func (f Fairness) String() string {
+	switch f {
+	case Weak:
+		return "weak"
+	case Strong:
+		return "strong"
+	case NoFairness:
+		return "none"
+	}
+	return fmt.Sprintf("Fairness(%d)", uint8(f))
+}
+
+// ParseFairness reads the --fairness flag value.
+func ParseFairness(s string) (Fairness, error) {
+	switch s {
+	case "weak":
+		return Weak, nil
+	case "strong":
+		return Strong, nil
+	case "none":
+		return NoFairness, nil
+	}
+	return 0, fmt.Errorf("--fairness %q: allowed values are weak, strong and none", s)
+}
+
+// GraphStats describes the explicit state graph built for liveness and
+// metrics.
+type GraphStats struct {
+	States, Edges int64
+	Bytes         uint64 // memory of the graph's arrays
+	Elapsed       time.Duration
+}
+
+// Metric is the minimum and maximum of a measure (messages, steps) over all
+// complete executions: paths from an initial state to a terminal state.
+type Metric struct {
+	Name       string
+	Min, Max   int64
+	Unbounded  bool // a reachable cycle adds to the measure: Max is a lower bound
+	Executions bool // false when no execution is complete (no terminal state)
+	MinWitness *Trace
+	MaxWitness *Trace // with a Cycle when Unbounded
+}
+
+// bitset is a set of tasks.
+type bitset []uint64
+
+func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)      { b[i/64] |= 1 << uint(i%64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<uint(i%64)) != 0 }
+func (b bitset) fill(n int) {
+	for i := 0; i < n; i++ {
+		b.set(i)
+	}
+}
+func (b bitset) and(o bitset) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+func (b bitset) or(o bitset) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+func (b bitset) andNot(o bitset) bool {
+	any := false
+	for i := range b {
+		b[i] &^= o[i]
+		any = any || b[i] != 0
+	}
+	return any
+}
+func (b bitset) count() int {
+	c := 0
+	for _, w := range b {
+		c += bits.OnesCount64(w)
+	}
+	return c
+}
+
+// enabled returns the tasks enabled in state i (faults excluded).
+func (g *stateGraph) enabled(i int) bitset {
+	b := newBitset(g.ntasks)
+	lo, hi := g.edges(i)
+	for e := lo; e < hi; e++ {
+		if g.task[e] >= 0 {
+			b.set(int(g.task[e]))
+		}
+	}
+	return b
+}
+
+// component describes a set of states for the fairness test.
+type component struct {
+	nodes  []int
+	member func(int) bool
+}
+
+// tasksOf returns the tasks enabled in every state of c, in some state of
+// c, and taken by an edge inside c; and whether c has a cycle.
+func (g *stateGraph) tasksOf(c component) (all, some, taken bitset, cyclic bool) {
+	all, some, taken = newBitset(g.ntasks), newBitset(g.ntasks), newBitset(g.ntasks)
+	all.fill(g.ntasks)
+	for _, u := range c.nodes {
+		en := g.enabled(u)
+		all.and(en)
+		some.or(en)
+		lo, hi := g.edges(u)
+		for e := lo; e < hi; e++ {
+			if v := int(g.to[e]); c.member(v) {
+				cyclic = cyclic || len(c.nodes) > 1 || v == u
+				if g.task[e] >= 0 {
+					taken.set(int(g.task[e]))
+				}
+			}
+		}
+	}
+	return all, some, taken, cyclic
+}
+
+// fairCycle returns the states of a fair cycle inside c (a strongly
+// connected set), or nil: c itself under weak fairness or none, a
+// strongly connected part of it under strong fairness (the Streett
+// decomposition: drop the states where a task is enabled that c never
+// takes, and look again inside what is left).
+func (g *stateGraph) fairCycle(c component, f Fairness) []int {
+	all, some, taken, cyclic := g.tasksOf(c)
+	if !cyclic {
+		return nil
+	}
+	switch f {
+	case NoFairness:
+		return c.nodes
+	case Weak:
+		if all.andNot(taken) {
+			return nil
+		}
+		return c.nodes
+	}
+	bad := some
+	if !bad.andNot(taken) {
+		return c.nodes
+	}
+	keep := map[int]bool{}
+	for _, u := range c.nodes {
+		en := g.enabled(u)
+		if !en.andNot(complement(bad, g.ntasks)) {
+			keep[u] = true
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	comp, count := g.scc(func(i int) bool { return keep[i] })
+	groups := make([][]int, count)
+	for _, u := range c.nodes {
+		if keep[u] {
+			groups[comp[u]] = append(groups[comp[u]], u)
+		}
+	}
+	for k, nodes := range groups {
+		k := int32(k)
+		sub := component{nodes: nodes, member: func(i int) bool { return keep[i] && comp[i] == k }}
+		if f := g.fairCycle(sub, Strong); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// complement returns the tasks not in b.
+func complement(b bitset, n int) bitset {
+	c := newBitset(n)
+	c.fill(n)
+	c.andNot(b)
+	return c
+}
+
+// liveResult is the outcome of one liveness property instance.
+type liveResult struct {
+	violated bool
+	init     int
+	prefix   []uint32 // actions from the initial state
+	cycle    []uint32 // actions of the cycle (nil for a finite counterexample)
+	tasks    []int    // tasks the cycle takes
+}
+
+// checkLive checks instance inst of liveness property k on g.
+func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairness) liveResult {
+	goalBit, whenBit := g.predBit(k, inst, true, base), g.predBit(k, inst, false, base)
+	goal := func(i int) bool { return g.pred(i, goalBit) }
+	if p.Kind == properties.Terminates {
+		goal = func(i int) bool { return g.terminal(i) && g.pred(i, goalBit) }
+	}
+	in := func(i int) bool { return !g.cut[i] && !goal(i) }
+	comp, count := g.scc(in)
+	groups := make([][]int, count)
+	for i := 0; i < g.n; i++ {
+		if comp[i] >= 0 {
+			groups[comp[i]] = append(groups[comp[i]], i)
+		}
+	}
+	// bad[c]: from component c a fair execution can avoid the goal forever.
+	// Components are numbered sinks first, so successors are decided.
+	bad := make([]bool, count)
+	fair := make([][]int, count)
+	for c := 0; c < count; c++ {
+		c32 := int32(c)
+		for _, u := range groups[c] {
+			if g.terminal(u) {
+				bad[c] = true
+			}
+			lo, hi := g.edges(u)
+			for e := lo; e < hi && !bad[c]; e++ {
+				if d := comp[g.to[e]]; d >= 0 && d != c32 && bad[d] {
+					bad[c] = true
+				}
+			}
+		}
+		if fc := g.fairCycle(component{nodes: groups[c], member: func(i int) bool { return comp[i] == c32 }}, f); fc != nil {
+			bad[c], fair[c] = true, fc
+		}
+	}
+	start := -1
+	for i := 0; i < g.n && start < 0; i++ {
+		from := g.init[i]
+		if p.LeadsTo {
+			from = g.pred(i, whenBit)
+		}
+		if from && in(i) && bad[comp[i]] {
+			start = i
+		}
+	}
+	if start < 0 {
+		return liveResult{}
+	}
+	inFair := map[int]bool{}
+	for _, nodes := range fair {
+		for _, u := range nodes {
+			inFair[u] = true
+		}
+	}
+	target := func(i int) bool { return (g.terminal(i) && in(i)) || inFair[i] }
+	edges, _ := g.path(start, in, target)
+	init, prefix := g.prefix(start)
+	for _, e := range edges {
+		prefix = append(prefix, g.action(e))
+	}
+	end := start
+	if len(edges) > 0 {
+		end = int(g.to[edges[len(edges)-1]])
+	}
+	res := liveResult{violated: true, init: init, prefix: prefix}
+	if g.terminal(end) && !inFair[end] {
+		return res
+	}
+	var set []int
+	for _, nodes := range fair {
+		for _, u := range nodes {
+			if u == end {
+				set = nodes
+			}
+		}
+	}
+	res.cycle, res.tasks = g.cycle(end, set, f)
+	return res
+}
+
+// cycle builds a cycle from entry through the fair set nodes that is fair:
+// it takes an edge of every task taken inside the set and, under weak
+// fairness, passes a state where each task it never takes is disabled.
+func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int) {
+	member := map[int]bool{}
+	for _, u := range nodes {
+		member[u] = true
+	}
+	in := func(i int) bool { return member[i] }
+	_, some, taken, _ := g.tasksOf(component{nodes: nodes, member: in})
+	var edges []int
+	cur := entry
+	done := newBitset(g.ntasks)     // tasks the cycle has taken so far
+	disabled := newBitset(g.ntasks) // tasks disabled in a state it has visited
+	visit := func(u int) {
+		en := g.enabled(u)
+		for t := 0; t < g.ntasks; t++ {
+			if !en.has(t) {
+				disabled.set(t)
+			}
+		}
+	}
+	visit(cur)
+	walk := func(target func(int) bool) {
+		p, _ := g.path(cur, in, target)
+		for _, e := range p {
+			if g.task[e] >= 0 {
+				done.set(int(g.task[e]))
+			}
+			visit(int(g.to[e]))
+		}
+		edges = append(edges, p...)
+		if len(p) > 0 {
+			cur = int(g.to[p[len(p)-1]])
+		}
+	}
+	if f != NoFairness {
+		for t := 0; t < g.ntasks; t++ {
+			if done.has(t) || (!taken.has(t) && disabled.has(t)) {
+				continue
+			}
+			if taken.has(t) {
+				// Reach a state with an edge of task t inside the set, and
+				// take it.
+				walk(func(i int) bool {
+					lo, hi := g.edges(i)
+					for e := lo; e < hi; e++ {
+						if int(g.task[e]) == t && member[int(g.to[e])] {
+							return true
+						}
+					}
+					return false
+				})
+				lo, hi := g.edges(cur)
+				for e := lo; e < hi; e++ {
+					if int(g.task[e]) == t && member[int(g.to[e])] {
+						edges = append(edges, e)
+						cur = int(g.to[e])
+						done.set(t)
+						visit(cur)
+						break
+					}
+				}
+			} else if some.has(t) && f == Weak {
+				walk(func(i int) bool { return !g.enabled(i).has(t) })
+			}
+		}
+	}
+	if len(edges) == 0 {
+		// Leave the entry inside the set first, so the cycle is not empty.
+		lo, hi := g.edges(cur)
+		for e := lo; e < hi; e++ {
+			if member[int(g.to[e])] {
+				edges = append(edges, e)
+				cur = int(g.to[e])
+				break
+			}
+		}
+	}
+	walk(func(i int) bool { return i == entry })
+	acts := make([]uint32, len(edges))
+	seen := map[int]bool{}
+	var tasks []int
+	for k, e := range edges {
+		acts[k] = g.action(e)
+		if t := int(g.task[e]); t >= 0 && !seen[t] {
+			seen[t] = true
+			tasks = append(tasks, t)
+		}
+	}
+	sort.Ints(tasks)
+	return acts, tasks
+}
+
+// metricPaths holds the witnesses of a metric as edge lists.
+type metricPaths struct {
+	minInit, maxInit int
+	minPath, maxPath []int
+	cycleAt          int   // Unbounded: the state where the cycle starts
+	cycle            []int // Unbounded: a cycle that adds to the measure
+}
+
+// metric computes the minimum and maximum of a measure over complete
+// executions, with witnesses. weight gives each edge's contribution.
+func (g *stateGraph) metric(weight func(e int) int64) (Metric, metricPaths) {
+	var m Metric
+	var w metricPaths
+	all := func(i int) bool { return !g.cut[i] }
+	comp, count := g.scc(all)
+	groups := make([][]int, count)
+	for i := 0; i < g.n; i++ {
+		if comp[i] >= 0 {
+			groups[comp[i]] = append(groups[comp[i]], i)
+		}
+	}
+	// A reachable cycle that adds to the measure makes it unbounded; the
+	// first such edge in state order gives the witness.
+	for i := 0; i < g.n && !m.Unbounded; i++ {
+		if g.cut[i] {
+			continue
+		}
+		lo, hi := g.edges(i)
+		for e := lo; e < hi; e++ {
+			v := int(g.to[e])
+			if weight(e) > 0 && comp[v] == comp[i] {
+				c := comp[i]
+				back, _ := g.path(v, func(x int) bool { return comp[x] == c }, func(x int) bool { return x == i })
+				m.Unbounded, w.cycleAt, w.cycle = true, i, append([]int{e}, back...)
+				break
+			}
+		}
+	}
+	// Longest path over the condensation: components are numbered sinks
+	// first.
+	const none = int64(-1)
+	best := make([]int64, count)
+	choice := make([]int, count) // exit edge, or -1-x for ending at terminal state x
+	for c := 0; c < count; c++ {
+		best[c] = none
+		for _, u := range groups[c] {
+			if g.terminal(u) && best[c] < 0 {
+				best[c], choice[c] = 0, -1-u
+			}
+			lo, hi := g.edges(u)
+			for e := lo; e < hi; e++ {
+				d := comp[g.to[e]]
+				if d < 0 || int(d) == c || best[d] < 0 {
+					continue
+				}
+				if v := weight(e) + best[d]; v > best[c] {
+					best[c], choice[c] = v, e
+				}
+			}
+		}
+	}
+	// Shortest path (Dijkstra) from the initial states, ties broken by the
+	// lowest initial index so that the witness is deterministic.
+	dist := make([]int64, g.n)
+	from := make([]int, g.n) // initial index
+	prev := make([]int, g.n)
+	for i := range dist {
+		dist[i], prev[i] = -1, -1
+	}
+	pq := &distHeap{}
+	for i := 0; i < g.n; i++ {
+		if g.init[i] {
+			dist[i], from[i] = 0, int(g.pact[i])
+			heap.Push(pq, distItem{0, from[i], i})
+		}
+	}
+	for pq.Len() > 0 {
+		it := heap.Pop(pq).(distItem)
+		u := it.node
+		if it.d != dist[u] || it.init != from[u] || g.cut[u] {
+			continue
+		}
+		lo, hi := g.edges(u)
+		for e := lo; e < hi; e++ {
+			v := int(g.to[e])
+			nd := it.d + weight(e)
+			if dist[v] < 0 || nd < dist[v] || (nd == dist[v] && it.init < from[v]) {
+				dist[v], from[v], prev[v] = nd, it.init, e
+				heap.Push(pq, distItem{nd, it.init, v})
+			}
+		}
+	}
+	minEnd := -1
+	for i := 0; i < g.n; i++ {
+		if g.terminal(i) && dist[i] >= 0 {
+			if minEnd < 0 || dist[i] < dist[minEnd] || (dist[i] == dist[minEnd] && from[i] < from[minEnd]) {
+				minEnd = i
+			}
+		}
+	}
+	if minEnd < 0 {
+		return m, w
+	}
+	m.Executions = true
+	m.Min, w.minInit = dist[minEnd], from[minEnd]
+	for x := minEnd; prev[x] >= 0; x = g.source(prev[x]) {
+		w.minPath = append(w.minPath, prev[x])
+	}
+	for a, b := 0, len(w.minPath)-1; a < b; a, b = a+1, b-1 {
+		w.minPath[a], w.minPath[b] = w.minPath[b], w.minPath[a]
+	}
+	if m.Unbounded {
+		return m, w
+	}
+	start := -1
+	for i := 0; i < g.n; i++ {
+		if g.init[i] && comp[i] >= 0 && best[comp[i]] >= 0 && (start < 0 || best[comp[i]] > best[comp[start]]) {
+			start = i
+		}
+	}
+	m.Max, w.maxInit = best[comp[start]], int(g.pact[start])
+	for cur := start; ; {
+		c := comp[cur]
+		in := func(x int) bool { return comp[x] == c }
+		ch := choice[c]
+		if ch < 0 {
+			p, _ := g.path(cur, in, func(x int) bool { return x == -1-ch })
+			w.maxPath = append(w.maxPath, p...)
+			break
+		}
+		u := g.source(ch)
+		p, _ := g.path(cur, in, func(x int) bool { return x == u })
+		w.maxPath = append(append(w.maxPath, p...), ch)
+		cur = int(g.to[ch])
+	}
+	return m, w
+}
+
+type distItem struct {
+	d    int64
+	init int
+	node int
+}
+
+type distHeap []distItem
+
+func (h distHeap) Len() int { return len(h) }
+func (h distHeap) Less(i, j int) bool {
+	if h[i].d != h[j].d {
+		return h[i].d < h[j].d
+	}
+	if h[i].init != h[j].init {
+		return h[i].init < h[j].init
+	}
+	return h[i].node < h[j].node
+}
+func (h distHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *distHeap) Push(x any)   { *h = append(*h, x.(distItem)) }
+func (h *distHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// taskNames names tasks for reports.
+func (s *search) taskNames(tasks []int) []string {
+	var names []string
+	lm, _ := s.m.(LiveModel)
+	var all []string
+	if lm != nil {
+		all = lm.Tasks()
+	}
+	for _, t := range tasks {
+		if t < len(all) {
+			names = append(names, all[t])
+		} else {
+			names = append(names, fmt.Sprintf("task %d", t))
+		}
+	}
+	return names
+}
+
+// joinTasks is used in reasons.
+func joinTasks(names []string) string { return strings.Join(names, ", ") }
+
+// runLiveness builds the state graph and checks the selected liveness
+// properties and metrics on it.
+func (s *search) runLiveness(live []LiveProperty) {
+	var want []int
+	for k, p := range live {
+		if s.selected(p.Name) {
+			want = append(want, k)
+		}
+	}
+	if len(want) == 0 && len(s.cfg.Metrics) == 0 {
+		return
+	}
+	start := time.Now()
+	g, base, err := s.buildGraph(live)
+	if err != nil {
+		if reason := s.limitReason(); reason != "" || strings.Contains(err.Error(), "limit reached") {
+			s.incomplete = err.Error()
+			return
+		}
+		s.failErr = err
+		s.failure = &found{prop: -1}
+		return
+	}
+	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start)}
+	s.liveVerdict = make([]Verdict, len(live))
+	for k := range live {
+		s.liveVerdict[k] = Skipped
+	}
+	for _, k := range want {
+		p := live[k]
+		s.liveVerdict[k] = Holds
+		for inst := 0; inst < p.Instances; inst++ {
+			r := g.checkLive(p, k, inst, base, s.cfg.Fairness)
+			if !r.violated {
+				continue
+			}
+			s.liveVerdict[k] = ViolatedVerdict
+			proc := -1
+			if p.Instances > 1 {
+				proc = inst
+			}
+			v := Violation{Property: p.Name, Kind: p.Kind, Process: proc}
+			v.Trace, err = s.lasso(r.init, r.prefix, r.cycle)
+			if err != nil {
+				s.failErr, s.failure = err, &found{prop: -1}
+				return
+			}
+			v.Trace.CycleTasks = s.taskNames(r.tasks)
+			s.liveViolations = append(s.liveViolations, v)
+			break
+		}
+	}
+	for _, name := range s.cfg.Metrics {
+		weight := func(e int) int64 { return int64(g.msgs[e]) }
+		if name == "steps" {
+			weight = func(int) int64 { return 1 }
+		}
+		m, w := g.metric(weight)
+		m.Name = name
+		if m.Executions {
+			t, err := s.lasso(w.minInit, edgeActs(g, w.minPath), nil)
+			if err == nil {
+				m.MinWitness = &t
+			}
+			if !m.Unbounded {
+				t, err := s.lasso(w.maxInit, edgeActs(g, w.maxPath), nil)
+				if err == nil {
+					m.MaxWitness = &t
+				}
+			}
+		}
+		if m.Unbounded {
+			init, prefix := g.prefix(w.cycleAt)
+			t, err := s.lasso(init, prefix, edgeActs(g, w.cycle))
+			if err == nil {
+				m.MaxWitness = &t
+			}
+		}
+		s.metrics = append(s.metrics, m)
+	}
+}
+
+func edgeActs(g *stateGraph, edges []int) []uint32 {
+	acts := make([]uint32, len(edges))
+	for i, e := range edges {
+		acts[i] = g.action(e)
+	}
+	return acts
+}
+
+// lasso replays prefix then cycle from initial state init and splits the
+// steps.
+func (s *search) lasso(init int, prefix, cycle []uint32) (Trace, error) {
+	t, err := Replay(s.m, init, append(append([]uint32(nil), prefix...), cycle...), nil)
+	if err != nil {
+		return t, err
+	}
+	if len(cycle) > 0 {
+		t.Cycle = t.Steps[len(prefix):]
+		t.Steps = t.Steps[:len(prefix)]
+	}
+	return t, nil
+}

@@ -1,0 +1,203 @@
+package specs
+
+import (
+	"fmt"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// craStatus is the status of a process of Chang-Roberts with announcement.
+type craStatus uint8
+
+const (
+	craUnknown craStatus = iota
+	craChosen
+	craDone
+)
+
+func (s craStatus) String() string {
+	return [...]string{"unknown", "chosen", "done"}[s]
+}
+
+// craMsg is ELECT(v) or ELECTED(v).
+type craMsg struct {
+	Elected bool
+	V       int
+}
+
+func (m craMsg) String() string {
+	if m.Elected {
+		return fmt.Sprintf("ELECTED(%d)", m.V)
+	}
+	return fmt.Sprintf("ELECT(%d)", m.V)
+}
+
+// craNode is a process of Chang-Roberts with leader announcement
+// (ALGORITHMS.md 1.2): the formal model of 1.1 with tagged messages, a
+// leader variable and a third status, done. The leader sends ELECTED(u)
+// around the ring; every other process records it and passes it on.
+type craNode struct {
+	U      int
+	Send   []craMsg
+	Status craStatus
+	Leader int // 0: ⊥
+	// Silent is the bug of chang-roberts-announce-broken: ELECTED is not
+	// passed on.
+	Silent bool `vacheck:"-"`
+}
+
+type craView = automaton.View[craNode, craMsg]
+
+// Steps: send(m)_{i,i+1} while the send buffer is not empty.
+func (p *craNode) Steps(v *craView, out []automaton.Step) []automaton.Step {
+	if len(p.Send) > 0 {
+		out = append(out, automaton.Out("send", (v.Self()+1)%v.N()))
+	}
+	return out
+}
+
+// Do moves the head of the send buffer onto the channel.
+func (p *craNode) Do(_ automaton.Step, fx *automaton.Effects[craMsg]) {
+	m := p.Send[0]
+	p.Send = p.Send[1:]
+	fx.Send((fx.Self()+1)%fx.N(), m)
+}
+
+// Receive applies 1.2: ELECT as in 1.1 except that the returning own ID
+// makes the process chosen and starts the announcement; ELECTED(w) makes a
+// process done, and the others pass it on.
+func (p *craNode) Receive(_ int, m craMsg, _ *automaton.Effects[craMsg]) {
+	if !m.Elected {
+		switch {
+		case m.V > p.U:
+			p.Send = append(p.Send, m)
+		case m.V == p.U && p.Status == craUnknown:
+			p.Status, p.Leader = craChosen, p.U
+			p.Send = append(p.Send, craMsg{Elected: true, V: p.U})
+		}
+		return // v < u: discarded (a done process applies the same rule)
+	}
+	if m.V == p.U {
+		p.Status = craDone
+		return
+	}
+	p.Leader, p.Status = m.V, craDone
+	if !p.Silent {
+		p.Send = append(p.Send, m)
+	}
+}
+
+// craIsLeader reports whether process i is in a leader state.
+func craIsLeader(p *craNode) bool {
+	return p.Status == craChosen || (p.Status == craDone && p.Leader == p.U)
+}
+
+func changRobertsAnnounce(broken bool) Spec {
+	s := Spec{
+		Name:    "chang-roberts-announce",
+		Section: "1.2",
+		Summary: "Chang-Roberts with leader announcement: the leader's ELECTED message tells every process, so the election terminates",
+		Params:  []Param{{Flag: "n", Default: "4", Usage: "number of processes"}, idsParam},
+		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done",
+			properties.DeadlockFreedom, properties.Termination},
+	}
+	if broken {
+		s.Name = "chang-roberts-announce-broken"
+		s.Summary = "Chang-Roberts with announcement, with a bug"
+		s.Bug = "a process that learns the leader from ELECTED does not pass it on, so the others never learn it"
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		n, err := p.Int("n", 1, maxN)
+		if err != nil {
+			return nil, err
+		}
+		idsets, err := parseIDs(p, n)
+		if err != nil {
+			return nil, err
+		}
+		disc, capacity, err := channelParams(p, channel.FIFO, n+1)
+		if err != nil {
+			return nil, err
+		}
+		var initial [][]craNode
+		for _, ids := range idsets {
+			procs := make([]craNode, n)
+			for i, id := range ids {
+				procs[i] = craNode{U: id, Send: []craMsg{{V: id}}, Silent: broken}
+			}
+			initial = append(initial, procs)
+		}
+		maxID := func(v *craView) int {
+			m := 0
+			for i := 0; i < v.N(); i++ {
+				m = max(m, v.Proc(i).U)
+			}
+			return m
+		}
+		// everyoneKnows is the goal of 1.2: nothing in transit, every
+		// process done with leader = max.
+		everyoneKnows := func(v *craView) bool {
+			if !v.ChannelsEmpty() {
+				return false
+			}
+			m := maxID(v)
+			for i := 0; i < v.N(); i++ {
+				if q := v.Proc(i); len(q.Send) > 0 || q.Status != craDone || q.Leader != m {
+					return false
+				}
+			}
+			return true
+		}
+		return automaton.New(automaton.Config[craNode, craMsg]{
+			Initial:  initial,
+			Links:    automaton.Ring(n),
+			Channels: disc,
+			Capacity: capacity,
+			Invariants: []automaton.Invariant[craNode, craMsg]{
+				{Name: properties.Uniqueness, Doc: "never two processes in a leader state", Holds: func(v *craView) bool {
+					return properties.Count(v.N(), func(i int) bool { return craIsLeader(v.Proc(i)) }) <= 1
+				}},
+				{Name: properties.Agreement, Doc: "no two different known leaders", Holds: func(v *craView) bool {
+					known := 0
+					for i := 0; i < v.N(); i++ {
+						if l := v.Proc(i).Leader; l != 0 {
+							if known != 0 && l != known {
+								return false
+							}
+							known = l
+						}
+					}
+					return true
+				}},
+				{Name: properties.Validity, Doc: "every known leader is the maximum ID", Holds: func(v *craView) bool {
+					m := maxID(v)
+					for i := 0; i < v.N(); i++ {
+						if l := v.Proc(i).Leader; l != 0 && l != m {
+							return false
+						}
+					}
+					return true
+				}},
+				{Name: "no-elect-after-done", Doc: "no ELECT is on its way to a done process (it would be received after done; FIFO only)", Holds: func(v *craView) bool {
+					for i := 0; i < v.N(); i++ {
+						if v.Proc(i).Status != craDone {
+							continue
+						}
+						for _, m := range v.Chan((i+v.N()-1)%v.N(), i) {
+							if !m.Elected {
+								return false
+							}
+						}
+					}
+					return true
+				}},
+			},
+			ValidEnd:    everyoneKnows,
+			Termination: everyoneKnows,
+		})
+	}
+	return s
+}

@@ -1,0 +1,266 @@
+package specs
+
+import (
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// This file holds what the mutual-exclusion specs of ALGORITHMS.md chapter 2
+// share: the user part of 2.0 (request/enter/exit, --requests and
+// --requesters), the property builders (GA1, GA2, GA2') and a small process
+// set type.
+
+// userState is the user part of a mutual-exclusion process (ALGORITHMS.md
+// 2.0), which cycles idle → trying → critical → idle. The zero value is
+// invalid, so a process left uninitialised is caught.
+type userState uint8
+
+const (
+	userIdle userState = 1 + iota
+	userTrying
+	userCritical
+)
+
+func (u userState) String() string {
+	switch u {
+	case userIdle:
+		return "idle"
+	case userTrying:
+		return "trying"
+	case userCritical:
+		return "critical"
+	}
+	return "userState(" + strconv.Itoa(int(u)) + ")"
+}
+
+// maxRequests bounds --requests (R of ALGORITHMS.md 2.0), which bounds the
+// state space, logical clocks and sequence numbers.
+const maxRequests = 5
+
+// requestsParam and requestersParam are the parameters of the user part
+// (ALGORITHMS.md 2.0 and 4).
+var (
+	requestsParam = Param{
+		Flag:    "requests",
+		Default: "1",
+		Usage:   "requests per requester (R): 1 to 5",
+	}
+	requestersParam = Param{
+		Flag:    "requesters",
+		Default: "all",
+		Usage:   "processes that request the critical section: all, or distinct process numbers such as 7,8,11",
+	}
+)
+
+// mutexUsers is the configuration of the user part: every requester makes
+// R requests, the other processes none.
+type mutexUsers struct {
+	R          int
+	Requesters []bool // 0-based: Requesters[i] says whether process i+1 requests
+}
+
+// Requests returns the number of requests process i (0-based) makes: R for
+// a requester, 0 otherwise.
+func (u mutexUsers) Requests(i int) int {
+	if u.Requesters[i] {
+		return u.R
+	}
+	return 0
+}
+
+// parseMutexUsers reads --requests (1 to maxRequests) and --requesters (all,
+// or a list of distinct process numbers in 1..n) for n processes.
+func parseMutexUsers(p *Params, n int) (mutexUsers, error) {
+	r, err := p.Int("requests", 1, maxRequests)
+	if err != nil {
+		return mutexUsers{}, err
+	}
+	reqs, canon, err := parseRequesters(p.String("requesters"), n)
+	if err != nil {
+		return mutexUsers{}, err
+	}
+	p.Set("requesters", canon)
+	return mutexUsers{R: r, Requesters: reqs}, nil
+}
+
+// parseRequesters parses a --requesters value for n processes and returns
+// the requesters (0-based flags) and the canonical value: "all" or the
+// process numbers in ascending order.
+func parseRequesters(v string, n int) ([]bool, string, error) {
+	reqs := make([]bool, n)
+	if strings.TrimSpace(v) == "all" {
+		for i := range reqs {
+			reqs[i] = true
+		}
+		return reqs, "all", nil
+	}
+	if strings.TrimSpace(v) == "" {
+		return nil, "", Usagef("requesters", strconv.Quote(v), "no process given; give all or distinct process numbers 1..%d such as 1,3", n)
+	}
+	for f := range strings.SplitSeq(v, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, "", Usagef("requesters", v, "%q is not a process number; give all or distinct process numbers 1..%d such as 1,3", f, n)
+		}
+		if i < 1 || i > n {
+			return nil, "", Usagef("requesters", v, "process %d is outside 1..%d (--n is %d)", i, n, n)
+		}
+		if reqs[i-1] {
+			return nil, "", Usagef("requesters", v, "process %d is listed twice; give distinct process numbers", i)
+		}
+		reqs[i-1] = true
+	}
+	var canon []string
+	for i, r := range reqs {
+		if r {
+			canon = append(canon, strconv.Itoa(i+1))
+		}
+	}
+	return reqs, strings.Join(canon, ","), nil
+}
+
+// userPart reads the user part of a process state: its user state and the
+// number of requests it has served.
+type userPart[S any] func(p *S) (ust userState, done int)
+
+// mutualExclusion returns GA1 (ALGORITHMS.md 2.0): at no time is more than
+// one process critical.
+func mutualExclusion[S any, M automaton.Message](user userPart[S]) automaton.Invariant[S, M] {
+	return automaton.Invariant[S, M]{
+		Name: properties.MutualExclusion,
+		Doc:  "GA1: at no time is more than one process in the critical section",
+		Holds: func(v *automaton.View[S, M]) bool {
+			return properties.Count(v.N(), func(i int) bool {
+				ust, _ := user(v.Proc(i))
+				return ust == userCritical
+			}) <= 1
+		},
+	}
+}
+
+// usersServed reports whether every process is idle with all its requests
+// served, the user part of a valid end state of mutual exclusion
+// (ALGORITHMS.md 0.8).
+func usersServed[S any, M automaton.Message](v *automaton.View[S, M], u mutexUsers, user userPart[S]) bool {
+	for i := 0; i < v.N(); i++ {
+		if ust, done := user(v.Proc(i)); ust != userIdle || done != u.Requests(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// mutexLiveness returns the liveness properties of ALGORITHMS.md 2.0:
+// progress (GA2: when nobody is critical and somebody is trying, somebody
+// eventually enters) and starvation freedom (GA2': trying_i leads to
+// critical_i, for every process i).
+func mutexLiveness[S any, M automaton.Message](user userPart[S]) []automaton.Liveness[S, M] {
+	is := func(v *automaton.View[S, M], i int, want userState) bool {
+		ust, _ := user(v.Proc(i))
+		return ust == want
+	}
+	count := func(v *automaton.View[S, M], want userState) int {
+		return properties.Count(v.N(), func(i int) bool { return is(v, i, want) })
+	}
+	return []automaton.Liveness[S, M]{
+		{
+			Name: properties.Progress,
+			Doc:  "GA2: if no process is critical and some process is trying, some process eventually enters",
+			When: func(v *automaton.View[S, M], _ int) bool {
+				return count(v, userCritical) == 0 && count(v, userTrying) > 0
+			},
+			Goal: func(v *automaton.View[S, M], _ int) bool { return count(v, userCritical) > 0 },
+		},
+		{
+			Name:       properties.StarvationFreedom,
+			Doc:        "GA2': every trying process eventually enters the critical section",
+			PerProcess: true,
+			When:       func(v *automaton.View[S, M], i int) bool { return is(v, i, userTrying) },
+			Goal:       func(v *automaton.View[S, M], i int) bool { return is(v, i, userCritical) },
+		},
+	}
+}
+
+// procSet is a set of processes (0-based, at most 64 = maxN) as a bit mask:
+// canonical, compact, and shown 1-based in traces ("{1,3}").
+type procSet uint64
+
+func (s procSet) has(i int) bool        { return s&(1<<uint(i)) != 0 }
+func (s procSet) with(i int) procSet    { return s | 1<<uint(i) }
+func (s procSet) without(i int) procSet { return s &^ (1 << uint(i)) }
+func (s procSet) members() []int        { return s.appendTo(nil) }
+
+// setOf returns the set of the given processes.
+func setOf(ms []int) procSet {
+	var s procSet
+	for _, m := range ms {
+		s = s.with(m)
+	}
+	return s
+}
+
+// appendTo appends the members of s in ascending order.
+func (s procSet) appendTo(out []int) []int {
+	for x := uint64(s); x != 0; x &= x - 1 {
+		out = append(out, bits.TrailingZeros64(x))
+	}
+	return out
+}
+
+// String lists the members 1-based, e.g. "{1,3}".
+func (s procSet) String() string { return "{" + joinOneBased(s.members(), ",") + "}" }
+
+// joinOneBased formats 0-based process numbers 1-based, joined by sep.
+func joinOneBased(ps []int, sep string) string {
+	parts := make([]string, len(ps))
+	for k, p := range ps {
+		parts[k] = strconv.Itoa(p + 1)
+	}
+	return strings.Join(parts, sep)
+}
+
+// waitCycle returns a cycle of the wait-for graph given by waits (waits[i]
+// lists the processes i waits for), starting and ending at its smallest
+// process, or nil. Among the cycles through the smallest possible start it
+// returns the first found following the edges in the order given.
+func waitCycle(waits [][]int) []int {
+	n := len(waits)
+	for start := 0; start < n; start++ {
+		// Search only among processes ≥ start, so the cycle found starts
+		// at its smallest member.
+		onPath := make([]bool, n)
+		done := make([]bool, n)
+		var path []int
+		var dfs func(i int) []int
+		dfs = func(i int) []int {
+			path = append(path, i)
+			onPath[i] = true
+			for _, j := range waits[i] {
+				if j < start || done[j] {
+					continue
+				}
+				if j == start {
+					return append(slices.Clone(path), start)
+				}
+				if !onPath[j] {
+					if c := dfs(j); c != nil {
+						return c
+					}
+				}
+			}
+			onPath[i] = false
+			done[i] = true
+			path = path[:len(path)-1]
+			return nil
+		}
+		if c := dfs(start); c != nil {
+			return c
+		}
+	}
+	return nil
+}

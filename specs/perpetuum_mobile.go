@@ -1,0 +1,143 @@
+package specs
+
+import (
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// pmUser is the user part of a mutual-exclusion process (ALGORITHMS.md
+// 2.0): idle, trying, critical.
+type pmUser uint8
+
+const (
+	pmIdle pmUser = iota
+	pmTrying
+	pmCritical
+)
+
+func (u pmUser) String() string { return [...]string{"idle", "trying", "critical"}[u] }
+
+// pmToken is the token message.
+type pmToken struct{}
+
+func (pmToken) String() string { return "TOKEN" }
+
+// pmNode is a process of the perpetuum mobile (ALGORITHMS.md 2.9): a token
+// circulates on a ring for ever; the holder enters the critical section if
+// it wants to, and passes the token on when it does not.
+type pmNode struct {
+	Ust      pmUser
+	Done     int
+	HasToken bool
+	R        int  `vacheck:"-"` // requests per process
+	Anyone   bool `vacheck:"-"` // the bug of perpetuum-mobile-broken: pass to any process
+}
+
+type pmView = automaton.View[pmNode, pmToken]
+
+// Steps: request, enter, exit, and pass (to the successor; in the broken
+// twin to any other process).
+func (p *pmNode) Steps(v *pmView, out []automaton.Step) []automaton.Step {
+	switch {
+	case p.Ust == pmIdle && p.Done < p.R:
+		out = append(out, automaton.Do("request"))
+	case p.Ust == pmTrying && p.HasToken:
+		out = append(out, automaton.Do("enter"))
+	case p.Ust == pmCritical:
+		out = append(out, automaton.Do("exit"))
+	}
+	if p.HasToken && p.Ust == pmIdle {
+		if !p.Anyone {
+			return append(out, automaton.Out("pass", (v.Self()+1)%v.N()))
+		}
+		for j := 0; j < v.N(); j++ {
+			if j != v.Self() {
+				out = append(out, automaton.Out("pass", j))
+			}
+		}
+	}
+	return out
+}
+
+// Do applies the effect of a step.
+func (p *pmNode) Do(s automaton.Step, fx *automaton.Effects[pmToken]) {
+	switch s.Name {
+	case "request":
+		p.Ust = pmTrying
+	case "enter":
+		p.Ust = pmCritical
+	case "exit":
+		p.Ust, p.Done = pmIdle, p.Done+1
+	case "pass":
+		p.HasToken = false
+		fx.Send(s.To, pmToken{})
+	}
+}
+
+// Receive takes the token.
+func (p *pmNode) Receive(_ int, _ pmToken, _ *automaton.Effects[pmToken]) { p.HasToken = true }
+
+func perpetuumMobile(broken bool) Spec {
+	s := Spec{
+		Name:    "perpetuum-mobile",
+		Section: "2.9",
+		Summary: "perpetuum mobile: a token circulates on a ring for ever; its holder may enter the critical section",
+		Params: []Param{
+			{Flag: "n", Default: "3", Usage: "number of processes"},
+			{Flag: "requests", Default: "1", Usage: "critical-section entries per process"},
+		},
+		Claims: []string{properties.MutualExclusion, properties.TokenUniqueness, properties.DeadlockFreedom, properties.StarvationFreedom},
+	}
+	if broken {
+		s.Name = "perpetuum-mobile-broken"
+		s.Summary = "perpetuum mobile with a bug"
+		s.Bug = "the token may be handed to any process, not just the next on the ring, so a trying process can starve"
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		n, err := p.Int("n", 2, maxN)
+		if err != nil {
+			return nil, err
+		}
+		r, err := p.Int("requests", 1, 5)
+		if err != nil {
+			return nil, err
+		}
+		disc, capacity, err := channelParams(p, channel.FIFO, 1)
+		if err != nil {
+			return nil, err
+		}
+		procs := make([]pmNode, n)
+		for i := range procs {
+			procs[i] = pmNode{R: r, Anyone: broken}
+		}
+		procs[0].HasToken = true
+		links := automaton.Ring(n)
+		if broken {
+			links = automaton.Complete(n, false)
+		}
+		return automaton.New(automaton.Config[pmNode, pmToken]{
+			Initial:  [][]pmNode{procs},
+			Links:    links,
+			Channels: disc,
+			Capacity: capacity,
+			Invariants: []automaton.Invariant[pmNode, pmToken]{
+				{Name: properties.MutualExclusion, Doc: "at most one process in the critical section", Holds: func(v *pmView) bool {
+					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Ust == pmCritical }) <= 1
+				}},
+				{Name: properties.TokenUniqueness, Doc: "exactly one token, held or in transit", Holds: func(v *pmView) bool {
+					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).HasToken })+v.InTransit() == 1
+				}},
+			},
+			// The token never stops: any terminal state is a deadlock.
+			ValidEnd: func(*pmView) bool { return false },
+			Liveness: []automaton.Liveness[pmNode, pmToken]{{
+				Name: properties.StarvationFreedom, Doc: "every trying process eventually enters", PerProcess: true,
+				When: func(v *pmView, i int) bool { return v.Proc(i).Ust == pmTrying },
+				Goal: func(v *pmView, i int) bool { return v.Proc(i).Ust == pmCritical },
+			}},
+		})
+	}
+	return s
+}
