@@ -189,7 +189,9 @@ func TestChangRobertsCounts(t *testing.T) {
 				t.Errorf("reference enumeration: %d states, %d transitions; pinned %d, %d", refStates, refTrans, tt.states, tt.transitions)
 			}
 			m := build(t, "chang-roberts", map[string]string{"n": fmt.Sprint(tt.n), "ids": tt.ids})
+			claims := changRoberts(false).Claims
 			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+				cfg.Properties = claims
 				r, err := explorer.Check(m, cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -304,4 +306,75 @@ func shortestTwoChosen(idsets [][]int) int {
 		frontier = next
 	}
 	return -1
+}
+
+// TestChangRobertsMessages checks the classic figures over all ID
+// arrangements (ALGORITHMS.md 1.1): at least 2N-1 messages (IDs increasing
+// along the ring, every smaller ID discarded at once) and at most N(N+1)/2
+// (IDs decreasing), whatever the schedule; the witnesses are rotations of
+// the increasing and decreasing arrangements.
+func TestChangRobertsMessages(t *testing.T) {
+	for n := 3; n <= 6; n++ {
+		if testing.Short() && n > 5 {
+			t.Skip("large state space; run without -short")
+		}
+		m := build(t, "chang-roberts", map[string]string{"n": fmt.Sprint(n), "ids": "all"})
+		r, err := explorer.Check(m, explorer.Config{Metrics: []string{"messages"}, Properties: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mm := r.Metrics[0]
+		if mm.Min != int64(2*n-1) || mm.Max != int64(n*(n+1)/2) || mm.Unbounded {
+			t.Errorf("n=%d: messages min %d max %d; want %d and %d", n, mm.Min, mm.Max, 2*n-1, n*(n+1)/2)
+		}
+		ids := permutations(n)
+		if got := ids[mm.MinWitness.Initial]; !isRotation(got, increasing(n)) {
+			t.Errorf("n=%d: min witness starts from %v, want a rotation of the increasing arrangement", n, got)
+		}
+		if got := ids[mm.MaxWitness.Initial]; !isRotation(got, decreasing(n)) {
+			t.Errorf("n=%d: max witness starts from %v, want a rotation of the decreasing arrangement", n, got)
+		}
+	}
+}
+
+func increasing(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+func decreasing(n int) []int {
+	out := increasing(n)
+	slices.Reverse(out)
+	return out
+}
+
+func isRotation(a, b []int) bool {
+	for r := range b {
+		if slices.Equal(a, append(slices.Clone(b[r:]), b[:r]...)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestChangRobertsTermination: termination in the lectures' sense (every
+// process knows the leader) is offered but fails for plain Chang-Roberts,
+// with a finite counterexample ending in the terminal state where only the
+// leader knows (KNOW fails, ALGORITHMS.md 1.1).
+func TestChangRobertsTermination(t *testing.T) {
+	m := build(t, "chang-roberts", map[string]string{"n": "3", "ids": "increasing"})
+	r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Termination}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != explorer.Violated || r.Violations[0].Property != properties.Termination {
+		t.Fatalf("status %v %+v, want termination violated", r.Status, r.Violations)
+	}
+	tr := r.Violations[0].Trace
+	if len(tr.Cycle) != 0 || len(tr.Steps) != 10 {
+		t.Errorf("counterexample of %d steps and a cycle of %d; want a finite run of 10 steps", len(tr.Steps), len(tr.Cycle))
+	}
 }
