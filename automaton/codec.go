@@ -235,11 +235,14 @@ func sliceCodec(t reflect.Type, where string) (encFunc, decFunc, error) {
 			b = b[k:]
 			h := (*sliceHeader)(p)
 			switch {
+			case flat && a != nil:
+				// Room for two more elements, so that an effect that appends
+				// to the slice does not allocate; the arena memory belongs to
+				// this value alone.
+				*h = sliceHeader{data: a.alloc(uintptr(n+2) * size), len: int(n), cap: int(n + 2)}
 			case n == 0:
 				*h = sliceHeader{}
 				return b, nil
-			case flat && a != nil:
-				*h = sliceHeader{data: a.alloc(uintptr(n) * size), len: int(n), cap: int(n)}
 			default:
 				reflect.NewAt(t, p).Elem().Set(reflect.MakeSlice(t, int(n), int(n)))
 			}

@@ -35,13 +35,16 @@ func (sys *System[S, M, P]) decodeProc(v *View[S, M], i int) {
 // decodeChan decodes the messages of channel c of v's state.
 func (sys *System[S, M, P]) decodeChan(v *View[S, M], c int) {
 	msgs := v.chans[c][:0]
-	channel.Each(v.seg(1+sys.n+c), func(b []byte) {
-		var m M
-		if _, err := sys.mc.dec(unsafe.Pointer(&m), b, &v.arena); err != nil {
+	seg := v.seg(1 + sys.n + c)
+	var zero M
+	for off := 0; off < len(seg); {
+		start, end := channel.Next(seg, off)
+		msgs = append(msgs, zero)
+		if _, err := sys.mc.dec(unsafe.Pointer(&msgs[len(msgs)-1]), seg[start:end], &v.arena); err != nil {
 			panic(fmt.Errorf("decoding a message: %w", err))
 		}
-		msgs = append(msgs, m)
-	})
+		off = end
+	}
 	v.chans[c] = msgs
 }
 
@@ -65,6 +68,8 @@ type worker[S any, M Message, P Process[S, M]] struct {
 
 	work      S
 	msg       M
+	sendMsg   M
+	accMsg    M
 	workArena arena
 	fx        Effects[M]
 	enc       []byte
@@ -124,11 +129,10 @@ func (w *worker[S, M, P]) enumerate() {
 		for _, d := range w.dl {
 			if v.Up(l.To) {
 				if acc, ok := any(P(v.Proc(l.To))).(Acceptor[M]); ok {
-					var m M
-					if _, err := sys.mc.dec(unsafe.Pointer(&m), seg[d[0]:d[1]], &v.arena); err != nil {
+					if _, err := sys.mc.dec(unsafe.Pointer(&w.accMsg), seg[d[0]:d[1]], &v.arena); err != nil {
 						panic(err)
 					}
-					if !acc.Accepts(l.From, m) {
+					if !acc.Accepts(l.From, w.accMsg) {
 						continue
 					}
 				}
@@ -273,7 +277,10 @@ func (w *worker[S, M, P]) send(to int, m M) {
 		mm := m
 		w.captured = &mm
 	}
-	w.msgBuf = sys.mc.enc(unsafe.Pointer(&m), w.msgBuf[:0])
+	// Encode from a field: taking the address of m would move every
+	// message to the heap.
+	w.sendMsg = m
+	w.msgBuf = sys.mc.enc(unsafe.Pointer(&w.sendMsg), w.msgBuf[:0])
 	if !w.pendSet[c] {
 		w.pend[c] = sys.disc.Append(w.pend[c][:0], w.v.seg(1+sys.n+c), w.msgBuf)
 		w.pendSet[c] = true

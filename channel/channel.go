@@ -51,8 +51,10 @@ func (d Discipline) String() string {
 	return fmt.Sprintf("Discipline(%d)", uint8(d))
 }
 
-// next returns the bounds of the message payload that starts at off in seg
-// and the offset of the message after it.
+// Next returns the bounds of the payload of the message whose length prefix
+// starts at off in seg; the next message starts at end.
+func Next(seg []byte, off int) (start, end int) { return next(seg, off) }
+
 func next(seg []byte, off int) (start, end int) {
 	if seg[off] < 0x80 {
 		start = off + 1

@@ -150,25 +150,30 @@ func (s *search) bfs() {
 					failErr[w] = fmt.Errorf("the model panicked: %v", p)
 				}
 			}()
+			// One emit function for the whole range: a closure per state
+			// would be an allocation per state.
+			var a uint32
+			var live int
+			emit := func(t Transition, next []byte) {
+				if !t.Fault {
+					live++
+				}
+				if expand {
+					h := xxhash.Sum64(next)
+					sh := s.shard(h)
+					if !s.shards[sh].Has(h) {
+						cands[w][sh].add(next, h, int64(r), a)
+					}
+				}
+				a++
+			}
 			for ; r < hi; r++ {
 				if r&255 == 0 && s.stopped() {
 					break
 				}
 				st, fp := cur.get(r)
-				a, live := uint32(0), 0
-				_, err := wk.Successors(st, func(t Transition, next []byte) {
-					if !t.Fault {
-						live++
-					}
-					if expand {
-						h := xxhash.Sum64(next)
-						sh := s.shard(h)
-						if !s.shards[sh].Has(h) {
-							cands[w][sh].add(next, h, int64(r), a)
-						}
-					}
-					a++
-				})
+				a, live = 0, 0
+				_, err := wk.Successors(st, emit)
 				trans += int64(a)
 				if err != nil {
 					fails[w].offer(int64(r), 0, fp)

@@ -44,6 +44,18 @@ func (s *search) dfs() {
 			s.fail(curFP, fmt.Errorf("the model panicked: %v", p))
 		}
 	}()
+	var live int
+	var a uint32
+	expand := true
+	emit := func(t Transition, next []byte) {
+		if !t.Fault {
+			live++
+		}
+		if expand {
+			succ.add(next, xxhash.Sum64(next), 0, a)
+		}
+		a++
+	}
 	for steps := 0; len(stack) > 0; steps++ {
 		if steps&255 == 0 && s.stopped() {
 			return
@@ -53,18 +65,10 @@ func (s *search) dfs() {
 		cur = append(cur[:0], arena[e.start:e.end]...)
 		curFP = e.fp
 		arena = arena[:e.start]
-		expand := s.cfg.MaxDepth == 0 || e.depth < s.cfg.MaxDepth
+		expand = s.cfg.MaxDepth == 0 || e.depth < s.cfg.MaxDepth
 		succ.reset()
-		live, a := 0, uint32(0)
-		_, err := w.Successors(cur, func(t Transition, next []byte) {
-			if !t.Fault {
-				live++
-			}
-			if expand {
-				succ.add(next, xxhash.Sum64(next), 0, a)
-			}
-			a++
-		})
+		live, a = 0, 0
+		_, err := w.Successors(cur, emit)
 		s.transitions.Add(int64(a))
 		if err != nil {
 			s.fail(e.fp, err)

@@ -52,6 +52,7 @@ func Catalog() []Spec {
 		perpetuumMobile(true),
 	}
 	all = append(all, maekawaSpecs()...)
+	all = append(all, bullySpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)

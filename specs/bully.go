@@ -1,0 +1,473 @@
+package specs
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// buStatus is the election status st of a Bully process (ALGORITHMS.md
+// 1.14): idle, electing (waiting for ANSWERs) or waiting (an ANSWER
+// arrived, waiting for COORDINATOR).
+type buStatus uint8
+
+const (
+	buIdle buStatus = iota
+	buElecting
+	buWaiting
+)
+
+func (s buStatus) String() string {
+	switch s {
+	case buElecting:
+		return "electing"
+	case buWaiting:
+		return "waiting"
+	}
+	return "idle"
+}
+
+// buCoord is a process's coordinator variable coord: an ID, or ⊥ (0).
+type buCoord int
+
+func (c buCoord) String() string {
+	if c == 0 {
+		return "⊥"
+	}
+	return strconv.Itoa(int(c))
+}
+
+// buKind is the type of a Bully message.
+type buKind uint8
+
+const (
+	buElection buKind = 1 + iota
+	buAnswer
+	buCoordinator
+)
+
+// buMsg is a Bully message: ELECTION, ANSWER or COORDINATOR(c).
+type buMsg struct {
+	Kind buKind
+	C    int // COORDINATOR(c): the ID announced; 0 otherwise
+}
+
+func (m buMsg) String() string {
+	switch m.Kind {
+	case buElection:
+		return "ELECTION"
+	case buAnswer:
+		return "ANSWER"
+	case buCoordinator:
+		return fmt.Sprintf("COORDINATOR(%d)", m.C)
+	}
+	return fmt.Sprintf("buMsg(%d,%d)", m.Kind, m.C)
+}
+
+// buNode is the Bully process of ALGORITHMS.md 1.14 (Garcia-Molina,
+// "Elections in a distributed computing system", IEEE Trans. Computers
+// C-31(1), 1982) on a complete graph with FIFO channels and crash-stop
+// faults. Process i (0-based) has ID i+1, so a larger ID is a larger index
+// (IDs on a complete graph where everybody knows every ID are a renaming:
+// one arrangement represents them all). up is the framework's (View.Up).
+type buNode struct {
+	St    buStatus
+	Coord buCoord
+	// Early counts the premature timeouts this process took (only with
+	// --timeouts unrestricted; the budget is global: the sum over all
+	// processes stays at most Premature).
+	Early int
+
+	U         int  `vacheck:"-"` // ID
+	Detects   bool `vacheck:"-"` // may execute detect_i (--detectors)
+	Perfect   bool `vacheck:"-"` // --timeouts perfect
+	Premature int  `vacheck:"-"` // --premature: budget of premature timeouts
+	// Broken makes timeoutAnswer wait only for the ANSWERs in transit, not
+	// for the larger processes to be crashed: the bug of bully-broken.
+	Broken bool `vacheck:"-"`
+}
+
+type buView = automaton.View[buNode, buMsg]
+
+// Steps lists detect_i, timeoutAnswer_i and timeoutCoord_i when enabled.
+// Timeouts are justified by the global predicates T_ANSWER and T_COORD
+// (ALGORITHMS.md 0.4, 1.14). With --timeouts unrestricted a timeout needs
+// only its local waiting condition; one that fires while its predicate is
+// false is premature and spends the global budget (its Step.Arg is 1, not
+// shown in the label; the state's early counter shows it).
+func (p *buNode) Steps(v *buView, out []automaton.Step) []automaton.Step {
+	i := v.Self()
+	switch p.St {
+	case buIdle:
+		if p.Detects && int(p.Coord) != p.U && (p.Coord == 0 || !v.Up(int(p.Coord)-1)) {
+			out = append(out, automaton.Do("detect"))
+		}
+	case buElecting:
+		if s, ok := p.timeout(v, "timeoutAnswer", p.tAnswer(v, i)); ok {
+			out = append(out, s)
+		}
+	case buWaiting:
+		if s, ok := p.timeout(v, "timeoutCoord", buTCoord(v, i)); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// timeout returns the timeout step name if it may fire: when justified, or,
+// with unrestricted timeouts, prematurely while the budget lasts.
+func (p *buNode) timeout(v *buView, name string, justified bool) (automaton.Step, bool) {
+	s := automaton.Do(name)
+	if justified {
+		return s, true
+	}
+	if p.Perfect {
+		return s, false
+	}
+	used := 0
+	for j := 0; j < v.N(); j++ {
+		used += v.Proc(j).Early
+	}
+	s.Arg = 1
+	return s, used < p.Premature
+}
+
+// tAnswer is T_ANSWER for process i: no ANSWER is in transit to i and
+// every process with a larger ID has crashed (every live larger process
+// that received the ELECTION answers atomically, so an answer is certain
+// while one is alive). The broken twin drops the second conjunct.
+func (p *buNode) tAnswer(v *buView, i int) bool {
+	if buInTransit(v, i, buAnswer) {
+		return false
+	}
+	if p.Broken {
+		return true
+	}
+	for j := i + 1; j < v.N(); j++ {
+		if v.Up(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// buTCoord is T_COORD for process i: no COORDINATOR is in transit to i,
+// and every live process with a larger ID is idle with no ELECTION in
+// transit to it (nobody above i is still working on an election).
+func buTCoord(v *buView, i int) bool {
+	if buInTransit(v, i, buCoordinator) {
+		return false
+	}
+	for j := i + 1; j < v.N(); j++ {
+		if v.Up(j) && (v.Proc(j).St != buIdle || buInTransit(v, j, buElection)) {
+			return false
+		}
+	}
+	return true
+}
+
+// buInTransit reports whether a message of kind k is in transit to i.
+func buInTransit(v *buView, i int, k buKind) bool {
+	for j := 0; j < v.N(); j++ {
+		for _, m := range v.Chan(j, i) {
+			if m.Kind == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hold is HOLD(): send ELECTION to every process with a larger ID and wait
+// for ANSWERs. The largest process sends nothing; its timeout is enabled at
+// once.
+func (p *buNode) hold(fx *automaton.Effects[buMsg]) {
+	for j := fx.Self() + 1; j < fx.N(); j++ {
+		fx.Send(j, buMsg{Kind: buElection})
+	}
+	p.St = buElecting
+}
+
+// Do performs detect_i (HOLD), timeoutAnswer_i (become coordinator and
+// announce it to every process with a smaller ID) and timeoutCoord_i (the
+// answering process died: HOLD again).
+func (p *buNode) Do(s automaton.Step, fx *automaton.Effects[buMsg]) {
+	p.Early += s.Arg
+	switch s.Name {
+	case "detect", "timeoutCoord":
+		p.hold(fx)
+	case "timeoutAnswer":
+		p.Coord, p.St = buCoord(p.U), buIdle
+		for j := 0; j < fx.Self(); j++ {
+			fx.Send(j, buMsg{Kind: buCoordinator, C: p.U})
+		}
+	}
+}
+
+// Receive performs the receive transitions of a live process (the framework
+// discards messages to a crashed one). ELECTION: answer, and HOLD if idle
+// (a process already electing or waiting only answers). ANSWER: stop
+// electing and wait for COORDINATOR; a stale one is ignored.
+// COORDINATOR(c): adopt c. ACCEPT(c) of 1.14 is true here: it matters only
+// with recovery, and the invariant no-stale-coordinator checks that it
+// would never reject.
+func (p *buNode) Receive(from int, m buMsg, fx *automaton.Effects[buMsg]) {
+	switch m.Kind {
+	case buElection:
+		fx.Send(from, buMsg{Kind: buAnswer})
+		if p.St == buIdle {
+			p.hold(fx)
+		}
+	case buAnswer:
+		if p.St == buElecting {
+			p.St = buWaiting
+		}
+	case buCoordinator:
+		p.Coord, p.St = buCoord(m.C), buIdle
+	}
+}
+
+// buMaxUp returns the largest ID of a live process (0 if none).
+func buMaxUp(v *buView) int {
+	for j := v.N() - 1; j >= 0; j-- {
+		if v.Up(j) {
+			return j + 1
+		}
+	}
+	return 0
+}
+
+// buLiveCoord returns coord_j if it names a live process, else 0.
+func buLiveCoord(v *buView, j int) int {
+	c := int(v.Proc(j).Coord)
+	if c == 0 || !v.Up(c-1) {
+		return 0
+	}
+	return c
+}
+
+// buSettled is the valid end state of 0.8 for Bully (BU-END), without its
+// "no transition enabled" part, which the explorer checks: all channels
+// empty and every live process idle with coord = the largest live ID.
+func buSettled(v *buView) bool {
+	if !v.ChannelsEmpty() {
+		return false
+	}
+	top := buMaxUp(v)
+	for j := 0; j < v.N(); j++ {
+		if v.Up(j) && (v.Proc(j).St != buIdle || int(v.Proc(j).Coord) != top) {
+			return false
+		}
+	}
+	return true
+}
+
+func buInvariants() []automaton.Invariant[buNode, buMsg] {
+	return []automaton.Invariant[buNode, buMsg]{
+		{Name: properties.Uniqueness, Doc: "BU-UNIQ: at most one live process is idle with coord = its own ID", Holds: func(v *buView) bool {
+			return properties.Count(v.N(), func(j int) bool {
+				p := v.Proc(j)
+				return v.Up(j) && p.St == buIdle && int(p.Coord) == p.U
+			}) <= 1
+		}},
+		{Name: properties.Agreement, Doc: "no two live processes name different live coordinators (a crashed coord is a stale value awaiting detection)", Holds: func(v *buView) bool {
+			seen := 0
+			for j := 0; j < v.N(); j++ {
+				if c := buLiveCoord(v, j); v.Up(j) && c != 0 {
+					if seen != 0 && seen != c {
+						return false
+					}
+					seen = c
+				}
+			}
+			return true
+		}},
+		{Name: properties.Validity, Doc: "a live coordinator named by a live process is the largest live ID", Holds: func(v *buView) bool {
+			top := buMaxUp(v)
+			for j := 0; j < v.N(); j++ {
+				if c := buLiveCoord(v, j); v.Up(j) && c != 0 && c != top {
+					return false
+				}
+			}
+			return true
+		}},
+		{Name: "no-stale-coordinator", Doc: "no COORDINATOR(c) is in transit to a live process whose coord is a live process with an ID above c, so ACCEPT(c) of 1.14 never rejects and ACCEPT ≡ true is exact without recovery", Holds: func(v *buView) bool {
+			for j := 0; j < v.N(); j++ {
+				c := buLiveCoord(v, j)
+				if !v.Up(j) || c == 0 {
+					continue
+				}
+				for k := 0; k < v.N(); k++ {
+					for _, m := range v.Chan(k, j) {
+						if m.Kind == buCoordinator && m.C < c {
+							return false
+						}
+					}
+				}
+			}
+			return true
+		}},
+	}
+}
+
+// buExplain says what every process is doing.
+func buExplain(v *buView) []string {
+	var lines []string
+	for j := 0; j < v.N(); j++ {
+		p := v.Proc(j)
+		var s string
+		switch {
+		case !v.Up(j):
+			s = "crashed"
+		case p.St == buIdle && int(p.Coord) == p.U:
+			s = "idle, coordinator itself"
+		case p.St == buIdle:
+			s = fmt.Sprintf("idle, coord = %v", p.Coord)
+			if p.Coord != 0 && !v.Up(int(p.Coord)-1) {
+				s += " (crashed)"
+			}
+		case p.St == buElecting:
+			var wait []string
+			for k := j + 1; k < v.N(); k++ {
+				if v.Up(k) {
+					wait = append(wait, strconv.Itoa(k+1))
+				}
+			}
+			if len(wait) == 0 {
+				s = "electing; every larger process has crashed"
+			} else {
+				s = "electing, waiting for an ANSWER from live process(es) " + strings.Join(wait, ", ")
+			}
+		default:
+			s = "waiting for COORDINATOR"
+		}
+		if p.Early > 0 {
+			s += fmt.Sprintf("; took %d premature timeout(s)", p.Early)
+		}
+		lines = append(lines, fmt.Sprintf("process %d: %s", j+1, s))
+	}
+	return lines
+}
+
+// parseDetectors reads --detectors: all, or a list of process numbers.
+func parseDetectors(p *Params, n int) ([]bool, error) {
+	v := strings.TrimSpace(p.String("detectors"))
+	det := make([]bool, n)
+	if v == "all" {
+		for i := range det {
+			det[i] = true
+		}
+		p.Set("detectors", v)
+		return det, nil
+	}
+	for _, s := range strings.Split(v, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k < 1 || k > n {
+			return nil, Usagef("detectors", v, "%q is not a process number; give all or a list of distinct numbers from 1 to %d", s, n)
+		}
+		if det[k-1] {
+			return nil, Usagef("detectors", v, "process %d appears twice; give all or a list of distinct numbers from 1 to %d", k, n)
+		}
+		det[k-1] = true
+	}
+	p.Set("detectors", v)
+	return det, nil
+}
+
+// bullySpecs returns the Bully algorithm (ALGORITHMS.md 1.14) and its
+// broken twin.
+func bullySpecs() []Spec { return []Spec{bully(false), bully(true)} }
+
+func bully(broken bool) Spec {
+	s := Spec{
+		Name:    "bully",
+		Section: "1.14",
+		Summary: "Garcia-Molina's Bully election on a complete graph with FIFO channels, crash-stop faults and justified timeouts",
+		Params: []Param{
+			{Flag: "n", Default: "4", Usage: "number of processes; process i has ID i"},
+			{Flag: "crashes", Default: "1", Usage: "crash-stop faults the environment may inject, 0 to N-1"},
+			{Flag: "recoveries", Default: "0", Usage: "recoveries (not modelled yet: only 0)"},
+			{Flag: "start", Default: "stable", Usage: "initial coord: stable (the max ID everywhere) or election (⊥ everywhere: election at system start)"},
+			{Flag: "detectors", Default: "all", Usage: "processes that may detect a failed or unknown coordinator (detect_i): all, or a list such as 1,3"},
+			{Flag: "timeouts", Default: "perfect", Usage: "perfect (justified timeouts) or unrestricted (only the local waiting condition, with a budget of premature timeouts)"},
+			{Flag: "premature", Default: "1", Usage: "budget of premature timeouts, with --timeouts unrestricted"},
+		},
+		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-stale-coordinator", properties.DeadlockFreedom},
+	}
+	if broken {
+		s.Name = "bully-broken"
+		s.Summary = "Bully with a bug"
+		s.Bug = "timeoutAnswer fires once no ANSWER is in transit, without waiting for the larger processes to be crashed, so a process announces itself before a live larger one could answer"
+		s.Claims = []string{properties.Uniqueness, properties.Agreement, properties.Validity, properties.DeadlockFreedom}
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		n, err := p.Int("n", 1, maxN)
+		if err != nil {
+			return nil, err
+		}
+		// At least one process stays up: 0 to N-1 crashes.
+		crashes, err := p.Int("crashes", 0, n-1)
+		if err != nil {
+			return nil, err
+		}
+		if r := p.String("recoveries"); strings.TrimSpace(r) != "0" {
+			return nil, Usagef("recoveries", r, "recovery is not modelled yet (the framework has crash-stop faults only); allowed: 0")
+		}
+		p.Set("recoveries", 0)
+		start := p.String("start")
+		if start != "stable" && start != "election" {
+			return nil, Usagef("start", start, "allowed values are stable and election")
+		}
+		p.Set("start", start)
+		det, err := parseDetectors(p, n)
+		if err != nil {
+			return nil, err
+		}
+		mode := p.String("timeouts")
+		if mode != "perfect" && mode != "unrestricted" {
+			return nil, Usagef("timeouts", mode, "allowed values are perfect and unrestricted")
+		}
+		p.Set("timeouts", mode)
+		premature := 0
+		if mode == "unrestricted" {
+			if premature, err = p.Int("premature", 0, 16); err != nil {
+				return nil, err
+			}
+		} else if p.Given("premature") {
+			return nil, Usagef("premature", p.String("premature"), "applies only with --timeouts unrestricted")
+		}
+		// 16 messages per channel suffice for every N=3 configuration
+		// (election at start with crashes needs 12) and for N=4 with one
+		// crash from a stable start (5).
+		disc, capacity, err := channelParams(p, channel.FIFO, 16)
+		if err != nil {
+			return nil, err
+		}
+		procs := make([]buNode, n)
+		for i := range procs {
+			procs[i] = buNode{U: i + 1, Detects: det[i], Perfect: mode == "perfect", Premature: premature, Broken: broken}
+			if start == "stable" {
+				procs[i].Coord = buCoord(n)
+			}
+		}
+		return automaton.New(automaton.Config[buNode, buMsg]{
+			Initial:    [][]buNode{procs},
+			Links:      automaton.Complete(n, false),
+			Channels:   disc,
+			Capacity:   capacity,
+			Crashes:    crashes,
+			Invariants: buInvariants(),
+			ValidEnd:   buSettled,
+			// BU-TERM: every fair run reaches a valid end state (faults are
+			// never forced, so "after the last fault").
+			Termination: buSettled,
+			Explain:     buExplain,
+		})
+	}
+	return s
+}

@@ -1,0 +1,506 @@
+package specs
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// buRef is a plain reference model of Bully (ALGORITHMS.md 1.14) with
+// crash-stop faults and PERFECT timeouts, written without the automaton
+// and explorer packages so that it checks them. Process i has ID i+1;
+// queue[i][j] is the FIFO channel from i to j.
+type buRef struct {
+	st     []buStatus
+	coord  []int
+	up     []bool
+	budget int
+	queue  [][][]buMsg
+}
+
+func (r *buRef) clone() *buRef {
+	c := &buRef{st: slices.Clone(r.st), coord: slices.Clone(r.coord), up: slices.Clone(r.up), budget: r.budget}
+	for _, row := range r.queue {
+		var cr [][]buMsg
+		for _, q := range row {
+			cr = append(cr, slices.Clone(q))
+		}
+		c.queue = append(c.queue, cr)
+	}
+	return c
+}
+
+func (r *buRef) key() string { return fmt.Sprint(r.st, r.coord, r.up, r.budget, r.queue) }
+
+func (r *buRef) inTransit(to int, k buKind) bool {
+	for from := range r.queue {
+		for _, m := range r.queue[from][to] {
+			if m.Kind == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (r *buRef) hold(i int) {
+	for j := i + 1; j < len(r.st); j++ {
+		r.queue[i][j] = append(r.queue[i][j], buMsg{Kind: buElection})
+	}
+	r.st[i] = buElecting
+}
+
+// next returns every successor: local steps, deliveries, crashes.
+func (r *buRef) next(detects []bool) []*buRef {
+	n := len(r.st)
+	var out []*buRef
+	for i := 0; i < n; i++ {
+		if !r.up[i] {
+			continue
+		}
+		switch r.st[i] {
+		case buIdle:
+			c := r.coord[i]
+			if detects[i] && c != i+1 && (c == 0 || !r.up[c-1]) {
+				s := r.clone()
+				s.hold(i)
+				out = append(out, s)
+			}
+		case buElecting:
+			ok := !r.inTransit(i, buAnswer)
+			for j := i + 1; j < n; j++ {
+				ok = ok && !r.up[j]
+			}
+			if ok {
+				s := r.clone()
+				s.coord[i], s.st[i] = i+1, buIdle
+				for j := 0; j < i; j++ {
+					s.queue[i][j] = append(s.queue[i][j], buMsg{Kind: buCoordinator, C: i + 1})
+				}
+				out = append(out, s)
+			}
+		case buWaiting:
+			ok := !r.inTransit(i, buCoordinator)
+			for j := i + 1; j < n; j++ {
+				ok = ok && (!r.up[j] || r.st[j] == buIdle && !r.inTransit(j, buElection))
+			}
+			if ok {
+				s := r.clone()
+				s.hold(i)
+				out = append(out, s)
+			}
+		}
+	}
+	for from := 0; from < n; from++ {
+		for to := 0; to < n; to++ {
+			if len(r.queue[from][to]) == 0 {
+				continue
+			}
+			s := r.clone()
+			m := s.queue[from][to][0]
+			s.queue[from][to] = s.queue[from][to][1:]
+			if s.up[to] {
+				switch m.Kind {
+				case buElection:
+					s.queue[to][from] = append(s.queue[to][from], buMsg{Kind: buAnswer})
+					if s.st[to] == buIdle {
+						s.hold(to)
+					}
+				case buAnswer:
+					if s.st[to] == buElecting {
+						s.st[to] = buWaiting
+					}
+				case buCoordinator:
+					s.coord[to], s.st[to] = m.C, buIdle
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	if r.budget > 0 {
+		for i := 0; i < n; i++ {
+			if r.up[i] {
+				s := r.clone()
+				s.up[i] = false
+				s.budget--
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// buReference counts the states and transitions reachable from the
+// initial state (coord = max everywhere when stable, else ⊥).
+func buReference(n, crashes int, stable bool, detects []bool) (states, transitions int) {
+	r := &buRef{st: make([]buStatus, n), coord: make([]int, n), up: make([]bool, n), budget: crashes}
+	for i := 0; i < n; i++ {
+		r.up[i] = true
+		if stable {
+			r.coord[i] = n
+		}
+		r.queue = append(r.queue, make([][]buMsg, n))
+	}
+	seen := map[string]bool{r.key(): true}
+	frontier := []*buRef{r}
+	for len(frontier) > 0 {
+		var next []*buRef
+		for _, s := range frontier {
+			succ := s.next(detects)
+			transitions += len(succ)
+			for _, t := range succ {
+				if k := t.key(); !seen[k] {
+					seen[k] = true
+					next = append(next, t)
+				}
+			}
+		}
+		frontier = next
+	}
+	return len(seen), transitions
+}
+
+// TestBullyCounts pins the exact state space of bully for small parameters
+// and checks that BFS with one and two workers and DFS agree, that every
+// claimed property holds, and that the reference model above finds the
+// same counts.
+//
+// N=2, one crash, stable start, by hand: from the initial state (both idle,
+// coord 2) crash_1 leads to a terminal state (2 is the live maximum) and
+// crash_2 to a state where 1 detects; detect_1 sends ELECTION to the dead 2.
+// Then the timeout is justified at once (2 crashed, no ANSWER in transit),
+// before or after the ELECTION is discarded: the diamond
+// {timeoutAnswer_1, receive(ELECTION)_{1,2}} ends in 1 idle with coord 1.
+// States: initial, after crash_1, after crash_2, after detect_1, the two
+// middle states of the diamond, the end: 7. Transitions: 2 + 1 + 2 + 1 + 1
+// = 7.
+func TestBullyCounts(t *testing.T) {
+	all := func(n int) []bool {
+		d := make([]bool, n)
+		for i := range d {
+			d[i] = true
+		}
+		return d
+	}
+	tests := []struct {
+		flags               map[string]string
+		states, transitions int64
+	}{
+		{map[string]string{"n": "2", "crashes": "1"}, 7, 7},
+		{map[string]string{"n": "3", "crashes": "0"}, 1, 0},
+		{map[string]string{"n": "3", "crashes": "1"}, 80, 185},
+		{map[string]string{"n": "3", "crashes": "2"}, 565, 1574},
+		{map[string]string{"n": "3", "crashes": "0", "start": "election"}, 1847, 5510},
+		{map[string]string{"n": "3", "crashes": "1", "start": "election"}, 477300, 2053190},
+		{map[string]string{"n": "4", "crashes": "1"}, 40691, 196540},
+		{map[string]string{"n": "4", "crashes": "1", "detectors": "1"}, 1959, 7866},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
+			if testing.Short() && tt.states > 100000 {
+				t.Skip("large state space; run without -short")
+			}
+			sp := bullySpecs()[0]
+			m := buildSpec(t, sp, tt.flags)
+			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+				cfg.Properties = sp.Claims
+				r, err := explorer.Check(m, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Status != explorer.OK {
+					t.Fatalf("%v/%d: status %v %+v (%s)", cfg.Strategy, cfg.Workers, r.Status, r.Violations, r.Reason)
+				}
+				if r.States != tt.states || r.Transitions != tt.transitions {
+					t.Errorf("%v/%d: %d states, %d transitions; want %d, %d", cfg.Strategy, cfg.Workers, r.States, r.Transitions, tt.states, tt.transitions)
+				}
+			}
+			if tt.states > 100000 {
+				return // the reference model is too slow
+			}
+			var n, crashes int
+			fmt.Sscan(tt.flags["n"], &n)
+			fmt.Sscan(tt.flags["crashes"], &crashes)
+			det := all(n)
+			if d, ok := tt.flags["detectors"]; ok {
+				det = make([]bool, n)
+				for _, s := range strings.Split(d, ",") {
+					var k int
+					fmt.Sscan(s, &k)
+					det[k-1] = true
+				}
+			}
+			rs, rt := buReference(n, crashes, tt.flags["start"] != "election", det)
+			if int64(rs) != tt.states || int64(rt) != tt.transitions {
+				t.Errorf("reference model: %d states, %d transitions; pinned %d, %d", rs, rt, tt.states, tt.transitions)
+			}
+		})
+	}
+}
+
+// buMessages returns the fewest and the most messages sent on a path from
+// s to a terminal state (one with no non-fault transition), following no
+// fault transition: the message figures of a run once the faults are over.
+// The graph below s must be acyclic.
+func buMessages(t *testing.T, m explorer.Model, s []byte) (lo, hi int) {
+	t.Helper()
+	w := m.NewWorker()
+	type span struct{ lo, hi int }
+	memo := map[string]span{}
+	active := map[string]bool{}
+	var visit func(s []byte) span
+	visit = func(s []byte) span {
+		k := string(s)
+		if r, ok := memo[k]; ok {
+			return r
+		}
+		if active[k] {
+			t.Fatal("the state graph has a cycle: message figures are unbounded")
+		}
+		active[k] = true
+		type edge struct {
+			msgs int
+			next []byte
+		}
+		var edges []edge
+		if _, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
+			if !tr.Fault {
+				edges = append(edges, edge{int(tr.Messages), slices.Clone(next)})
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		r := span{}
+		for k, e := range edges {
+			sub := visit(e.next)
+			if k == 0 || e.msgs+sub.lo < r.lo {
+				r.lo = e.msgs + sub.lo
+			}
+			if k == 0 || e.msgs+sub.hi > r.hi {
+				r.hi = e.msgs + sub.hi
+			}
+		}
+		delete(active, k)
+		memo[k] = r
+		return r
+	}
+	r := visit(s)
+	return r.lo, r.hi
+}
+
+// buAfterCrash returns the successor of m's initial state by the action
+// labelled label, such as crash_{4}.
+func buAfterCrash(t *testing.T, m explorer.Model, label string) []byte {
+	t.Helper()
+	init, err := m.Initial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.(explorer.Describer)
+	var succ [][]byte
+	if _, err := m.NewWorker().Successors(init[0], func(_ explorer.Transition, next []byte) {
+		succ = append(succ, slices.Clone(next))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for a := range succ {
+		if l, err := d.Label(init[0], a); err == nil && l == label {
+			return succ[a]
+		}
+	}
+	t.Fatalf("no action %s in the initial state", label)
+	return nil
+}
+
+// TestBullyMessages checks the complexity figures of ALGORITHMS.md 1.14,
+// scenario "the coordinator (max ID) has crashed", stable start: if the
+// second-highest process detects it, N-1 messages (one ELECTION to the dead
+// coordinator, N-2 COORDINATORs); if only the lowest detects, N=3 exactly 5
+// and N=4 min 11 = N²-N-1 (every process holds exactly one election) and
+// max 14 (a late ELECTION at a process already idle again starts another
+// election).
+func TestBullyMessages(t *testing.T) {
+	for _, tt := range []struct {
+		n         int
+		detectors string
+		lo, hi    int
+	}{
+		{3, "1", 5, 5},
+		{3, "2", 2, 2},
+		{4, "1", 11, 14},
+		{4, "3", 3, 3},
+		{5, "4", 4, 4},
+		{3, "all", 2, 7},
+		{4, "all", 3, 23},
+	} {
+		t.Run(fmt.Sprintf("n=%d/detectors=%s", tt.n, tt.detectors), func(t *testing.T) {
+			m := buildSpec(t, bullySpecs()[0], map[string]string{"n": fmt.Sprint(tt.n), "crashes": "1", "detectors": tt.detectors})
+			lo, hi := buMessages(t, m, buAfterCrash(t, m, fmt.Sprintf("crash_{%d}", tt.n)))
+			if lo != tt.lo || hi != tt.hi {
+				t.Errorf("messages after crash_{%d}: min %d, max %d; want %d, %d", tt.n, lo, hi, tt.lo, tt.hi)
+			}
+		})
+	}
+}
+
+// buActions returns the action labels of a trace.
+func buActions(tr explorer.Trace) []string {
+	var out []string
+	for _, s := range tr.Steps {
+		out = append(out, s.Action)
+	}
+	return out
+}
+
+// TestBullyCounterexamples pins the BFS counterexamples of the broken twin
+// (timeoutAnswer does not wait for the larger processes to be crashed) and
+// of bully with --timeouts unrestricted (ALGORITHMS.md 1.14: BU-UNIQ
+// fails).
+func TestBullyCounterexamples(t *testing.T) {
+	for _, tt := range []struct {
+		broken   bool
+		flags    map[string]string
+		property string // checked alone; "" checks the spec's claims
+		want     string // the property violated
+		actions  string
+	}{
+		{true, map[string]string{"n": "2", "crashes": "0", "start": "election"}, "", properties.Validity,
+			"detect_{1} timeoutAnswer_{1}"},
+		{true, map[string]string{"n": "2", "crashes": "0", "start": "election"}, properties.Uniqueness, properties.Uniqueness,
+			"detect_{1} timeoutAnswer_{1} detect_{2} timeoutAnswer_{2}"},
+		{true, map[string]string{}, "", properties.Validity,
+			"crash_{4} detect_{1} timeoutAnswer_{1}"},
+		{true, map[string]string{}, properties.Uniqueness, properties.Uniqueness,
+			"crash_{4} detect_{1} timeoutAnswer_{1} detect_{2} timeoutAnswer_{2}"},
+		{true, map[string]string{}, properties.Agreement, properties.Agreement,
+			"crash_{4} detect_{1} timeoutAnswer_{1} detect_{2} timeoutAnswer_{2}"},
+		{false, map[string]string{"n": "3", "timeouts": "unrestricted"}, "", properties.Validity,
+			"crash_{3} detect_{1} timeoutAnswer_{1}"},
+		{false, map[string]string{"n": "3", "timeouts": "unrestricted"}, properties.Uniqueness, properties.Uniqueness,
+			"crash_{3} detect_{1} timeoutAnswer_{1} detect_{2} timeoutAnswer_{2}"},
+		// The scenario of 1.14: the coordinator crashes, process 1 times
+		// out prematurely and announces itself while process N-1 is alive
+		// and completes its own election.
+		{false, map[string]string{"timeouts": "unrestricted"}, properties.Uniqueness, properties.Uniqueness,
+			"crash_{4} detect_{1} timeoutAnswer_{1} detect_{3} timeoutAnswer_{3}"},
+	} {
+		sp := bullySpecs()[0]
+		if tt.broken {
+			sp = bullySpecs()[1]
+		}
+		t.Run(fmt.Sprintf("%s/%v/%s", sp.Name, tt.flags, tt.property), func(t *testing.T) {
+			m := buildSpec(t, sp, tt.flags)
+			props := sp.Claims
+			if tt.property != "" {
+				props = []string{tt.property}
+			}
+			var first []string
+			for k, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
+				cfg.Properties = props
+				r, err := explorer.Check(m, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Status != explorer.Violated || r.Violations[0].Property != tt.want {
+					t.Fatalf("status %v %+v, want %s violated", r.Status, r.Violations, tt.want)
+				}
+				got := buActions(r.Violations[0].Trace)
+				if k == 0 {
+					first = got
+					ex := r.Violations[0].Trace.Explanation
+					t.Logf("%s: %d steps: %s; %q", tt.want, len(got), strings.Join(got, " "), ex)
+					if tt.flags["timeouts"] == "unrestricted" && (len(ex) == 0 || !strings.Contains(ex[0], "premature")) {
+						t.Errorf("explanation %q does not say that process 1 timed out prematurely", ex)
+					}
+				} else if !slices.Equal(got, first) {
+					t.Errorf("workers %d: counterexample %v, with one worker %v", cfg.Workers, got, first)
+				}
+			}
+			if s := strings.Join(first, " "); s != tt.actions {
+				t.Errorf("counterexample %q (%d steps), want %q", s, len(first), tt.actions)
+			}
+		})
+	}
+}
+
+// TestBullyUsage checks that bad parameter values are usage errors naming
+// the flag.
+func TestBullyUsage(t *testing.T) {
+	for _, tt := range []struct {
+		flags map[string]string
+		flag  string
+	}{
+		{map[string]string{"n": "4", "crashes": "5"}, "--crashes"},
+		{map[string]string{"n": "3", "crashes": "3"}, "--crashes"},
+		{map[string]string{"crashes": "-1"}, "--crashes"},
+		{map[string]string{"n": "0"}, "--n"},
+		{map[string]string{"recoveries": "1"}, "--recoveries"},
+		{map[string]string{"start": "never"}, "--start"},
+		{map[string]string{"detectors": "0"}, "--detectors"},
+		{map[string]string{"detectors": "5"}, "--detectors"},
+		{map[string]string{"detectors": "1,1"}, "--detectors"},
+		{map[string]string{"timeouts": "sometimes"}, "--timeouts"},
+		{map[string]string{"premature": "2"}, "--premature"},
+		{map[string]string{"timeouts": "unrestricted", "premature": "-1"}, "--premature"},
+		{map[string]string{"channels": "lossy"}, "--channels"},
+	} {
+		for _, sp := range bullySpecs() {
+			p, err := NewParams(sp, tt.flags)
+			if err == nil {
+				_, err = sp.Build(p)
+			}
+			if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.flag) {
+				t.Errorf("%s %v: error %v, want a usage error naming %s", sp.Name, tt.flags, err, tt.flag)
+			}
+		}
+	}
+}
+
+// TestBullyPure expands every reachable state of two small instances twice,
+// with two workers, and checks that the successors are identical: Steps,
+// Do and Receive depend on nothing but the state (STYLE.md 3).
+func TestBullyPure(t *testing.T) {
+	for _, flags := range []map[string]string{
+		{"n": "3", "crashes": "2"},
+		{"n": "3", "crashes": "1", "timeouts": "unrestricted", "premature": "2"},
+	} {
+		m := buildSpec(t, bullySpecs()[0], flags)
+		w1, w2 := m.NewWorker(), m.NewWorker()
+		succ := func(w explorer.Worker, s []byte) []string {
+			var out []string
+			if _, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
+				out = append(out, fmt.Sprint(tr, string(next)))
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		init, err := m.Initial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{string(init[0]): true}
+		stack := [][]byte{init[0]}
+		for len(stack) > 0 {
+			s := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			a := succ(w1, s)
+			if b, c := succ(w2, s), succ(w1, s); !slices.Equal(a, b) || !slices.Equal(a, c) {
+				t.Fatalf("%v: a state's successors differ between expansions", flags)
+			}
+			if _, err := w1.Successors(s, func(_ explorer.Transition, next []byte) {
+				if !seen[string(next)] {
+					seen[string(next)] = true
+					stack = append(stack, slices.Clone(next))
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
