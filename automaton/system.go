@@ -208,7 +208,7 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	}
 	sys.props = append(sys.props, properties.Info{
 		Name: properties.ChannelBound, Kind: properties.Assertion,
-		Doc: fmt.Sprintf("no channel holds more than %d messages (the model's capacity; raise --capacity if a correct model needs more)", sys.capacity),
+		Doc: fmt.Sprintf("no channel holds more than %s (the model's capacity; raise --capacity if a correct model needs more)", plural(sys.capacity, "message")),
 	})
 	return sys, nil
 }
@@ -297,3 +297,11 @@ func (sys *System[S, M, P]) Explain(s []byte) (lines []string, err error) {
 
 // BoundDoc returns what the model's state bound is, or "".
 func (sys *System[S, M, P]) BoundDoc() string { return sys.cfg.BoundDoc }
+
+// plural returns "1 message", "2 messages".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
