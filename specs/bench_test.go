@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
 )
 
 // BenchmarkChangRobertsAll explores chang-roberts with every ID
@@ -26,6 +27,35 @@ func BenchmarkChangRobertsAll(b *testing.B) {
 				}
 				b.ReportMetric(float64(states)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
 				b.ReportMetric(float64(states), "states")
+			})
+		}
+	}
+}
+
+// BenchmarkLivenessCost measures what checking termination adds to the
+// safety-only run of the same model (chang-roberts-announce, every ID
+// arrangement): the explicit state graph, its memory and the SCC passes.
+func BenchmarkLivenessCost(b *testing.B) {
+	for _, n := range []int{5, 6} {
+		m := build(b, "chang-roberts-announce", map[string]string{"n": fmt.Sprint(n)})
+		safety := []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done", properties.DeadlockFreedom}
+		for _, mode := range []struct {
+			name  string
+			props []string
+		}{{"safety", safety}, {"safety+termination", append(safety, properties.Termination)}} {
+			b.Run(fmt.Sprintf("spec=chang-roberts-announce/n=%d/check=%s", n, mode.name), func(b *testing.B) {
+				var r *explorer.Result
+				for i := 0; i < b.N; i++ {
+					var err error
+					if r, err = explorer.Check(m, explorer.Config{Properties: mode.props}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(r.States), "states")
+				b.ReportMetric(float64(r.PeakMemory)/float64(r.States), "peak-bytes/state")
+				if r.Graph != nil {
+					b.ReportMetric(float64(r.Graph.Bytes)/float64(r.Graph.States), "graph-bytes/state")
+				}
 			})
 		}
 	}
