@@ -1,0 +1,398 @@
+package specs
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+	"github.com/vacheck/vacheck/topology"
+)
+
+// echoKind tells the two messages of Echo/Election apart.
+type echoKind uint8
+
+const (
+	echoExp  echoKind = 1 + iota // explorer ε(j)
+	echoEcho                     // echo χ(j)
+)
+
+// echoMsg is a message of Echo/Election (ALGORITHMS.md 1.11): the explorer
+// EXP(j) or the echo ECHO(j) of the wave labelled j.
+type echoMsg struct {
+	Kind echoKind
+	J    int
+}
+
+func (m echoMsg) String() string {
+	if m.Kind == echoEcho {
+		return fmt.Sprintf("ECHO(%d)", m.J)
+	}
+	return fmt.Sprintf("EXP(%d)", m.J)
+}
+
+// echoRole records the initiator status of a process (ALGORITHMS.md 0.6,
+// wake-up rule).
+type echoRole uint8
+
+const (
+	// echoPassive: not a designated initiator, or one that a message woke
+	// before it started (a non-initiator).
+	echoPassive echoRole = iota
+	// echoDesignated: a designated initiator that may still start.
+	echoDesignated
+	// echoInitiator: an actual initiator, one that executed start.
+	echoInitiator
+)
+
+func (r echoRole) String() string {
+	switch r {
+	case echoDesignated:
+		return "designated"
+	case echoInitiator:
+		return "initiator"
+	}
+	return "passive"
+}
+
+// echoParent is parent_i: ⊥, VIRTUAL (the virtual tree edge of an
+// initiator) or the neighbour the node's wave arrived from. A neighbour is
+// stored as its 0-based process index and shown 1-based; on a simple graph
+// it identifies the port.
+type echoParent int
+
+const (
+	echoNoParent echoParent = -1
+	echoVirtual  echoParent = -2
+)
+
+func (p echoParent) String() string {
+	switch p {
+	case echoNoParent:
+		return "⊥"
+	case echoVirtual:
+		return "virtual"
+	}
+	return strconv.Itoa(int(p) + 1)
+}
+
+// echoSet is a set of processes, bit i for process i (0-based), shown as
+// 1-based process numbers such as {2,4}: done, the neighbours that have
+// answered in the current wave.
+type echoSet uint64
+
+func (s echoSet) has(i int) bool { return s&(1<<uint(i)) != 0 }
+
+func (s echoSet) String() string {
+	var parts []string
+	for r := uint64(s); r != 0; r &= r - 1 {
+		parts = append(parts, strconv.Itoa(bits.TrailingZeros64(r)+1))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// echoNode is the process automaton of Echo/Election with extinction on an
+// arbitrary connected graph (ALGORITHMS.md 1.11; Mattern, Verteilte
+// Basisalgorithmen, 1989). Every initiator starts an echo wave labelled
+// with its ID; a node joins the wave with the largest label it has seen and
+// swallows explorers and echoes of weaker waves, so only the largest
+// initiator's wave completes, and its echo coming home over the virtual
+// tree edge makes that initiator the winner.
+//
+// Ports are the neighbours, in ascending order (topology.Graph). done holds
+// the neighbours q ≠ parent that answered the explorer the node sent them
+// in its current wave, with an explorer of the same wave (non-tree edge) or
+// an echo (tree edge); the spec's done[q] := false for every port becomes
+// done := ∅, which also forgets the irrelevant done[parent] and keeps the
+// state canonical.
+type echoNode struct {
+	U        int
+	Role     echoRole
+	Cur      int
+	Parent   echoParent
+	Done     echoSet
+	EchoSent int
+	Won      bool
+	// Nbrs are the neighbours in port order.
+	Nbrs []int `vacheck:"-"`
+	// Broken keeps a conquered initiator's virtual tree edge: the bug of
+	// echo-election-broken.
+	Broken bool `vacheck:"-"`
+}
+
+type echoView = automaton.View[echoNode, echoMsg]
+
+// Steps: start_i is enabled for a designated initiator that is still
+// asleep (cur = 0: it has received nothing).
+func (p *echoNode) Steps(_ *echoView, out []automaton.Step) []automaton.Step {
+	if p.Role == echoDesignated && p.Cur == 0 {
+		out = append(out, automaton.Do("start"))
+	}
+	return out
+}
+
+// Do performs start_i: the node becomes the root of its own wave over the
+// virtual tree edge and sends an explorer on every port.
+func (p *echoNode) Do(_ automaton.Step, fx *automaton.Effects[echoMsg]) {
+	p.Role = echoInitiator
+	p.Cur, p.Parent, p.Done = p.U, echoVirtual, 0
+	for _, q := range p.Nbrs {
+		fx.Send(q, echoMsg{echoExp, p.U})
+	}
+	p.check(fx)
+}
+
+// Receive performs receive EXP(j) and receive ECHO(j) on the port from.
+func (p *echoNode) Receive(from int, m echoMsg, fx *automaton.Effects[echoMsg]) {
+	switch {
+	case m.Kind == echoExp && (p.Cur == 0 || m.J > p.Cur):
+		p.join(m.J, from, fx) // woken, or conquered by a stronger wave
+	case m.J == p.Cur:
+		// An explorer of the own wave (non-tree edge) or an echo (tree
+		// edge) answers the explorer sent on this port.
+		p.Done |= 1 << uint(from)
+		p.check(fx)
+	}
+	// Otherwise m belongs to a weaker wave and is swallowed. ECHO(j) with
+	// j > cur cannot arrive: the invariant echo-label checks that.
+}
+
+// join is JOIN(j, p): the node enters the wave j with the tree edge to
+// from, and explores every other port. A woken designated initiator becomes
+// a non-initiator; a conquered initiator loses its virtual edge.
+func (p *echoNode) join(j, from int, fx *automaton.Effects[echoMsg]) {
+	if p.Role == echoDesignated {
+		p.Role = echoPassive
+	}
+	if !p.Broken || p.Parent != echoVirtual {
+		p.Parent = echoParent(from)
+	}
+	p.Cur, p.EchoSent, p.Done = j, 0, 0
+	for _, q := range p.Nbrs {
+		if q != from {
+			fx.Send(q, echoMsg{echoExp, j})
+		}
+	}
+	p.check(fx)
+}
+
+// check is CHECK(): once every port but the tree edge is done, echo the
+// wave to the parent, or win at the root.
+func (p *echoNode) check(fx *automaton.Effects[echoMsg]) {
+	if p.Cur == 0 || p.EchoSent == p.Cur {
+		return
+	}
+	for _, q := range p.Nbrs {
+		if echoParent(q) != p.Parent && !p.Done.has(q) {
+			return
+		}
+	}
+	p.EchoSent = p.Cur
+	if p.Parent == echoVirtual {
+		p.Won = true // u = cur is the leader
+	} else {
+		fx.Send(int(p.Parent), echoMsg{echoEcho, p.Cur})
+	}
+}
+
+// echoWinner returns the process that has won, or -1.
+func echoWinner(v *echoView) int {
+	for i := 0; i < v.N(); i++ {
+		if v.Proc(i).Won {
+			return i
+		}
+	}
+	return -1
+}
+
+// echoMaxInitiator returns the largest ID among the actual initiators (0
+// if nobody has started).
+func echoMaxInitiator(v *echoView) int {
+	best := 0
+	for i := 0; i < v.N(); i++ {
+		if p := v.Proc(i); p.Role == echoInitiator {
+			best = max(best, p.U)
+		}
+	}
+	return best
+}
+
+// echoEnd is the valid end state of 1.11 and the goal of termination: all
+// channels empty, exactly one process has won, and every process belongs
+// to the winner's wave (cur = the winner's ID: the value form of KNOW).
+func echoEnd(v *echoView) bool {
+	if !v.ChannelsEmpty() || properties.Count(v.N(), func(i int) bool { return v.Proc(i).Won }) != 1 {
+		return false
+	}
+	u := v.Proc(echoWinner(v)).U
+	for i := 0; i < v.N(); i++ {
+		if v.Proc(i).Cur != u {
+			return false
+		}
+	}
+	return true
+}
+
+// echoExplain says who belongs to which wave and what each node waits for.
+func echoExplain(v *echoView) []string {
+	var lines []string
+	for i := 0; i < v.N(); i++ {
+		p := v.Proc(i)
+		head := fmt.Sprintf("process %d (ID %d, %s)", i+1, p.U, p.Role)
+		var waiting echoSet
+		for _, q := range p.Nbrs {
+			if echoParent(q) != p.Parent && !p.Done.has(q) {
+				waiting |= 1 << uint(q)
+			}
+		}
+		switch {
+		case p.Cur == 0:
+			lines = append(lines, head+": asleep")
+		case p.Won:
+			lines = append(lines, fmt.Sprintf("%s: won; its wave %d came home over the virtual tree edge", head, p.Cur))
+		case p.EchoSent == p.Cur:
+			lines = append(lines, fmt.Sprintf("%s: in wave %d, echoed to %v", head, p.Cur, p.Parent))
+		default:
+			lines = append(lines, fmt.Sprintf("%s: in wave %d, tree edge %v, waits for an answer from %v", head, p.Cur, p.Parent, waiting))
+		}
+	}
+	return lines
+}
+
+// parseGraphTopology reads --topology (default ring) and --n for an
+// algorithm on a general graph. With an edge-list file and no --n, the file
+// gives N. Errors wrap ErrUsage and keep the topology package's message,
+// which names --topology and, for a file, the line.
+func parseGraphTopology(p *Params) (topology.Graph, error) {
+	value := p.String("topology")
+	named := slices.Contains([]string{"ring", "line", "star", "complete", "grid"}, value) ||
+		value == "random" || strings.HasPrefix(value, "random:")
+	n := 0
+	if named || p.Given("n") {
+		var err error
+		if n, err = p.Int("n", 1, maxN); err != nil {
+			return topology.Graph{}, err
+		}
+	}
+	g, err := topology.Parse(value, n)
+	if err != nil {
+		return topology.Graph{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if g.N > maxN {
+		return topology.Graph{}, Usagef("topology", value, "the graph has %d nodes; allowed: at most %d", g.N, maxN)
+	}
+	p.Set("n", g.N)
+	p.Set("topology", value)
+	return g, nil
+}
+
+// echoElectionSpecs returns echo-election and its broken twin.
+func echoElectionSpecs() []Spec {
+	return []Spec{echoElection(false), echoElection(true)}
+}
+
+func echoElection(broken bool) Spec {
+	claims := []string{properties.Uniqueness, properties.Validity, "echo-label", "winner-final", properties.DeadlockFreedom}
+	s := Spec{
+		Name:    "echo-election",
+		Section: "1.11",
+		Summary: "Echo/Election with extinction on an arbitrary connected graph: the largest initiator's echo wave wins",
+		Params: []Param{
+			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)"},
+			{Flag: "topology", Default: "ring", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
+			initiatorsParam("all"),
+			{Flag: "ids", Default: "increasing", Usage: "IDs: increasing (process i has ID i), decreasing, a list such as 3,1,2, or all (every permutation of 1..N)"},
+		},
+		Claims: claims,
+	}
+	if broken {
+		s.Name = "echo-election-broken"
+		s.Summary = "Echo/Election with extinction, with a bug"
+		s.Bug = "a conquered initiator keeps its virtual tree edge, so it never echoes to the stronger wave, which then never completes"
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		g, err := parseGraphTopology(p)
+		if err != nil {
+			return nil, err
+		}
+		n := g.N
+		inits, err := parseInitiators(p, n)
+		if err != nil {
+			return nil, err
+		}
+		idsets, err := parseIDs(p, n)
+		if err != nil {
+			return nil, err
+		}
+		// Each wave sends at most one message per direction of an edge,
+		// and there are at most N waves.
+		disc, capacity, err := channelParams(p, channel.FIFO, n)
+		if err != nil {
+			return nil, err
+		}
+		var initial [][]echoNode
+		for _, ids := range idsets {
+			for _, set := range inits {
+				procs := make([]echoNode, n)
+				for i := range procs {
+					procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken}
+					if set[i] {
+						procs[i].Role = echoDesignated
+					}
+				}
+				initial = append(initial, procs)
+			}
+		}
+		adj := g.Adj
+		invariants := []automaton.Invariant[echoNode, echoMsg]{
+			{Name: properties.Uniqueness, Doc: "never two processes won", Holds: func(v *echoView) bool {
+				return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Won }) <= 1
+			}},
+			{Name: properties.Validity, Doc: "a process that has won holds the largest ID among the actual initiators", Holds: func(v *echoView) bool {
+				w := echoWinner(v)
+				return w < 0 || v.Proc(w).U == echoMaxInitiator(v)
+			}},
+			{Name: "echo-label", Doc: "every ECHO(j) in transit to a process b has j ≤ cur_b (the assertion of receive ECHO in 1.11)", Holds: func(v *echoView) bool {
+				for a, nb := range adj {
+					for _, b := range nb {
+						for _, m := range v.Chan(a, b) {
+							if m.Kind == echoEcho && m.J > v.Proc(b).Cur {
+								return false
+							}
+						}
+					}
+				}
+				return true
+			}},
+			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN in 1.11)", Holds: func(v *echoView) bool {
+				w := echoWinner(v)
+				if w < 0 {
+					return true
+				}
+				u := v.Proc(w).U
+				for i := 0; i < v.N(); i++ {
+					if v.Proc(i).Cur != u {
+						return false
+					}
+				}
+				return true
+			}},
+		}
+		return automaton.New(automaton.Config[echoNode, echoMsg]{
+			Initial:     initial,
+			Links:       automaton.Undirected(adj),
+			Channels:    disc,
+			Capacity:    capacity,
+			Invariants:  invariants,
+			ValidEnd:    echoEnd,
+			Termination: echoEnd,
+			Explain:     echoExplain,
+		})
+	}
+	return s
+}

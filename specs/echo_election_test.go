@@ -1,0 +1,390 @@
+package specs
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+	"github.com/vacheck/vacheck/topology"
+)
+
+var echoLarge = flag.Bool("echo-large", false, "include echo-election on random:1:6 with N=5 and --initiators subsets (8.5 million states, minutes)")
+
+// echoCheck checks m with the claims of echo-election under cfg.
+func echoCheck(t *testing.T, m explorer.Model, cfg explorer.Config) *explorer.Result {
+	t.Helper()
+	cfg.Properties = echoElection(false).Claims
+	r, err := explorer.Check(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestEchoElectionCounts pins the exact state space of echo-election and
+// checks that its claims hold (ALGORITHMS.md 1.11: UNIQ, VALID over the
+// actual initiators, DLF with every process in the winner's wave at the
+// end).
+//
+// N=2 (a single edge 1-2, IDs 1 and 2, both designated initiators), by
+// hand: from the initial state, start_1 leads to a run where p2 is woken by
+// EXP(1), echoes, and p1 wins (states A1, A2, A3); start_2 likewise (B1,
+// B2, B3, with p2 the winner). When both start (state C, EXP(1) and EXP(2)
+// in transit, reached from A1 and from B1), p2 swallows EXP(1) and p1 joins
+// wave 2 and echoes, in either order (Ca, Cb), then the echo (D) makes p2
+// win (E). That is 12 states with the initial one, and 2+2+1+2+1+2+1+1+1 =
+// 13 transitions, 3 of the states terminal. On a line 1-2-3 with the single
+// initiator 1 the run is a chain of 5 transitions (start, EXP to 2, EXP to
+// 3, echo to 2, echo to 1): 6 states.
+func TestEchoElectionCounts(t *testing.T) {
+	tests := []struct {
+		n                   int
+		topology            string
+		initiators          string
+		states, transitions int64
+		terminal            int64
+		large               bool // skipped with -short
+		huge                bool // only with -echo-large
+	}{
+		{2, "ring", "all", 12, 13, 3, false, false},
+		{3, "line", "one", 6, 5, 1, false, false},
+		{4, "ring", "subsets", 6002, 18068, 60, false, false},
+		{5, "ring", "subsets", 55593, 209285, 155, false, false},
+		{5, "random:2:5", "subsets", 138567, 567403, 124, false, false},
+		{4, "complete", "subsets", 1739534, 9487767, 240, true, false},
+		{5, "random:1:6", "subsets", 8553153, 47761735, 248, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s", tt.n, tt.topology, tt.initiators), func(t *testing.T) {
+			if tt.huge && !*echoLarge {
+				t.Skip("8.5 million states; run with -echo-large")
+			}
+			if tt.large && testing.Short() {
+				t.Skip("large state space; run without -short")
+			}
+			m := buildSpec(t, echoElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": tt.initiators})
+			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+				r := echoCheck(t, m, cfg)
+				if r.Status != explorer.OK {
+					t.Fatalf("%v/%d: status %v (%s) %+v", cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.Violations)
+				}
+				if r.States != tt.states || r.Transitions != tt.transitions || r.Terminal != tt.terminal {
+					t.Errorf("%v/%d: %d states, %d transitions, %d terminal; want %d, %d, %d",
+						cfg.Strategy, cfg.Workers, r.States, r.Transitions, r.Terminal, tt.states, tt.transitions, tt.terminal)
+				}
+			}
+		})
+	}
+}
+
+// echoMessageRange returns the fewest and the most messages sent on a path
+// from an initial state of m to a terminal state, over all initial states
+// and all runs (ALGORITHMS.md 0.7). It walks the (acyclic) state graph with
+// the model's own successor function and sums Transition.Messages,
+// remembering the range for every state it has seen.
+func echoMessageRange(t *testing.T, m explorer.Model) (lo, hi int) {
+	t.Helper()
+	w := m.NewWorker()
+	memo := map[string][2]int{}
+	var walk func(s []byte) [2]int
+	walk = func(s []byte) [2]int {
+		if r, ok := memo[string(s)]; ok {
+			return r
+		}
+		type edge struct {
+			msgs int
+			next []byte
+		}
+		var out []edge
+		if _, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
+			out = append(out, edge{int(tr.Messages), slices.Clone(next)})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var r [2]int // a terminal state: no more messages
+		for k, e := range out {
+			sub := walk(e.next)
+			if k == 0 || sub[0]+e.msgs < r[0] {
+				r[0] = sub[0] + e.msgs
+			}
+			if k == 0 || sub[1]+e.msgs > r[1] {
+				r[1] = sub[1] + e.msgs
+			}
+		}
+		memo[string(s)] = r
+		return r
+	}
+	initial, err := m.Initial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range initial {
+		r := walk(s)
+		if k == 0 || r[0] < lo {
+			lo = r[0]
+		}
+		if k == 0 || r[1] > hi {
+			hi = r[1]
+		}
+	}
+	return lo, hi
+}
+
+// TestEchoElectionSingleInitiatorMessages checks "a single initiator:
+// exactly 2E messages" (ALGORITHMS.md 1.11): every edge carries two
+// explorers, or an explorer and an echo, in every run.
+func TestEchoElectionSingleInitiatorMessages(t *testing.T) {
+	for _, tt := range []struct {
+		n        int
+		topology string
+	}{
+		{1, "ring"}, {2, "line"}, {3, "line"}, {4, "ring"}, {4, "complete"}, {5, "star"},
+		{5, "grid"}, {5, "random:1:6"}, {5, "random:2:5"}, {6, "random:7:9"},
+	} {
+		g, err := topology.Parse(tt.topology, tt.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, init := range []string{"one", fmt.Sprint(tt.n)} {
+			t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s", tt.n, tt.topology, init), func(t *testing.T) {
+				m := buildSpec(t, echoElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": init})
+				lo, hi := echoMessageRange(t, m)
+				if want := 2 * g.NumEdges(); lo != want || hi != want {
+					t.Errorf("messages %d…%d, want exactly 2E = %d", lo, hi, want)
+				}
+			})
+		}
+	}
+}
+
+// echoWriteGraph writes an edge-list file and returns its path.
+func echoWriteGraph(t *testing.T, name, edges string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(edges), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestEchoElectionReferenceMessages reproduces the reference values of
+// ALGORITHMS.md 1.11: min…max total messages over all ID arrangements and
+// all non-empty initiator sets, FIFO. The same ranges come out with all
+// processes designated initiators (--initiators all), pinned too.
+func TestEchoElectionReferenceMessages(t *testing.T) {
+	chord := echoWriteGraph(t, "cycle-chord.txt", "# 4-cycle plus one chord\n1 2\n2 3\n3 4\n4 1\n1 3\n")
+	pendant := echoWriteGraph(t, "triangle-pendant.txt", "# triangle with one pendant node\n1 2\n2 3\n3 1\n3 4\n")
+	for _, tt := range []struct {
+		name        string
+		n           int
+		topology    string
+		initiators  string
+		lo, hi      int
+		large       bool
+		description string
+	}{
+		{"path3", 3, "line", "subsets", 4, 8, false, "path of 3 nodes, E=2"},
+		{"triangle", 3, "ring", "subsets", 6, 11, false, "triangle, E=3"},
+		{"cycle4", 4, "ring", "subsets", 8, 17, false, "4-cycle, E=4"},
+		{"chord", 4, chord, "subsets", 10, 24, true, "4-cycle plus one chord, E=5"},
+		{"star3", 4, "star", "subsets", 6, 16, false, "star with 3 leaves, E=3"},
+		{"pendant", 4, pendant, "subsets", 8, 21, false, "triangle with one pendant node, E=4"},
+		{"path3-all", 3, "line", "all", 4, 8, false, "path of 3 nodes, all initiators"},
+		{"triangle-all", 3, "ring", "all", 6, 11, false, "triangle, all initiators"},
+		{"cycle4-all", 4, "ring", "all", 8, 17, false, "4-cycle, all initiators"},
+		{"star3-all", 4, "star", "all", 6, 16, false, "star with 3 leaves, all initiators"},
+		{"pendant-all", 4, pendant, "all", 8, 21, false, "triangle with one pendant node, all initiators"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.large && testing.Short() {
+				t.Skip("2.8 million states; run without -short")
+			}
+			m := buildSpec(t, echoElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": tt.initiators, "ids": "all"})
+			if lo, hi := echoMessageRange(t, m); lo != tt.lo || hi != tt.hi {
+				t.Errorf("%s: messages %d…%d, want %d…%d", tt.description, lo, hi, tt.lo, tt.hi)
+			}
+		})
+	}
+}
+
+// TestEchoElectionBroken checks the broken twin: a conquered initiator keeps
+// its virtual tree edge, so neither it nor the stronger wave completes and
+// the run deadlocks. The smallest instance is two processes that both
+// start; the BFS counterexample is the same for every worker count.
+func TestEchoElectionBroken(t *testing.T) {
+	for _, tt := range []struct {
+		flags   map[string]string
+		length  int
+		actions []string
+	}{
+		{map[string]string{"n": "2", "initiators": "all"}, 4,
+			[]string{"start_{1}", "start_{2}", "receive(EXP(1))_{1,2}", "receive(EXP(2))_{2,1}"}},
+		{map[string]string{}, 9, nil}, // the defaults: ring, N=4, all initiators
+		{map[string]string{"n": "4", "initiators": "subsets"}, 9, nil},
+		{map[string]string{"n": "4", "topology": "complete", "initiators": "1,2"}, 14, nil},
+	} {
+		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
+			correct := echoCheck(t, buildSpec(t, echoElection(false), tt.flags), explorer.Config{})
+			if correct.Status != explorer.OK {
+				t.Fatalf("echo-election: status %v, want ok", correct.Status)
+			}
+			m := buildSpec(t, echoElection(true), tt.flags)
+			var first []string
+			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
+				r := echoCheck(t, m, cfg)
+				if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
+					t.Fatalf("workers %d: status %v %+v, want deadlock-freedom violated", cfg.Workers, r.Status, r.Violations)
+				}
+				tr := r.Violations[0].Trace
+				var actions []string
+				for _, st := range tr.Steps {
+					actions = append(actions, st.Action)
+				}
+				if len(actions) != tt.length {
+					t.Errorf("workers %d: counterexample of %d steps %v, want %d", cfg.Workers, len(actions), actions, tt.length)
+				}
+				if tt.actions != nil && !slices.Equal(actions, tt.actions) {
+					t.Errorf("workers %d: counterexample %v, want %v", cfg.Workers, actions, tt.actions)
+				}
+				if first == nil {
+					first = actions
+				} else if !slices.Equal(first, actions) {
+					t.Errorf("workers %d: counterexample %v differs from %v", cfg.Workers, actions, first)
+				}
+				if !slices.ContainsFunc(tr.Explanation, func(l string) bool { return strings.Contains(l, "tree edge virtual, waits for an answer") }) {
+					t.Errorf("explanation %q does not show the conquered initiator waiting on its virtual edge", tr.Explanation)
+				}
+			}
+		})
+	}
+}
+
+// echoBuildErr builds echo-election with flags and returns the error.
+func echoBuildErr(t *testing.T, flags map[string]string) error {
+	t.Helper()
+	s := echoElection(false)
+	p, err := NewParams(s, flags)
+	if err != nil {
+		return err
+	}
+	_, err = s.Build(p)
+	return err
+}
+
+func TestEchoElectionUsageErrors(t *testing.T) {
+	selfLoop := echoWriteGraph(t, "loop.txt", "1 2\n2 3\n3 3\n3 4\n")
+	unknown := echoWriteGraph(t, "unknown.txt", "1 2\n2 3\n\n3 9\n")
+	declared := echoWriteGraph(t, "declared.txt", "nodes 4\n1 2\n2 3\n3 9\n")
+	disconnected := echoWriteGraph(t, "split.txt", "1 2\n3 4\n")
+	for _, tt := range []struct {
+		flags map[string]string
+		want  []string // substrings of the message
+	}{
+		{map[string]string{"topology": selfLoop}, []string{"--topology", "loop.txt:3:", "self-loop"}},
+		{map[string]string{"topology": declared}, []string{"--topology", "declared.txt:4:", "unknown node 9", "nodes 4 on line 1"}},
+		{map[string]string{"topology": unknown, "n": "4"}, []string{"unknown.txt:4:", "--n is 4"}},
+		{map[string]string{"topology": disconnected, "n": "4"}, []string{"--topology", "split.txt", "not connected", "node 3"}},
+		{map[string]string{"topology": "random:x:5"}, []string{"--topology random:x:5", "SEED"}},
+		{map[string]string{"topology": "random:1:9", "n": "4"}, []string{"--topology random:1:9", "EDGES"}},
+		{map[string]string{"topology": "hypercube"}, []string{"--topology hypercube", "allowed"}},
+		{map[string]string{"n": "0"}, []string{"--n", "allowed: 1 to"}},
+		{map[string]string{"initiators": "0"}, []string{"--initiators 0", "no process 0"}},
+		{map[string]string{"initiators": "1,5"}, []string{"--initiators 1,5", "no process 5", "--n 4"}},
+		{map[string]string{"initiators": "2,2"}, []string{"--initiators 2,2", "twice"}},
+		{map[string]string{"initiators": "1,x"}, []string{"--initiators 1,x", `"x"`, "allowed: all, one, subsets"}},
+		{map[string]string{"initiators": ""}, []string{"--initiators", "empty"}},
+		{map[string]string{"initiators": "subsets", "n": "13"}, []string{"--initiators subsets", "up to 12"}},
+		{map[string]string{"ids": "1,2"}, []string{"--ids 1,2", "2 IDs given"}},
+		{map[string]string{"ids": "all", "n": "10"}, []string{"--n 10", "--ids all"}},
+		{map[string]string{"channels": "lossy"}, []string{"--channels lossy"}},
+	} {
+		err := echoBuildErr(t, tt.flags)
+		if err == nil {
+			t.Errorf("%v: no error", tt.flags)
+			continue
+		}
+		if !errors.Is(err, ErrUsage) {
+			t.Errorf("%v: %v does not wrap ErrUsage", tt.flags, err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %q does not contain %q", tt.flags, err, w)
+			}
+		}
+	}
+}
+
+// TestEchoElectionTopologyFile checks that an edge-list file gives N when
+// --n is not set, and the canonical parameters reported.
+func TestEchoElectionTopologyFile(t *testing.T) {
+	path := echoWriteGraph(t, "bowtie.txt", "# two triangles sharing node 3\n1 2\n2 3\n3 1\n3 4\n4 5\n5 3\n")
+	s := echoElection(false)
+	p, err := NewParams(s, map[string]string{"topology": path, "initiators": "5,1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Canonical()
+	if c["n"] != 5 || c["topology"] != path || c["initiators"] != "1,5" || c["ids"] != "increasing" || c["channels"] != "fifo" || c["capacity"] != 5 {
+		t.Errorf("canonical parameters %v", c)
+	}
+	if r := echoCheck(t, m, explorer.Config{}); r.Status != explorer.OK {
+		t.Errorf("status %v %+v", r.Status, r.Violations)
+	}
+	if lo, hi := echoMessageRange(t, m); lo != 12 || hi < lo {
+		t.Errorf("messages %d…%d; the minimum is 2E = 12", lo, hi)
+	}
+}
+
+func TestInitiatorsParse(t *testing.T) {
+	spec := Spec{Name: "test", Params: []Param{initiatorsParam("all")}}
+	sets := func(value string, n int) ([][]bool, any) {
+		t.Helper()
+		flags := map[string]string{}
+		if value != "" {
+			flags["initiators"] = value
+		}
+		p, err := NewParams(spec, flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := parseInitiators(p, n)
+		if err != nil {
+			t.Fatalf("%q: %v", value, err)
+		}
+		return s, p.Canonical()["initiators"]
+	}
+	T, F := true, false
+	for _, tt := range []struct {
+		value string
+		n     int
+		want  [][]bool
+		canon string
+	}{
+		{"", 3, [][]bool{{T, T, T}}, "all"},
+		{"all", 2, [][]bool{{T, T}}, "all"},
+		{"one", 3, [][]bool{{T, F, F}}, "one"},
+		{"3", 3, [][]bool{{F, F, T}}, "3"},
+		{" 3, 1 ", 4, [][]bool{{T, F, T, F}}, "1,3"},
+		{"subsets", 2, [][]bool{{T, F}, {F, T}, {T, T}}, "subsets"},
+		{"subsets", 1, [][]bool{{T}}, "subsets"},
+	} {
+		got, canon := sets(tt.value, tt.n)
+		if !slices.EqualFunc(got, tt.want, slices.Equal) || canon != tt.canon {
+			t.Errorf("%q, n=%d: %v (canonical %v), want %v (%s)", tt.value, tt.n, got, canon, tt.want, tt.canon)
+		}
+	}
+	if got, _ := sets("subsets", 5); len(got) != 31 {
+		t.Errorf("subsets of 5 processes: %d sets, want 31", len(got))
+	}
+}
