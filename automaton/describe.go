@@ -45,6 +45,9 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 		vars = append(vars, explorer.Var{Name: fmt.Sprintf("queue_{%d,%d}", l.From+1, l.To+1), Value: msgs})
 		_ = c
 	}
+	if f := v.g.failed; f != 0 {
+		vars = append(vars, explorer.Var{Name: "failed-assertion", Value: sys.cfg.Assertions[f-1].Name})
+	}
 	if sys.cfg.Crashes > 0 {
 		crashed := []any{}
 		for i := 0; i < sys.n; i++ {

@@ -125,7 +125,18 @@ type Acceptor[M Message] interface {
 type Effects[M Message] struct {
 	self, n int
 	send    func(to int, m M)
+	assert  func(name string, ok bool)
+	up      func(j int) bool
 }
+
+// Assert checks a condition the algorithm asserts inside an effect; name
+// must be one of Config.Assertions. When ok is false the transition leads
+// to a state that violates the property name.
+func (fx *Effects[M]) Assert(name string, ok bool) { fx.assert(name, ok) }
+
+// Up reports whether process j has not crashed (for an effect whose rule
+// depends on it, such as accepting a coordinator only from a live process).
+func (fx *Effects[M]) Up(j int) bool { return fx.up(j) }
 
 // Self returns the index (0-based) of the process the effect runs in.
 func (fx *Effects[M]) Self() int { return fx.self }

@@ -86,6 +86,12 @@ type Liveness[S any, M Message] struct {
 	Goal       func(v *View[S, M], i int) bool
 }
 
+// Assertion is a property checked inside effects by Effects.Assert.
+type Assertion struct {
+	Name string
+	Doc  string
+}
+
 // Config describes a system: processes of type S exchanging messages of
 // type M over channels.
 type Config[S any, M Message] struct {
@@ -108,6 +114,11 @@ type Config[S any, M Message] struct {
 	Crashes int
 	// Invariants are checked in every reachable state, in order.
 	Invariants []Invariant[S, M]
+	// Assertions name the assertions effects may make with
+	// Effects.Assert, as in the pseudocode of ALGORITHMS.md ("assert
+	// electable"). A failed assertion is a violation of the property of
+	// that name, with the transition that failed it as the last step.
+	Assertions []Assertion
 	// ValidEnd tells a valid end state from a deadlock among terminal
 	// states. Nil means every terminal state is a valid end state.
 	ValidEnd func(v *View[S, M]) bool
@@ -206,6 +217,9 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 		}
 		sys.props = append(sys.props, properties.Info{Name: inv.Name, Kind: k, Doc: inv.Doc})
 	}
+	for _, a := range cfg.Assertions {
+		sys.props = append(sys.props, properties.Info{Name: a.Name, Kind: properties.Invariant, Doc: a.Doc})
+	}
 	sys.props = append(sys.props, properties.Info{
 		Name: properties.ChannelBound, Kind: properties.Assertion,
 		Doc: fmt.Sprintf("no channel holds more than %s (the model's capacity; raise --capacity if a correct model needs more)", plural(sys.capacity, "message")),
@@ -255,23 +269,31 @@ func appendSeg(out, seg []byte) []byte {
 type globals struct {
 	budget int    // crashes left
 	down   uint64 // bit i: process i has crashed
+	failed int    // 1 + the index of an assertion an effect failed, or 0
+}
+
+// hasGlobals reports whether states carry the environment's bookkeeping.
+func (sys *System[S, M, P]) hasGlobals() bool {
+	return sys.cfg.Crashes > 0 || len(sys.cfg.Assertions) > 0
 }
 
 func (sys *System[S, M, P]) encodeGlobals(b []byte, g globals) []byte {
-	if sys.cfg.Crashes == 0 {
+	if !sys.hasGlobals() {
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(g.budget))
-	return binary.AppendUvarint(b, g.down)
+	b = binary.AppendUvarint(b, g.down)
+	return binary.AppendUvarint(b, uint64(g.failed))
 }
 
 func (sys *System[S, M, P]) decodeGlobals(b []byte) globals {
-	if sys.cfg.Crashes == 0 {
+	if !sys.hasGlobals() {
 		return globals{}
 	}
 	budget, k := binary.Uvarint(b)
-	down, _ := binary.Uvarint(b[k:])
-	return globals{budget: int(budget), down: down}
+	down, k2 := binary.Uvarint(b[k:])
+	failed, _ := binary.Uvarint(b[k+k2:])
+	return globals{budget: int(budget), down: down, failed: int(failed)}
 }
 
 // modelError is a panic raised by the framework for a modelling mistake

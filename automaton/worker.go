@@ -81,6 +81,7 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	touched   []int // channels touched by the current action
 	sent      int32
 	out       []byte
+	failed    int // 1 + the index of the assertion the current effect failed
 	captureTo int // Label: record the first message sent to this process
 	captured  *M
 }
@@ -94,7 +95,7 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 		pendSet:   make([]bool, len(sys.cfg.Links)),
 		captureTo: -1,
 	}
-	w.fx = Effects[M]{n: sys.n, send: w.send}
+	w.fx = Effects[M]{n: sys.n, send: w.send, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }}
 	return w
 }
 
@@ -223,6 +224,13 @@ func (w *worker[S, M, P]) apply(a action) explorer.Transition {
 		t.Task, t.Fault = -1, true
 	}
 	t.Messages = w.sent
+	if w.failed != 0 {
+		g := v.g
+		g.failed = w.failed
+		w.gseg = sys.encodeGlobals(w.gseg[:0], g)
+		globalsChanged = true
+		w.failed = 0
+	}
 	if procChanged {
 		w.enc = sys.pc.enc(unsafe.Pointer(&w.work), w.enc[:0])
 	}
@@ -294,6 +302,20 @@ func (w *worker[S, M, P]) send(to int, m M) {
 	}
 }
 
+// assert records a failed assertion of the current effect.
+func (w *worker[S, M, P]) assert(name string, ok bool) {
+	if ok || w.failed != 0 {
+		return
+	}
+	for k, a := range w.sys.cfg.Assertions {
+		if a.Name == name {
+			w.failed = k + 1
+			return
+		}
+	}
+	panic(modelError{fmt.Sprintf("process %d asserted %q, which is not among the Config's Assertions", w.fx.self+1, name)})
+}
+
 // Check implements explorer.Worker.
 func (w *worker[S, M, P]) Check(s []byte, want uint64) (k int, err error) {
 	defer func() {
@@ -307,13 +329,18 @@ func (w *worker[S, M, P]) Check(s []byte, want uint64) (k int, err error) {
 			return k, nil
 		}
 	}
+	if f := w.cv.g.failed; f != 0 {
+		if k := len(w.sys.cfg.Invariants) + f - 1; want&(1<<uint(k)) != 0 {
+			return k, nil
+		}
+	}
 	n := w.sys.n
-	if want&(1<<uint(len(w.sys.cfg.Invariants))) == 0 {
+	if want&(1<<uint(len(w.sys.cfg.Invariants)+len(w.sys.cfg.Assertions))) == 0 {
 		return -1, nil
 	}
 	for c := range w.sys.cfg.Links {
 		if seg := w.cv.seg(1 + n + c); len(seg) > w.sys.capacity && channel.Len(seg) > w.sys.capacity {
-			return len(w.sys.cfg.Invariants), nil
+			return len(w.sys.cfg.Invariants) + len(w.sys.cfg.Assertions), nil
 		}
 	}
 	return -1, nil
