@@ -4,16 +4,18 @@ import (
 	"fmt"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/dolthub/swiss"
 )
 
 // bucket holds states of one BFS level: their encodings back to back, their
-// fingerprints, and (until the level is merged) their canonical keys.
+// fingerprints, and their canonical keys (the predecessor's rank in its
+// level, then the action index).
 type bucket struct {
 	arena []byte
 	ends  []int
 	fps   []uint64
-	ranks []int64  // rank of the predecessor in its level
-	acts  []uint32 // action index from the predecessor
+	ranks []int64
+	acts  []uint32
 }
 
 func (b *bucket) add(st []byte, fp uint64, rank int64, act uint32) {
@@ -24,27 +26,43 @@ func (b *bucket) add(st []byte, fp uint64, rank int64, act uint32) {
 	b.acts = append(b.acts, act)
 }
 
-func (b *bucket) state(i int) []byte {
-	start := 0
-	if i > 0 {
-		start = b.ends[i-1]
+func (b *bucket) start(i int) int {
+	if i == 0 {
+		return 0
 	}
-	return b.arena[start:b.ends[i]]
+	return b.ends[i-1]
 }
+
+func (b *bucket) state(i int) []byte { return b.arena[b.start(i):b.ends[i]] }
 
 func (b *bucket) reset() {
 	b.arena, b.ends, b.fps, b.ranks, b.acts = b.arena[:0], b.ends[:0], b.fps[:0], b.ranks[:0], b.acts[:0]
 }
 
-// less orders states of one level canonically: by their predecessor's rank,
-// then by action index.
+// keep moves entry k to position to (to <= k), for compaction in place.
+func (b *bucket) keep(k, to int) {
+	if k != to {
+		from := b.state(k)
+		dst := b.start(to)
+		n := copy(b.arena[dst:], from)
+		b.ends[to] = dst + n
+		b.fps[to], b.ranks[to], b.acts[to] = b.fps[k], b.ranks[k], b.acts[k]
+	}
+}
+
+// truncate keeps the first n entries.
+func (b *bucket) truncate(n int) {
+	b.arena = b.arena[:b.start(n)]
+	b.ends, b.fps, b.ranks, b.acts = b.ends[:n], b.fps[:n], b.ranks[:n], b.acts[:n]
+}
+
 func (b *bucket) key(i int) (int64, uint32) { return b.ranks[i], b.acts[i] }
 
-// level is a BFS level in canonical order: the buckets of the shards merged
-// by key.
+// level is a BFS level in canonical order: the states of its buckets,
+// merged by key.
 type level struct {
 	buckets []*bucket
-	ref     []uint64 // bucket<<56 | index, in rank order; nil with one bucket
+	ref     []uint64 // bucket<<48 | index, in rank order; nil with one bucket
 	n       int
 }
 
@@ -54,38 +72,65 @@ func (l *level) get(r int) ([]byte, uint64) {
 		return b.state(r), b.fps[r]
 	}
 	ref := l.ref[r]
-	b := l.buckets[ref>>56]
-	i := int(ref & (1<<56 - 1))
+	b := l.buckets[ref>>48]
+	i := int(ref & (1<<48 - 1))
 	return b.state(i), b.fps[i]
 }
 
-// merge orders the buckets' states canonically. Each bucket is already in
-// key order, because shards are filled in rank order.
-func merge(buckets []*bucket) *level {
-	l := &level{buckets: buckets}
-	for _, b := range buckets {
-		l.n += len(b.fps)
+// merge orders the states of chains of buckets canonically. Each chain is
+// in key order: a shard's candidates, worker after worker, each worker's in
+// the order of the ranges it expanded.
+func merge(chains [][]*bucket) *level {
+	l := &level{}
+	for _, c := range chains {
+		for _, b := range c {
+			l.buckets = append(l.buckets, b)
+			l.n += len(b.fps)
+		}
 	}
-	if len(buckets) == 1 {
+	if len(l.buckets) == 1 {
 		return l
 	}
+	type head struct {
+		chain, b, i int // chain, bucket within the chain, index
+		id          int // bucket's index in l.buckets
+	}
+	heads := make([]head, 0, len(chains))
+	id := 0
+	for c, chain := range chains {
+		h := head{chain: c, id: id}
+		id += len(chain)
+		// Skip empty buckets at the front of the chain.
+		for h.b < len(chain) && len(chain[h.b].fps) == 0 {
+			h.b++
+			h.id++
+		}
+		if h.b < len(chain) {
+			heads = append(heads, h)
+		}
+	}
 	l.ref = make([]uint64, 0, l.n)
-	pos := make([]int, len(buckets))
-	for len(l.ref) < l.n {
-		best := -1
-		var br int64
-		var ba uint32
-		for k, b := range buckets {
-			if pos[k] == len(b.fps) {
-				continue
-			}
-			r, a := b.key(pos[k])
-			if best < 0 || r < br || (r == br && a < ba) {
+	for len(heads) > 0 {
+		best := 0
+		br, ba := chains[heads[0].chain][heads[0].b].key(heads[0].i)
+		for k := 1; k < len(heads); k++ {
+			h := heads[k]
+			r, a := chains[h.chain][h.b].key(h.i)
+			if r < br || (r == br && a < ba) {
 				best, br, ba = k, r, a
 			}
 		}
-		l.ref = append(l.ref, uint64(best)<<56|uint64(pos[best]))
-		pos[best]++
+		h := &heads[best]
+		l.ref = append(l.ref, uint64(h.id)<<48|uint64(h.i))
+		h.i++
+		chain := chains[h.chain]
+		for h.b < len(chain) && h.i == len(chain[h.b].fps) {
+			h.b, h.i = h.b+1, 0
+			h.id++
+		}
+		if h.b == len(chain) {
+			heads = append(heads[:best], heads[best+1:]...)
+		}
 	}
 	return l
 }
@@ -104,6 +149,14 @@ func (f *bfsFound) offer(rank int64, act uint32, fp uint64) {
 	}
 }
 
+// bfs searches level by level. Phase 1: each worker expands a contiguous
+// range of the level and keeps, per shard, the successors that earlier
+// levels and its own range have not produced yet. Phase 2: each worker
+// takes the candidates of its own shard, worker by worker (so in canonical
+// order), inserts the new ones in the visited set, checks them, and compacts
+// them in place: the candidates it keeps are the next level. Two sets of
+// candidate buckets alternate, one holding the level being expanded and
+// one receiving its successors.
 func (s *search) bfs() {
 	W := len(s.workers)
 	l0 := &bucket{}
@@ -114,92 +167,39 @@ func (s *search) bfs() {
 	if s.failure != nil || s.done() {
 		return
 	}
-	cur := merge([]*bucket{l0})
-	// cands[w][sh]: successors found by worker w that belong to shard sh.
-	cands := make([][]*bucket, W)
-	for w := range cands {
-		cands[w] = make([]*bucket, W)
-		for sh := range cands[w] {
-			cands[w][sh] = &bucket{}
+	cur := merge([][]*bucket{{l0}})
+	// cands[set][w][sh]: successors found by worker w that belong to shard
+	// sh; the two sets alternate between levels.
+	var cands [2][][]*bucket
+	for set := range cands {
+		cands[set] = make([][]*bucket, W)
+		for w := range cands[set] {
+			cands[set][w] = make([]*bucket, W)
+			for sh := range cands[set][w] {
+				cands[set][w][sh] = &bucket{}
+			}
 		}
+	}
+	// seen[w]: the fingerprints worker w has produced in this level.
+	seen := make([]*swiss.Map[uint64, struct{}], W)
+	for w := range seen {
+		seen[w] = swiss.NewMap[uint64, struct{}](1024)
 	}
 	nprops := len(s.props) + 1
 	for depth := 0; cur.n > 0; depth++ {
+		out := cands[depth%2]
 		s.depth.Store(int64(depth))
 		expand := s.cfg.MaxDepth == 0 || depth < s.cfg.MaxDepth
-		// Phase 1: expand contiguous ranges of the level; keep successors
-		// not seen in earlier levels.
 		dead := make([]bfsFound, W)
 		fails := make([]bfsFound, W)
 		failErr := make([]error, W)
 		counts := make([]int64, W)
 		s.parallel(func(w int) {
-			for _, b := range cands[w] {
-				b.reset()
-			}
-			wk := s.workers[w]
-			lo, hi := split(cur.n, W, w)
-			var trans, terminal int64
-			r := lo
-			defer func() {
-				// A Model that panics instead of returning an error fails
-				// the search like one that returns it.
-				if p := recover(); p != nil {
-					_, fp := cur.get(r)
-					fails[w].offer(int64(r), 0, fp)
-					failErr[w] = fmt.Errorf("the model panicked: %v", p)
-				}
-			}()
-			// One emit function for the whole range: a closure per state
-			// would be an allocation per state.
-			var a uint32
-			var live int
-			emit := func(t Transition, next []byte) {
-				if !t.Fault {
-					live++
-				}
-				if expand {
-					h := xxhash.Sum64(next)
-					sh := s.shard(h)
-					if !s.shards[sh].Has(h) {
-						cands[w][sh].add(next, h, int64(r), a)
-					}
-				}
-				a++
-			}
-			for ; r < hi; r++ {
-				if r&255 == 0 && s.stopped() {
-					break
-				}
-				st, fp := cur.get(r)
-				a, live = 0, 0
-				_, err := wk.Successors(st, emit)
-				trans += int64(a)
-				if err != nil {
-					fails[w].offer(int64(r), 0, fp)
-					if failErr[w] == nil {
-						failErr[w] = err
-					}
-					continue
-				}
-				if live == 0 {
-					terminal++
-					if s.checkDL {
-						ok, err := wk.ValidEnd(st)
-						if err != nil {
-							fails[w].offer(int64(r), 0, fp)
-							if failErr[w] == nil {
-								failErr[w] = err
-							}
-						} else if !ok {
-							dead[w].offer(int64(r), 0, fp)
-						}
-					}
-				}
-			}
-			counts[w] = trans
-			s.transitions.Add(trans)
-			s.terminal.Add(terminal)
+			x := &expander{s: s, out: out[w], local: seen[w], expand: expand}
+			x.run(w, cur, &dead[w], &fails[w], &failErr[w])
+			counts[w] = x.trans
+			s.transitions.Add(x.trans)
+			s.terminal.Add(x.terminal)
 		})
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
@@ -232,81 +232,14 @@ func (s *search) bfs() {
 		if s.done() && !s.cfg.Continue {
 			return
 		}
-		// Phase 2: each worker inserts the candidates of its own shard in
-		// canonical order and checks the new states.
-		next := make([]*bucket, W)
 		viols := make([][]bfsFound, W)
 		want := s.want
 		s.parallel(func(sh int) {
-			var curFP uint64
-			var curRank int64
-			var curAct uint32
-			defer func() {
-				if p := recover(); p != nil {
-					fails[sh].offer(curRank, curAct, curFP)
-					failErr[sh] = fmt.Errorf("the model panicked while checking a state: %v", p)
-				}
-			}()
-			m := s.shards[sh]
-			wk := s.workers[sh]
-			// Size the new level's bucket for every candidate, so that it
-			// never grows by copying.
-			var nstates, nbytes int
-			for w := 0; w < W; w++ {
-				nstates += len(cands[w][sh].fps)
-				nbytes += len(cands[w][sh].arena)
-			}
-			nb := &bucket{
-				arena: make([]byte, 0, nbytes), ends: make([]int, 0, nstates), fps: make([]uint64, 0, nstates),
-				ranks: make([]int64, 0, nstates), acts: make([]uint32, 0, nstates),
-			}
-			found := make([]bfsFound, nprops)
-			var added, cut int64
-			for w := 0; w < W; w++ {
-				c := cands[w][sh]
-				for k, h := range c.fps {
-					if m.Has(h) {
-						continue
-					}
-					rank, act := c.key(k)
-					_, pfp := cur.get(int(rank))
-					m.Put(h, node{parent: pfp, act: act})
-					added++
-					st := c.state(k)
-					curFP, curRank, curAct = h, rank, act
-					if want != 0 {
-						p, err := wk.Check(st, want)
-						if err != nil {
-							fails[sh].offer(rank, act, h)
-							if failErr[sh] == nil {
-								failErr[sh] = err
-							}
-							continue
-						}
-						if p >= 0 {
-							found[p].offer(rank, act, h)
-							if s.assert&(1<<uint(p)) != 0 {
-								continue // a broken model assumption: do not go on from here
-							}
-						}
-					}
-					if ok, err := inBound(wk, st); err != nil || !ok {
-						if err != nil {
-							fails[sh].offer(rank, act, h)
-							if failErr[sh] == nil {
-								failErr[sh] = err
-							}
-						}
-						cut++
-						continue
-					}
-					nb.add(st, h, rank, act)
-				}
-			}
-			s.states.Add(added)
-			s.cut.Add(cut)
-			next[sh] = nb
-			viols[sh] = found
+			in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops)}
+			in.run(out, cur, &fails[sh], &failErr[sh])
+			s.states.Add(in.added)
+			s.cut.Add(in.cut)
+			viols[sh] = in.found
 		})
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
@@ -325,10 +258,13 @@ func (s *search) bfs() {
 				s.record(p, best.fp)
 			}
 		}
-		cur = merge(next)
-		for _, b := range next {
-			b.ranks, b.acts = nil, nil
+		chains := make([][]*bucket, W)
+		for sh := range chains {
+			for w := 0; w < W; w++ {
+				chains[sh] = append(chains[sh], out[w][sh])
+			}
 		}
+		cur = merge(chains)
 		if cur.n > 0 {
 			s.depth.Store(int64(depth + 1))
 		}
@@ -339,5 +275,159 @@ func (s *search) bfs() {
 			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
 			return
 		}
+	}
+}
+
+// expander is one worker's phase 1 of a BFS level. Its counters are
+// written on every transition, so each worker has its own, on cache lines
+// of its own.
+type expander struct {
+	_               [64]byte
+	s               *search
+	out             []*bucket // per shard
+	local           *swiss.Map[uint64, struct{}]
+	expand          bool
+	r               int
+	a               uint32
+	live            int
+	trans, terminal int64
+	_               [64]byte
+}
+
+func (x *expander) emit(t Transition, next []byte) {
+	if !t.Fault {
+		x.live++
+	}
+	if x.expand {
+		h := xxhash.Sum64(next)
+		sh := x.s.shard(h)
+		if !x.s.shards[sh].Has(h) && !x.local.Has(h) {
+			x.local.Put(h, struct{}{})
+			x.out[sh].add(next, h, int64(x.r), x.a)
+		}
+	}
+	x.a++
+}
+
+// run expands worker w's range of the level cur.
+func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) {
+	s := x.s
+	for _, b := range x.out {
+		b.reset()
+	}
+	x.local.Clear()
+	wk := s.workers[w]
+	lo, hi := split(cur.n, len(s.workers), w)
+	defer func() {
+		// A Model that panics instead of returning an error fails the
+		// search like one that returns it.
+		if p := recover(); p != nil {
+			_, fp := cur.get(x.r)
+			fail.offer(int64(x.r), 0, fp)
+			*failErr = fmt.Errorf("the model panicked: %v", p)
+		}
+	}()
+	emit := x.emit
+	for x.r = lo; x.r < hi; x.r++ {
+		if x.r&255 == 0 && s.stopped() {
+			break
+		}
+		st, fp := cur.get(x.r)
+		x.a, x.live = 0, 0
+		_, err := wk.Successors(st, emit)
+		x.trans += int64(x.a)
+		if err != nil {
+			fail.offer(int64(x.r), 0, fp)
+			if *failErr == nil {
+				*failErr = err
+			}
+			continue
+		}
+		if x.live == 0 {
+			x.terminal++
+			if s.checkDL {
+				ok, err := wk.ValidEnd(st)
+				if err != nil {
+					fail.offer(int64(x.r), 0, fp)
+					if *failErr == nil {
+						*failErr = err
+					}
+				} else if !ok {
+					dead.offer(int64(x.r), 0, fp)
+				}
+			}
+		}
+	}
+}
+
+// inserter is one worker's phase 2 of a BFS level: it inserts the new
+// states of its shard and checks them. Like expander, it keeps the
+// variables it writes for every state on cache lines of its own.
+type inserter struct {
+	_          [64]byte
+	s          *search
+	sh         int
+	want       uint64
+	found      []bfsFound // per property
+	added, cut int64
+	fp         uint64 // the state being inserted, for a panic
+	rank       int64
+	act        uint32
+	_          [64]byte
+}
+
+func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *error) {
+	s := in.s
+	defer func() {
+		if p := recover(); p != nil {
+			fail.offer(in.rank, in.act, in.fp)
+			*failErr = fmt.Errorf("the model panicked while checking a state: %v", p)
+		}
+	}()
+	m := s.shards[in.sh]
+	wk := s.workers[in.sh]
+	for w := range out {
+		c := out[w][in.sh]
+		kept := 0
+		for k, h := range c.fps {
+			if m.Has(h) {
+				continue
+			}
+			rank, act := c.key(k)
+			_, pfp := cur.get(int(rank))
+			m.Put(h, node{parent: pfp, act: act})
+			in.added++
+			st := c.state(k)
+			in.fp, in.rank, in.act = h, rank, act
+			if in.want != 0 {
+				p, err := wk.Check(st, in.want)
+				if err != nil {
+					fail.offer(rank, act, h)
+					if *failErr == nil {
+						*failErr = err
+					}
+					continue
+				}
+				if p >= 0 {
+					in.found[p].offer(rank, act, h)
+					if s.assert&(1<<uint(p)) != 0 {
+						continue // a broken model assumption: do not go on from here
+					}
+				}
+			}
+			if ok, err := inBound(wk, st); err != nil || !ok {
+				if err != nil {
+					fail.offer(rank, act, h)
+					if *failErr == nil {
+						*failErr = err
+					}
+				}
+				in.cut++
+				continue
+			}
+			c.keep(k, kept)
+			kept++
+		}
+		c.truncate(kept)
 	}
 }

@@ -1,0 +1,503 @@
+package specs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// lamportCheck explores the lamport (or lamport-broken) model built from
+// flags with cfg, checking the spec's claims unless cfg names properties.
+func lamportCheck(t *testing.T, broken bool, flags map[string]string, cfg explorer.Config) *explorer.Result {
+	t.Helper()
+	s := lamport(broken)
+	if cfg.Properties == nil {
+		cfg.Properties = s.Claims
+	}
+	r, err := explorer.Check(buildSpec(t, s, flags), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Err != nil {
+		t.Fatalf("%v: %v", flags, r.Err)
+	}
+	return r
+}
+
+// lamportActions returns the action labels of a trace.
+func lamportActions(tr explorer.Trace) []string {
+	var acts []string
+	for _, s := range tr.Steps {
+		acts = append(acts, s.Action)
+	}
+	return acts
+}
+
+// TestLamportCounts pins the distinct states and transitions of lamport
+// (ALGORITHMS.md 2.2), the same for one worker, two workers and DFS, with
+// every claim (GA1, FAIR-TS, deadlock-freedom) holding.
+//
+// Two counts by hand:
+//   - --n 1: request, enter, exit with nobody to ask: 4 states, 3
+//     transitions.
+//   - --n 2 --requesters 1: a single chain, since each state enables one
+//     transition: request_1 (C1=1, REQUEST(1,1) to 2), process 2 receives it
+//     (C2=2, ACK(2,2) to 1), process 1 receives the ACK (C1=3, late[2]),
+//     enter_1, exit_1 (C1=4, RELEASE(4,1) to 2), process 2 receives it: 7
+//     states, 6 transitions.
+//
+// TestLamportIndependent derives the --n 2 (one and two requests) and
+// --n 3 --requesters 1,3 figures from a separate literal enumeration.
+func TestLamportCounts(t *testing.T) {
+	cases := []struct {
+		flags               map[string]string
+		states, transitions int64
+		terminal            int64
+		large               bool
+	}{
+		{map[string]string{"n": "1"}, 4, 3, 1, false},
+		{map[string]string{"n": "2", "requesters": "1"}, 7, 6, 1, false},
+		{map[string]string{"n": "2"}, 87, 116, 6, false},
+		{map[string]string{"n": "2", "requests": "2"}, 1763, 2916, 24, false},
+		{map[string]string{"n": "2", "requests": "4"}, 54359, 102681, 55, false},
+		{map[string]string{"n": "3", "requesters": "1,3"}, 1761, 3342, 32, false},
+		{map[string]string{"n": "3"}, 470392, 1225080, 334, true},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
+			if c.large && testing.Short() {
+				t.Skip("470,392 states three times: skipped in -short")
+			}
+			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+				r := lamportCheck(t, false, c.flags, cfg)
+				if r.Status != explorer.OK {
+					t.Fatalf("%v workers=%d: status %v (%v)", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
+				}
+				if r.States != c.states || r.Transitions != c.transitions || r.Terminal != c.terminal || r.Cut != 0 {
+					t.Errorf("%v workers=%d: %d states, %d transitions, %d terminal, %d cut; want %d, %d, %d, 0",
+						cfg.Strategy, cfg.Workers, r.States, r.Transitions, r.Terminal, r.Cut, c.states, c.transitions, c.terminal)
+				}
+			}
+		})
+	}
+}
+
+// TestLamportBroken pins the BFS counterexample of lamport-broken (N=3, one
+// request each): without the "later message from every other process" part
+// of the entry condition, a process whose own request heads its queue
+// enters at once, before it has heard of anybody else's request.
+func TestLamportBroken(t *testing.T) {
+	want := []string{"request_{1}", "enter_{1}", "request_{2}", "enter_{2}"}
+	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
+		r := lamportCheck(t, true, map[string]string{"n": "3"}, cfg)
+		if r.Status != explorer.Violated || len(r.Violations) != 1 {
+			t.Fatalf("workers=%d: status %v, %d violations; want one violation", cfg.Workers, r.Status, len(r.Violations))
+		}
+		v := r.Violations[0]
+		if v.Property != properties.MutualExclusion {
+			t.Errorf("violated %s, want %s", v.Property, properties.MutualExclusion)
+		}
+		if got := lamportActions(v.Trace); !slices.Equal(got, want) {
+			t.Errorf("workers=%d: counterexample %q, want %q", cfg.Workers, got, want)
+		}
+		expl := strings.Join(v.Trace.Explanation, "\n")
+		for _, line := range []string{"process 1 is in the critical section with request (1,1)", "process 2 is in the critical section with request (1,2)"} {
+			if !strings.Contains(expl, line) {
+				t.Errorf("explanation %q lacks %q", expl, line)
+			}
+		}
+	}
+	if s := lamport(true); s.Bug == "" || s.Name != "lamport-broken" || slices.Contains(s.Claims, properties.TimestampOrder) {
+		t.Errorf("lamport-broken: name %q, bug %q, claims %v", s.Name, s.Bug, s.Claims)
+	}
+}
+
+// TestLamportTimestampOrderNotVacuous shows that the FAIR-TS invariant can
+// fail: in lamport-broken, process 2 enters with (1,2) while process 1
+// waits with the smaller (1,1).
+func TestLamportTimestampOrderNotVacuous(t *testing.T) {
+	r := lamportCheck(t, true, map[string]string{"n": "3"}, explorer.Config{Workers: 1, Properties: []string{properties.TimestampOrder}})
+	if r.Status != explorer.Violated {
+		t.Fatalf("status %v, want violated", r.Status)
+	}
+	want := []string{"request_{1}", "request_{2}", "enter_{2}"}
+	if got := lamportActions(r.Violations[0].Trace); r.Violations[0].Property != properties.TimestampOrder || !slices.Equal(got, want) {
+		t.Errorf("%s: %q, want %s: %q", r.Violations[0].Property, got, properties.TimestampOrder, want)
+	}
+}
+
+// TestLamportUnordered checks ALGORITHMS.md 2.2: under unordered channels
+// GA1 fails, because an ACK overtakes an earlier REQUEST with a smaller
+// timestamp. With N=2, process 2 gets process 1's ACK(2,1) before its
+// REQUEST(1,1) and enters; process 1 then enters too, its (1,1) heading its
+// queue and ACK(4,2) stamped above 1.
+func TestLamportUnordered(t *testing.T) {
+	want := []string{
+		"request_{1}", "request_{2}", "receive(REQUEST(1,2))_{2,1}", "receive(ACK(2,1))_{1,2}",
+		"enter_{2}", "receive(REQUEST(1,1))_{1,2}", "receive(ACK(4,2))_{2,1}", "enter_{1}",
+	}
+	ga1 := []string{properties.MutualExclusion}
+	r := lamportCheck(t, false, map[string]string{"n": "2", "channels": "unordered"}, explorer.Config{Workers: 1, Properties: ga1})
+	if r.Status != explorer.Violated || r.Violations[0].Property != properties.MutualExclusion {
+		t.Fatalf("n=2: status %v, want mutual-exclusion violated", r.Status)
+	}
+	if got := lamportActions(r.Violations[0].Trace); !slices.Equal(got, want) {
+		t.Errorf("n=2: counterexample %q, want %q", got, want)
+	}
+	r = lamportCheck(t, false, map[string]string{"n": "3", "channels": "unordered"}, explorer.Config{Workers: 2, Properties: ga1})
+	if r.Status != explorer.Violated || r.Violations[0].Property != properties.MutualExclusion || len(r.Violations[0].Trace.Steps) != 12 {
+		t.Fatalf("n=3: status %v %v; want mutual-exclusion violated in 12 steps", r.Status, r.Violations)
+	}
+}
+
+// TestLamportMessages checks the complexity claim of ALGORITHMS.md 2.2:
+// exactly 3(N-1) messages per entry in every run. It walks the state graph
+// itself from the initial state and takes the least and the most messages
+// (explorer.Transition.Messages) on any path to a terminal state; both must
+// be 3(N-1) times the number of entries. It also checks that the graph is
+// acyclic and that every transition is deterministic (computing a state's
+// successors twice gives the same states in the same order).
+func TestLamportMessages(t *testing.T) {
+	cases := []struct {
+		flags   map[string]string
+		n       int
+		entries int
+		large   bool
+	}{
+		{map[string]string{"n": "1"}, 1, 1, false},
+		{map[string]string{"n": "2"}, 2, 2, false},
+		{map[string]string{"n": "2", "requests": "3"}, 2, 6, false},
+		{map[string]string{"n": "3", "requesters": "2"}, 3, 1, false},
+		{map[string]string{"n": "3", "requesters": "1,3", "requests": "2"}, 3, 4, true},
+		{map[string]string{"n": "3"}, 3, 3, true},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
+			if c.large && testing.Short() {
+				t.Skip("hundreds of thousands of states: skipped in -short")
+			}
+			m := buildSpec(t, lamport(false), c.flags)
+			lo, hi := lamportMessageRange(t, m)
+			want := 3 * (c.n - 1) * c.entries
+			if lo != want || hi != want {
+				t.Errorf("messages per run: min %d, max %d; want exactly 3(N-1)·%d = %d", lo, hi, c.entries, want)
+			}
+		})
+	}
+}
+
+// lamportMessageRange returns the least and the most messages sent on a
+// path from the initial state to a terminal state.
+func lamportMessageRange(t *testing.T, m explorer.Model) (lo, hi int) {
+	t.Helper()
+	init, err := m.Initial()
+	if err != nil || len(init) != 1 {
+		t.Fatalf("initial states: %d, %v", len(init), err)
+	}
+	type span struct {
+		lo, hi int
+		done   bool // false while the state is on the DFS stack
+	}
+	memo := map[string]*span{}
+	w := m.NewWorker()
+	var visit func(s []byte) span
+	visit = func(s []byte) span {
+		if sp, ok := memo[string(s)]; ok {
+			if !sp.done {
+				t.Fatal("the state graph has a cycle")
+			}
+			return *sp
+		}
+		sp := &span{lo: -1}
+		memo[string(s)] = sp
+		type edge struct {
+			msgs int
+			next []byte
+		}
+		var out, again []edge
+		for _, dst := range []*[]edge{&out, &again} {
+			if _, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
+				*dst = append(*dst, edge{int(tr.Messages), bytes.Clone(next)})
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(out) != len(again) {
+			t.Fatal("successors differ between two calls")
+		}
+		for k, e := range out {
+			if e.msgs != again[k].msgs || !bytes.Equal(e.next, again[k].next) {
+				t.Fatal("a transition is not deterministic")
+			}
+			sub := visit(e.next)
+			if sp.lo < 0 || e.msgs+sub.lo < sp.lo {
+				sp.lo = e.msgs + sub.lo
+			}
+			sp.hi = max(sp.hi, e.msgs+sub.hi)
+		}
+		if sp.lo < 0 {
+			sp.lo = 0
+		}
+		sp.done = true
+		return *sp
+	}
+	sp := visit(init[0])
+	return sp.lo, sp.hi
+}
+
+// TestLamportClockLimit checks the optional state bound --clock-limit: the
+// model is finite without it, but with a small limit states are cut (not
+// expanded) and reported in Result.Cut; a limit above every clock cuts
+// nothing.
+func TestLamportClockLimit(t *testing.T) {
+	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+		r := lamportCheck(t, false, map[string]string{"n": "3", "clock-limit": "4"}, cfg)
+		if r.Status != explorer.OK || r.States != 4675 || r.Transitions != 8418 || r.Cut != 2364 {
+			t.Errorf("%v workers=%d: %v, %d states, %d transitions, %d cut; want ok, 4675, 8418, 2364",
+				cfg.Strategy, cfg.Workers, r.Status, r.States, r.Transitions, r.Cut)
+		}
+	}
+	// N=3 with two requests each is too large to explore in full (over 15
+	// million states at BFS depth 24 of about 54); the bound gives a partial
+	// check of every run in which no clock exceeds 8, though no run
+	// completes within it (no terminal state).
+	if !testing.Short() {
+		r := lamportCheck(t, false, map[string]string{"n": "3", "requests": "2", "clock-limit": "8"}, explorer.Config{Workers: 2})
+		if r.Status != explorer.OK || r.States != 266124 || r.Transitions != 487371 || r.Cut != 142893 || r.Terminal != 0 {
+			t.Errorf("n=3 requests=2 clock-limit=8: %v, %d states, %d transitions, %d cut, %d terminal; want ok, 266124, 487371, 142893, 0",
+				r.Status, r.States, r.Transitions, r.Cut, r.Terminal)
+		}
+	}
+	r := lamportCheck(t, false, map[string]string{"n": "2", "requests": "2", "clock-limit": "1000"}, explorer.Config{Workers: 1})
+	if r.Cut != 0 || r.States != 1763 {
+		t.Errorf("--clock-limit 1000: %d states, %d cut; want 1763, 0", r.States, r.Cut)
+	}
+	m := buildSpec(t, lamport(false), map[string]string{"clock-limit": "4"})
+	if b, ok := m.(interface{ BoundDoc() string }); !ok || !strings.Contains(b.BoundDoc(), "at most 4") {
+		t.Errorf("the model does not document its bound")
+	}
+	if b, ok := buildSpec(t, lamport(false), nil).(interface{ BoundDoc() string }); ok && b.BoundDoc() != "" {
+		t.Errorf("without --clock-limit the model declares a bound: %q", b.BoundDoc())
+	}
+}
+
+// TestLamportParams checks the parameters, their defaults and canonical
+// values, and that bad values are usage errors naming the flag.
+func TestLamportParams(t *testing.T) {
+	s := lamport(false)
+	p, err := NewParams(s, map[string]string{"requesters": "3, 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Build(p); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"n": 3, "requests": 1, "requesters": "1,3", "clock-limit": 0, "channels": "fifo", "capacity": 3}
+	for k, v := range want {
+		if got := p.Canonical()[k]; fmt.Sprint(got) != fmt.Sprint(v) {
+			t.Errorf("canonical --%s = %v, want %v", k, got, v)
+		}
+	}
+	bad := []struct {
+		flags map[string]string
+		flag  string
+	}{
+		{map[string]string{"n": "0"}, "n"},
+		{map[string]string{"n": "three"}, "n"},
+		{map[string]string{"requests": "0"}, "requests"},
+		{map[string]string{"requests": "5"}, "requests"},
+		{map[string]string{"requests": "two"}, "requests"},
+		{map[string]string{"requesters": "0"}, "requesters"},
+		{map[string]string{"requesters": "4"}, "requesters"},
+		{map[string]string{"requesters": "1,1"}, "requesters"},
+		{map[string]string{"requesters": ""}, "requesters"},
+		{map[string]string{"requesters": "some"}, "requesters"},
+		{map[string]string{"clock-limit": "-1"}, "clock-limit"},
+		{map[string]string{"channels": "lossy"}, "channels"},
+		{map[string]string{"capacity": "0"}, "capacity"},
+	}
+	for _, b := range bad {
+		p, err := NewParams(s, b.flags)
+		if err == nil {
+			_, err = s.Build(p)
+		}
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--"+b.flag) {
+			t.Errorf("%v: error %v; want a usage error naming --%s", b.flags, err, b.flag)
+		}
+	}
+}
+
+// ilState is a global state of Lamport's algorithm written literally from
+// ALGORITHMS.md 2.2 for TestLamportIndependent, with last[j] and a myTs that
+// is never reset, independently of the automaton package.
+type ilState struct {
+	ust, done, c, myTs []int // ust: 0 idle, 1 trying, 2 critical
+	q                  [][]lamportReq
+	last               [][]int
+	ch                 [][][]lamportMsg // ch[i][j]: FIFO channel i→j
+}
+
+func (s ilState) clone() ilState {
+	d := ilState{ust: slices.Clone(s.ust), done: slices.Clone(s.done), c: slices.Clone(s.c), myTs: slices.Clone(s.myTs)}
+	for i := range s.q {
+		d.q = append(d.q, slices.Clone(s.q[i]))
+		d.last = append(d.last, slices.Clone(s.last[i]))
+		var row [][]lamportMsg
+		for j := range s.ch[i] {
+			row = append(row, slices.Clone(s.ch[i][j]))
+		}
+		d.ch = append(d.ch, row)
+	}
+	return d
+}
+
+func (s ilState) key() string { return fmt.Sprint(s.ust, s.done, s.c, s.myTs, s.q, s.last, s.ch) }
+
+// proj is the key of s in the state of lamportNode: late[j] = last[j] >
+// myTs for a trying or critical process, myTs = ⊥ for an idle one.
+func (s ilState) proj() string {
+	n := len(s.ust)
+	late := make([][]bool, n)
+	my := slices.Clone(s.myTs)
+	for i := range late {
+		late[i] = make([]bool, n)
+		for j := range late[i] {
+			late[i][j] = s.ust[i] != 0 && s.last[i][j] > s.myTs[i]
+		}
+		if s.ust[i] == 0 {
+			my[i] = 0
+		}
+	}
+	return fmt.Sprint(s.ust, s.done, s.c, my, s.q, late, s.ch)
+}
+
+func ilInsert(q []lamportReq, r lamportReq) []lamportReq {
+	k := 0
+	for k < len(q) && q[k].less(r) {
+		k++
+	}
+	return slices.Insert(q, k, r)
+}
+
+// ilSucc returns the successors of s for R requests of each requester.
+func ilSucc(s ilState, r int, req []bool) []ilState {
+	n := len(s.ust)
+	var out []ilState
+	for i := 0; i < n; i++ {
+		d := s.clone()
+		me := lamportReq{TS: s.myTs[i], ID: i}
+		switch s.ust[i] {
+		case 0:
+			if !req[i] || s.done[i] == r {
+				continue
+			}
+			d.ust[i], d.c[i] = 1, s.c[i]+1
+			d.myTs[i] = d.c[i]
+			d.q[i] = ilInsert(d.q[i], lamportReq{TS: d.myTs[i], ID: i})
+			for j := 0; j < n; j++ {
+				if j != i {
+					d.ch[i][j] = append(d.ch[i][j], lamportMsg{Kind: lamportRequest, TS: d.myTs[i], From: i})
+				}
+			}
+		case 1:
+			ok := len(s.q[i]) > 0 && s.q[i][0] == me
+			for j := 0; j < n; j++ {
+				ok = ok && (j == i || s.last[i][j] > s.myTs[i])
+			}
+			if !ok {
+				continue
+			}
+			d.ust[i] = 2
+		case 2:
+			d.ust[i], d.done[i], d.c[i] = 0, s.done[i]+1, s.c[i]+1
+			d.q[i] = slices.DeleteFunc(d.q[i], func(x lamportReq) bool { return x == me })
+			for j := 0; j < n; j++ {
+				if j != i {
+					d.ch[i][j] = append(d.ch[i][j], lamportMsg{Kind: lamportRelease, TS: d.c[i], From: i})
+				}
+			}
+		}
+		out = append(out, d)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if len(s.ch[i][j]) == 0 {
+				continue
+			}
+			d := s.clone()
+			m := d.ch[i][j][0]
+			d.ch[i][j] = d.ch[i][j][1:]
+			d.c[j] = max(d.c[j], m.TS) + 1
+			d.last[j][i] = m.TS
+			switch m.Kind {
+			case lamportRequest:
+				d.q[j] = ilInsert(d.q[j], lamportReq{TS: m.TS, ID: i})
+				d.ch[j][i] = append(d.ch[j][i], lamportMsg{Kind: lamportAck, TS: d.c[j], From: j})
+			case lamportRelease:
+				d.q[j] = slices.DeleteFunc(d.q[j], func(x lamportReq) bool { return x.ID == i })
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// TestLamportIndependent enumerates small instances with the literal model
+// of ALGORITHMS.md 2.2 (ilState), written without the automaton package,
+// and checks that the spec is its quotient by the late[j] abstraction of
+// lamportNode: the literal states fall into exactly as many classes as the
+// spec has states, all members of a class have the same successor classes
+// (so the abstraction is a bisimulation there), and summing one member's
+// out-degree per class gives the spec's transitions.
+func TestLamportIndependent(t *testing.T) {
+	cases := []struct {
+		n, r                int
+		req                 []bool
+		literal             int // literal states (last[j], myTs kept)
+		states, transitions int
+	}{
+		{2, 1, []bool{true, true}, 88, 87, 116},
+		{2, 2, []bool{true, true}, 2019, 1763, 2916},
+		{3, 1, []bool{true, false, true}, 2031, 1761, 3342},
+	}
+	for _, c := range cases {
+		init := ilState{ust: make([]int, c.n), done: make([]int, c.n), c: make([]int, c.n), myTs: make([]int, c.n)}
+		for i := 0; i < c.n; i++ {
+			init.q = append(init.q, nil)
+			init.last = append(init.last, make([]int, c.n))
+			init.ch = append(init.ch, make([][]lamportMsg, c.n))
+		}
+		seen := map[string]bool{init.key(): true}
+		succ := map[string]string{} // class -> its successor classes, sorted
+		transitions := 0
+		for queue := []ilState{init}; len(queue) > 0; queue = queue[1:] {
+			s := queue[0]
+			var next []string
+			for _, d := range ilSucc(s, c.r, c.req) {
+				next = append(next, d.proj())
+				if !seen[d.key()] {
+					seen[d.key()] = true
+					queue = append(queue, d)
+				}
+			}
+			slices.Sort(next)
+			got := strings.Join(next, "|")
+			if prev, ok := succ[s.proj()]; !ok {
+				succ[s.proj()] = got
+				transitions += len(next)
+			} else if prev != got {
+				t.Fatalf("n=%d r=%d: two literal states of class %s have different successors", c.n, c.r, s.proj())
+			}
+		}
+		if len(seen) != c.literal || len(succ) != c.states || transitions != c.transitions {
+			t.Errorf("n=%d r=%d requesters=%v: %d literal states, %d classes, %d transitions; want %d, %d, %d",
+				c.n, c.r, c.req, len(seen), len(succ), transitions, c.literal, c.states, c.transitions)
+		}
+	}
+}
