@@ -3,6 +3,7 @@ package automaton
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/vacheck/vacheck/channel"
@@ -81,8 +82,10 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	touched   []int // channels touched by the current action
 	sent      int32
 	out       []byte
-	failed    int // 1 + the index of the assertion the current effect failed
-	captureTo int // Label: record the first message sent to this process
+	failed    int      // 1 + the index of the assertion the current effect failed
+	track     bool     // record the types of the messages sent (TrackTypes)
+	sentTypes []string // types of the messages the current transition sent to others
+	captureTo int      // Label: record the first message sent to this process
 	captured  *M
 }
 
@@ -192,6 +195,7 @@ func (w *worker[S, M, P]) apply(a action) explorer.Transition {
 	}
 	w.touched = w.touched[:0]
 	w.sent = 0
+	w.sentTypes = w.sentTypes[:0]
 	t := explorer.Transition{Task: int32(a.proc)}
 	procChanged, globalsChanged := false, false
 	switch a.kind {
@@ -299,7 +303,44 @@ func (w *worker[S, M, P]) send(to int, m M) {
 	}
 	if to != self {
 		w.sent++
+		if w.track {
+			w.sentTypes = append(w.sentTypes, messageType(m))
+		}
 	}
+}
+
+// TrackTypes implements explorer.TypedWorker.
+func (w *worker[S, M, P]) TrackTypes(on bool) { w.track = on }
+
+// SentOfType implements explorer.TypedWorker: the number of messages of
+// type typ the transition just applied sent to other processes.
+func (w *worker[S, M, P]) SentOfType(typ string) int {
+	n := 0
+	for _, t := range w.sentTypes {
+		if t == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// MessageTyper is an optional interface of a message type that names the
+// kind of each message (REQUEST, ACK, ...) for the metric messages:TYPE.
+// Without it, the type is what the message prints before its first "(":
+// REQUEST(2,1) is a REQUEST.
+type MessageTyper interface {
+	MessageType() string
+}
+
+func messageType(m any) string {
+	if t, ok := m.(MessageTyper); ok {
+		return t.MessageType()
+	}
+	s := fmt.Sprint(m)
+	if i := strings.IndexByte(s, '('); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // assert records a failed assertion of the current effect.

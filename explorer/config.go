@@ -82,7 +82,8 @@ type Config struct {
 	// Fairness is the assumption for liveness properties; Weak when zero.
 	Fairness Fairness
 	// Metrics names measures to compute exhaustively over complete
-	// executions: "messages" (sent, self-messages excluded) or "steps".
+	// executions: "messages" (sent, self-messages excluded), "messages:TYPE"
+	// (those of one message type, see TypedWorker) or "steps".
 	Metrics []string
 	// Progress, when set, is called about every ProgressEvery (one second
 	// when zero) from another goroutine.
@@ -144,8 +145,8 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 		c.Fairness = Weak
 	}
 	for _, m := range c.Metrics {
-		if m != "messages" && m != "steps" {
-			return c, fmt.Errorf("%w: --metric %q: allowed metrics are messages and steps", ErrConfig, m)
+		if m != "messages" && m != "steps" && (!strings.HasPrefix(m, "messages:") || len(m) == len("messages:")) {
+			return c, fmt.Errorf("%w: --metric %q: allowed metrics are messages, messages:TYPE (e.g. messages:REQUEST) and steps", ErrConfig, m)
 		}
 	}
 	if c.ProgressEvery <= 0 {

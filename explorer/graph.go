@@ -20,8 +20,9 @@ type stateGraph struct {
 	parent []uint32 // BFS tree; for an initial state, itself
 	pact   []uint32 // action index from the parent; for an initial state, its initial index
 	init   []bool
-	cut    []bool   // beyond the model's bound: not expanded
-	preds  []uint64 // liveness predicate bits, stride words per state
+	cut    []bool    // beyond the model's bound: not expanded
+	preds  []uint64  // liveness predicate bits, stride words per state
+	typed  [][]int32 // per "messages:TYPE" metric: messages of that type per edge
 	stride int
 	ntasks int
 }
@@ -67,16 +68,24 @@ func (g *stateGraph) bytes() uint64 {
 // buildGraph explores the whole state space of m breadth first on one
 // worker and keeps every edge. live describes the liveness properties whose
 // predicates are evaluated in every state.
-func (s *search) buildGraph(live []LiveProperty) (*stateGraph, []int, error) {
+func (s *search) buildGraph(live []LiveProperty, types []string) (*stateGraph, []int, error) {
 	w := s.m.NewWorker()
 	lw, _ := w.(LiveWorker)
+	tw, _ := w.(TypedWorker)
+	if len(types) > 0 {
+		if tw == nil {
+			return nil, nil, fmt.Errorf("%w: the model cannot count messages by type", ErrConfig)
+		}
+		tw.TrackTypes(true)
+		defer tw.TrackTypes(false)
+	}
 	base := make([]int, len(live))
 	bits := 0
 	for k, p := range live {
 		base[k] = bits / 2
 		bits += 2 * p.Instances
 	}
-	g := &stateGraph{stride: (bits + 63) / 64, first: []uint32{0}}
+	g := &stateGraph{stride: (bits + 63) / 64, first: []uint32{0}, typed: make([][]int32, len(types))}
 	if g.stride == 0 {
 		g.stride = 1
 	}
@@ -157,6 +166,9 @@ func (s *search) buildGraph(live []LiveProperty) (*stateGraph, []int, error) {
 				}
 				g.task = append(g.task, task)
 				g.msgs = append(g.msgs, t.Messages)
+				for k, typ := range types {
+					g.typed[k] = append(g.typed[k], int32(tw.SentOfType(typ)))
+				}
 				a++
 			})
 			if err != nil {

@@ -589,7 +589,13 @@ func (s *search) runLiveness(live []LiveProperty) {
 		return
 	}
 	start := time.Now()
-	g, base, err := s.buildGraph(live)
+	var types []string
+	for _, name := range s.cfg.Metrics {
+		if typ, ok := strings.CutPrefix(name, "messages:"); ok {
+			types = append(types, typ)
+		}
+	}
+	g, base, err := s.buildGraph(live, types)
 	if err != nil {
 		if reason := s.limitReason(); reason != "" || strings.Contains(err.Error(), "limit reached") {
 			s.incomplete = err.Error()
@@ -628,10 +634,16 @@ func (s *search) runLiveness(live []LiveProperty) {
 			break
 		}
 	}
+	typed := 0
 	for _, name := range s.cfg.Metrics {
 		weight := func(e int) int64 { return int64(g.msgs[e]) }
-		if name == "steps" {
+		switch {
+		case name == "steps":
 			weight = func(int) int64 { return 1 }
+		case strings.HasPrefix(name, "messages:"):
+			counts := g.typed[typed]
+			typed++
+			weight = func(e int) int64 { return int64(counts[e]) }
 		}
 		m, w := g.metric(weight)
 		m.Name = name

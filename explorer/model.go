@@ -105,3 +105,12 @@ type LiveProperty struct {
 type LiveWorker interface {
 	Live(s []byte, k, i int) (when, goal bool, err error)
 }
+
+// TypedWorker is an optional interface of a Worker that can tell how many
+// of the messages the transition being emitted sent were of a type, for
+// the metric "messages:TYPE". It is asked from inside the emit callback of
+// Successors, after TrackTypes(true).
+type TypedWorker interface {
+	TrackTypes(on bool)
+	SentOfType(typ string) int
+}

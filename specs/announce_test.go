@@ -95,3 +95,22 @@ func TestPerpetuumMobile(t *testing.T) {
 			v.Process+1, len(v.Trace.Cycle), v.Trace.CycleTasks)
 	}
 }
+
+// TestMessagesByType: the announcement adds exactly N ELECTED messages to
+// the ELECT messages of 1.1 (ALGORITHMS.md 1.2), for every arrangement.
+func TestMessagesByType(t *testing.T) {
+	for n := 3; n <= 4; n++ {
+		m := build(t, "chang-roberts-announce", map[string]string{"n": fmt.Sprint(n)})
+		r, err := explorer.Check(m, explorer.Config{Metrics: []string{"messages:ELECT", "messages:ELECTED"}, Properties: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		elect, elected := r.Metrics[0], r.Metrics[1]
+		if elect.Min != int64(2*n-1) || elect.Max != int64(n*(n+1)/2) {
+			t.Errorf("n=%d: ELECT %d..%d, want %d..%d", n, elect.Min, elect.Max, 2*n-1, n*(n+1)/2)
+		}
+		if elected.Min != int64(n) || elected.Max != int64(n) {
+			t.Errorf("n=%d: ELECTED %d..%d, want exactly %d", n, elected.Min, elected.Max, n)
+		}
+	}
+}

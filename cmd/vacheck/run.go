@@ -48,7 +48,7 @@ func engineFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
 		&cli.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
 		&cli.StringFlag{Name: "fairness", Value: "weak", Usage: "fairness for liveness: weak, strong or none"},
-		&cli.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions: messages or steps (repeatable)"},
+		&cli.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions: messages, messages:TYPE or steps (repeatable)"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
 		&cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"},
 	}
