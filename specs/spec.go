@@ -6,10 +6,12 @@ package specs
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
 )
 
 // ErrUsage reports a bad spec name or parameter; the CLI exits with code 2.
@@ -31,12 +33,9 @@ type Spec struct {
 	Bug    string
 	Params []Param
 	// Claims are the properties the spec claims; they are checked by
-	// default.
+	// default. Offered lists every property, claimed or not (some are
+	// expected to fail, such as termination of plain Chang-Roberts).
 	Claims []string
-	// Offers are further properties that can be asked for with --property
-	// (some are expected to fail, such as termination of plain
-	// Chang-Roberts).
-	Offers []string
 	// Build makes the model for the given parameters.
 	Build func(p *Params) (explorer.Model, error)
 }
@@ -173,4 +172,38 @@ func Usage(err error) error {
 // Usagef returns an ErrUsage error naming the flag and its value.
 func Usagef(flag, value, format string, args ...any) error {
 	return fmt.Errorf("%w: --%s %s: %s", ErrUsage, flag, value, fmt.Sprintf(format, args...))
+}
+
+// Offered returns every property the spec's model has with its default
+// parameters, the claims first, so that `vacheck list` shows what
+// --property accepts. The channel-bound assertion, which every model has,
+// is left out.
+func (s Spec) Offered() ([]string, error) {
+	p, err := NewParams(s, nil)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.Build(p)
+	if err != nil {
+		return nil, err
+	}
+	var all []string
+	for _, info := range m.Properties() {
+		if info.Name != properties.ChannelBound {
+			all = append(all, info.Name)
+		}
+	}
+	all = append(all, properties.DeadlockFreedom)
+	if lm, ok := m.(explorer.LiveModel); ok {
+		for _, l := range lm.Liveness() {
+			all = append(all, l.Name)
+		}
+	}
+	out := append([]string(nil), s.Claims...)
+	for _, name := range all {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
 }

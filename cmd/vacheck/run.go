@@ -155,18 +155,23 @@ func reorder(args []string) []string {
 
 func list(w io.Writer) error {
 	for _, s := range specs.Catalog() {
-		fmt.Fprintf(w, "%-24s %-5s %s\n", s.Name, s.Section, s.Summary)
+		fmt.Fprintf(w, "%-30s %-5s %s\n", s.Name, s.Section, s.Summary)
+		indent := strings.Repeat(" ", 37)
 		if s.Bug != "" {
-			fmt.Fprintf(w, "%-30s bug: %s\n", "", s.Bug)
+			fmt.Fprintf(w, "%sbug: %s\n", indent, s.Bug)
 		}
 		var ps []string
 		for _, p := range s.Params {
-			ps = append(ps, fmt.Sprintf("--%s (default %s)", p.Flag, p.Default))
+			if p.Default == "" {
+				ps = append(ps, "--"+p.Flag)
+			} else {
+				ps = append(ps, fmt.Sprintf("--%s (default %s)", p.Flag, p.Default))
+			}
 		}
-		fmt.Fprintf(w, "%-30s parameters: %s\n", "", strings.Join(ps, ", "))
-		fmt.Fprintf(w, "%-30s claims: %s\n", "", strings.Join(s.Claims, ", "))
-		if len(s.Offers) > 0 {
-			fmt.Fprintf(w, "%-30s also offers: %s\n", "", strings.Join(s.Offers, ", "))
+		fmt.Fprintf(w, "%sparameters: %s\n", indent, strings.Join(ps, ", "))
+		fmt.Fprintf(w, "%sclaims: %s\n", indent, strings.Join(s.Claims, ", "))
+		if all, err := s.Offered(); err == nil && len(all) > len(s.Claims) {
+			fmt.Fprintf(w, "%salso offers: %s\n", indent, strings.Join(all[len(s.Claims):], ", "))
 		}
 	}
 	return nil
