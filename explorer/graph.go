@@ -93,13 +93,17 @@ func (s *search) buildGraph(live []LiveProperty, types []string) (*stateGraph, [
 		g.ntasks = len(lm.Tasks())
 	}
 	index := swiss.NewMap[uint64, uint32](1024)
+	// The states waiting to be expanded, back to back; ends[i] is where
+	// state i ends, counted from the start of the search, and shift is how
+	// many bytes of expanded states have been dropped from the front.
 	var arena []byte
 	var ends []int
+	shift := 0
 	add := func(st []byte, fp uint64, parent, act uint32, init bool) uint32 {
 		i := uint32(len(ends))
 		index.Put(fp, i)
 		arena = append(arena, st...)
-		ends = append(ends, len(arena))
+		ends = append(ends, shift+len(arena))
 		if init {
 			parent = i
 		}
@@ -126,7 +130,12 @@ func (s *search) buildGraph(live []LiveProperty, types []string) (*stateGraph, [
 		if i > 0 {
 			start = ends[i-1]
 		}
-		cur = append(cur[:0], arena[start:ends[i]]...)
+		cur = append(cur[:0], arena[start-shift:ends[i]-shift]...)
+		if done := ends[i] - shift; done > 1<<20 && done > len(arena)/2 {
+			// Drop the expanded states: only the frontier is kept.
+			arena = append(arena[:0:0], arena[done:]...)
+			shift = ends[i]
+		}
 		// Predicates.
 		words := make([]uint64, g.stride)
 		for k, p := range live {

@@ -588,6 +588,13 @@ func (s *search) runLiveness(live []LiveProperty) {
 	if len(want) == 0 && len(s.cfg.Metrics) == 0 {
 		return
 	}
+	if len(s.violations) == 0 {
+		// No counterexample will be rebuilt from the safety search: let its
+		// visited set go before the graph is built.
+		for i := range s.shards {
+			s.shards[i] = nil
+		}
+	}
 	start := time.Now()
 	var types []string
 	for _, name := range s.cfg.Metrics {
