@@ -1,23 +1,30 @@
 package automaton
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // View is a read-only view of a global state. Invariants, valid-end
 // predicates and, where a precondition needs the whole system (a timeout
 // oracle), Steps read the system through it. Values it returns must not be
 // modified and must not be kept after the call that received the View.
 type View[S any, M Message] struct {
-	sys      viewSys[S, M]
-	state    []byte
-	bounds   []int // payload start and end of every segment
-	self     int
-	procs    []S
-	ready    []bool
-	chans    [][]M
-	chReady  []bool
-	g        globals
-	arena    arena
-	loadedAt uint64
+	sys     viewSys[S, M]
+	state   []byte
+	bounds  []int // payload start and end of every segment
+	self    int
+	procs   []S
+	ready   []bool
+	chans   [][]M
+	chReady []bool
+	g       globals
+	arena   arena
+	// decoded[i] is the encoding procs[i] was last decoded from, with its
+	// own arena, so that a process whose encoding did not change from the
+	// previous state is not decoded again.
+	decoded   [][]byte
+	procArena []arena
 }
 
 // viewSys is what a View needs from its System, without the process type
@@ -35,12 +42,14 @@ type viewSys[S any, M Message] interface {
 func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 	n, c := sys.numProcs(), sys.numLinks()
 	return View[S, M]{
-		sys:     sys,
-		bounds:  make([]int, 2*(1+n+c)),
-		procs:   make([]S, n),
-		ready:   make([]bool, n),
-		chans:   make([][]M, c),
-		chReady: make([]bool, c),
+		sys:       sys,
+		bounds:    make([]int, 2*(1+n+c)),
+		procs:     make([]S, n),
+		ready:     make([]bool, n),
+		decoded:   make([][]byte, n),
+		procArena: make([]arena, n),
+		chans:     make([][]M, c),
+		chReady:   make([]bool, c),
 	}
 }
 
@@ -81,7 +90,14 @@ func (v *View[S, M]) Self() int { return v.self }
 // Proc returns the state of process i (0-based).
 func (v *View[S, M]) Proc(i int) *S {
 	if !v.ready[i] {
-		v.sys.decodeProc(v, i)
+		if seg := v.seg(1 + i); v.decoded[i] == nil || !bytes.Equal(seg, v.decoded[i]) {
+			v.procArena[i].reset()
+			v.sys.decodeProc(v, i)
+			v.decoded[i] = append(v.decoded[i][:0], seg...)
+			if v.decoded[i] == nil {
+				v.decoded[i] = []byte{} // decoded, from an empty encoding
+			}
+		}
 		v.ready[i] = true
 	}
 	return &v.procs[i]

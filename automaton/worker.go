@@ -28,7 +28,7 @@ func (sys *System[S, M, P]) decodeProc(v *View[S, M], i int) {
 		// every other field and gives slices fresh memory.
 		v.procs[i] = sys.protos[i]
 	}
-	if _, err := sys.pc.dec(unsafe.Pointer(&v.procs[i]), v.seg(1+i), &v.arena); err != nil {
+	if _, err := sys.pc.dec(unsafe.Pointer(&v.procs[i]), v.seg(1+i), &v.procArena[i]); err != nil {
 		panic(fmt.Errorf("decoding process %d: %w", i+1, err))
 	}
 }

@@ -186,6 +186,7 @@ func (s *search) bfs() {
 		seen[w] = swiss.NewMap[uint64, struct{}](1024)
 	}
 	nprops := len(s.props) + 1
+	probe := true
 	for depth := 0; cur.n > 0; depth++ {
 		out := cands[depth%2]
 		s.depth.Store(int64(depth))
@@ -194,9 +195,12 @@ func (s *search) bfs() {
 		fails := make([]bfsFound, W)
 		failErr := make([]error, W)
 		counts := make([]int64, W)
+		var probes, hits [64]int64
 		s.parallel(func(w int) {
-			x := &expander{s: s, out: out[w], local: seen[w], expand: expand}
+			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe}
 			x.run(w, cur, &dead[w], &fails[w], &failErr[w])
+			probes[w%64] += x.probes
+			hits[w%64] += x.hits
 			counts[w] = x.trans
 			s.transitions.Add(x.trans)
 			s.terminal.Add(x.terminal)
@@ -206,6 +210,21 @@ func (s *search) bfs() {
 				s.fail(fails[w].fp, failErr[w])
 				return
 			}
+		}
+		// Looking successors up in the visited set before phase 2 saves
+		// memory when many lead back to earlier levels, and is wasted work
+		// when none do (a graded state space, where every transition goes
+		// one level down, as in most of the catalog). Keep doing it while it
+		// finds at least one in 50, and try again every eighth level.
+		var tp, th int64
+		for w := range probes {
+			tp, th = tp+probes[w], th+hits[w]
+		}
+		switch {
+		case probe && tp > 1000:
+			probe = th*50 >= tp
+		case !probe:
+			probe = depth%8 == 7
 		}
 		var dl bfsFound
 		for w := range dead {
@@ -287,6 +306,8 @@ type expander struct {
 	out             []*bucket // per shard
 	local           *swiss.Map[uint64, struct{}]
 	expand          bool
+	probe           bool // look successors up in the visited set now
+	probes, hits    int64
 	r               int
 	a               uint32
 	live            int
@@ -301,7 +322,15 @@ func (x *expander) emit(t Transition, next []byte) {
 	if x.expand {
 		h := xxhash.Sum64(next)
 		sh := x.s.shard(h)
-		if !x.s.shards[sh].Has(h) && !x.local.Has(h) {
+		if x.probe {
+			x.probes++
+			if x.s.shards[sh].Has(h) {
+				x.hits++
+				x.a++
+				return
+			}
+		}
+		if !x.local.Has(h) {
 			x.local.Put(h, struct{}{})
 			x.out[sh].add(next, h, int64(x.r), x.a)
 		}
