@@ -150,6 +150,7 @@ type System[S any, M Message, P Process[S, M]] struct {
 	chanIdx  []int32 // from*n+to -> channel index, or -1
 	pc, mc   *codec
 	protos   []S
+	accepts  bool // *S implements Acceptor[M]
 	initial  [][]byte
 	props    []properties.Info
 }
@@ -207,6 +208,7 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 		return nil, fmt.Errorf("%w: message type %s has constant fields", ErrConfig, reflect.TypeFor[M]())
 	}
 	sys.protos = cfg.Initial[0]
+	_, sys.accepts = any(P(&sys.protos[0])).(Acceptor[M])
 	for _, init := range cfg.Initial {
 		sys.initial = append(sys.initial, sys.encodeInitial(init))
 	}

@@ -131,7 +131,7 @@ func (w *worker[S, M, P]) enumerate() {
 		}
 		w.dl = sys.disc.Deliverables(seg, w.dl[:0])
 		for _, d := range w.dl {
-			if v.Up(l.To) {
+			if sys.accepts && v.Up(l.To) {
 				if acc, ok := any(P(v.Proc(l.To))).(Acceptor[M]); ok {
 					if _, err := sys.mc.dec(unsafe.Pointer(&w.accMsg), seg[d[0]:d[1]], &v.arena); err != nil {
 						panic(err)

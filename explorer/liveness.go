@@ -3,7 +3,6 @@ package explorer
 import (
 	"container/heap"
 	"fmt"
-	"math/bits"
 	"sort"
 	"strings"
 	"time"
@@ -99,13 +98,6 @@ func (b bitset) andNot(o bitset) bool {
 		any = any || b[i] != 0
 	}
 	return any
-}
-func (b bitset) count() int {
-	c := 0
-	for _, w := range b {
-		c += bits.OnesCount64(w)
-	}
-	return c
 }
 
 // enabled returns the tasks enabled in state i (faults excluded).
@@ -572,9 +564,6 @@ func (s *search) taskNames(tasks []int) []string {
 	}
 	return names
 }
-
-// joinTasks is used in reasons.
-func joinTasks(names []string) string { return strings.Join(names, ", ") }
 
 // runLiveness builds the state graph and checks the selected liveness
 // properties and metrics on it.

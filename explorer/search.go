@@ -197,18 +197,6 @@ func (s *search) sampleMemory() uint64 {
 	}
 }
 
-// hasViolation reports whether the search found a counterexample to a
-// property it was asked to check.
-func (s *search) violatedMask() uint64 {
-	var m uint64
-	for _, f := range s.violations {
-		if f.prop < len(s.props) {
-			m |= 1 << uint(f.prop)
-		}
-	}
-	return m
-}
-
 // done reports whether the violations found so far end the search.
 func (s *search) done() bool {
 	if len(s.violations) == 0 {
@@ -470,7 +458,7 @@ func split(n, k, w int) (lo, hi int) {
 	return n * w / k, n * (w + 1) / k
 }
 
-// errgroupRun runs fn(w) for every worker and waits.
+// parallel runs fn(w) for every worker w and waits for all of them.
 func (s *search) parallel(fn func(w int)) {
 	var g errgroup.Group
 	for w := range s.workers {

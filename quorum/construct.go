@@ -224,10 +224,8 @@ func Wall(n int, rows []int) (System, error) {
 		for y := start[r]; y < start[r]+rows[r]; y++ {
 			q = append(q, y)
 		}
-		for _, s := range start[r+1:] {
-			q = append(q, s)
-		}
-		return q
+		// One process from every row below: its first.
+		return append(q, start[r+1:]...)
 	}), nil
 }
 

@@ -91,7 +91,6 @@ type Params struct {
 	spec   string
 	given  map[string]string
 	params []Param
-	used   []string // flags read, in order, for Canonical
 	canon  map[string]any
 }
 
