@@ -132,14 +132,6 @@ func reachable(tb testing.TB, m explorer.Model) (all, terminal []string) {
 	return all, terminal
 }
 
-func labels(tr explorer.Trace) []string {
-	var out []string
-	for _, s := range tr.Steps {
-		out = append(out, s.Action)
-	}
-	return out
-}
-
 // ---- (a) Ping-pong over FIFO channels ----
 
 // pp is a process of the ping-pong system. Process 1 (the pinger) sends
@@ -303,7 +295,7 @@ func TestDeliveryOrders(t *testing.T) {
 		t.Fatalf("unordered: %v %+v, want in-order violated", r.Status, r.Violations)
 	}
 	want := []string{"burst(1)_{1,2}", "receive(2)_{1,2}", "receive(1)_{1,2}"}
-	if got := labels(r.Violations[0].Trace); !slices.Equal(got, want) {
+	if got := explorer.Actions(r.Violations[0].Trace.Steps); !slices.Equal(got, want) {
 		t.Errorf("trace %q, want %q", got, want)
 	}
 	if r := check(t, burstSystem(t, channel.FIFO, 1, 2)); r.Status != explorer.OK {
@@ -388,7 +380,7 @@ func TestPanickingEffect(t *testing.T) {
 		if r.Failure == nil {
 			t.Fatalf("%v: no failure trace", cfg.Strategy)
 		}
-		if got := labels(*r.Failure); !slices.Equal(got, []string{"inc_{1}", "inc_{1}"}) {
+		if got := explorer.Actions(r.Failure.Steps); !slices.Equal(got, []string{"inc_{1}", "inc_{1}"}) {
 			t.Errorf("%v: failure trace %q, want [inc_{1} inc_{1}]", cfg.Strategy, got)
 		}
 		last := r.Failure.Steps[len(r.Failure.Steps)-1]
@@ -445,7 +437,7 @@ func TestCapacity(t *testing.T) {
 		t.Fatalf("violations %+v, want channel-bound (an assertion)", r.Violations)
 	}
 	tr := r.Violations[0].Trace
-	if got, want := labels(tr), []string{"send(0)_{1,2}", "send(0)_{1,2}", "send(0)_{1,2}"}; !slices.Equal(got, want) {
+	if got, want := explorer.Actions(tr.Steps), []string{"send(0)_{1,2}", "send(0)_{1,2}", "send(0)_{1,2}"}; !slices.Equal(got, want) {
 		t.Errorf("trace %q, want %q", got, want)
 	}
 	if got := formatVars(tr.Steps[len(tr.Steps)-1].State); got != "p1={Sender:true} p2={Sender:false} queue_{1,2}=[0 0 0]" {

@@ -145,14 +145,6 @@ func TestCompleteSearchesAgree(t *testing.T) {
 	}
 }
 
-func actions(tr explorer.Trace) []string {
-	var out []string
-	for _, s := range tr.Steps {
-		out = append(out, s.Action)
-	}
-	return out
-}
-
 func TestDeadlockIsATerminalStateThatIsNotAValidEnd(t *testing.T) {
 	// 0 -> 1 -> 2 (valid end) and 0 -> 3 (stuck).
 	g := &graph{init: []int{0}, next: edges(map[int][]int{0: {1, 3}, 1: {2}}), end: func(s int) bool { return s == 2 }}
@@ -161,7 +153,7 @@ func TestDeadlockIsATerminalStateThatIsNotAValidEnd(t *testing.T) {
 		if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
 			t.Fatalf("%s/%d: got %v %+v, want a deadlock", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
 		}
-		if got := actions(r.Violations[0].Trace); !slices.Equal(got, []string{"0->3"}) {
+		if got := explorer.Actions(r.Violations[0].Trace.Steps); !slices.Equal(got, []string{"0->3"}) {
 			t.Errorf("%s/%d: trace %v, want [0->3]", cfg.Strategy, cfg.Workers, got)
 		}
 	}
@@ -181,12 +173,12 @@ func TestBFSReportsTheShortestThenLowestCounterexample(t *testing.T) {
 		if r.Status != explorer.Violated {
 			t.Fatalf("workers %d: status %v", w, r.Status)
 		}
-		if got := actions(r.Violations[0].Trace); !slices.Equal(got, []string{"0->6", "6->9"}) {
+		if got := explorer.Actions(r.Violations[0].Trace.Steps); !slices.Equal(got, []string{"0->6", "6->9"}) {
 			t.Errorf("workers %d: trace %v, want [0->6 6->9] (action 1 before action 2)", w, got)
 		}
 	}
 	r := check(t, g, explorer.Config{Strategy: explorer.DFS})
-	if got := actions(r.Violations[0].Trace); !slices.Equal(got, []string{"0->1", "1->2", "2->9"}) {
+	if got := explorer.Actions(r.Violations[0].Trace.Steps); !slices.Equal(got, []string{"0->1", "1->2", "2->9"}) {
 		t.Errorf("dfs: trace %v, want the first path depth first", got)
 	}
 }
@@ -270,7 +262,7 @@ func TestPanickingStepIsAnErrorWithItsTrace(t *testing.T) {
 		if r.Status != explorer.Failed || !strings.Contains(r.Reason, "step from 2") {
 			t.Fatalf("%s/%d: status %v reason %q, want a failure naming the panic", cfg.Strategy, cfg.Workers, r.Status, r.Reason)
 		}
-		if r.Failure == nil || !slices.Equal(actions(*r.Failure), []string{"0->1", "1->2"}) {
+		if r.Failure == nil || !slices.Equal(explorer.Actions(r.Failure.Steps), []string{"0->1", "1->2"}) {
 			t.Errorf("%s/%d: failure trace %v, want the path to state 2", cfg.Strategy, cfg.Workers, r.Failure)
 		}
 	}

@@ -68,14 +68,6 @@ func is(states ...int) func(int) bool {
 	return func(s int) bool { return slices.Contains(states, s) }
 }
 
-func labels(steps []explorer.Step) []string {
-	var out []string
-	for _, s := range steps {
-		out = append(out, s.Action)
-	}
-	return out
-}
-
 func TestLivenessUnderFairness(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -201,10 +193,10 @@ func TestLivenessUnderFairness(t *testing.T) {
 				t.Fatalf("status %v, %d violations; want one", r.Status, len(r.Violations))
 			}
 			tr := r.Violations[0].Trace
-			if got := labels(tr.Steps); !slices.Equal(got, tt.prefix) {
+			if got := explorer.Actions(tr.Steps); !slices.Equal(got, tt.prefix) {
 				t.Errorf("prefix %v, want %v", got, tt.prefix)
 			}
-			if got := labels(tr.Cycle); !slices.Equal(got, tt.cycle) {
+			if got := explorer.Actions(tr.Cycle); !slices.Equal(got, tt.cycle) {
 				t.Errorf("cycle %v, want %v", got, tt.cycle)
 			}
 			if !slices.Equal(tr.CycleTasks, tt.cycleTask) {
@@ -232,15 +224,15 @@ func TestMetrics(t *testing.T) {
 	if m.Min != 3 || m.Max != 4 || m.Unbounded {
 		t.Errorf("messages: min %d max %d unbounded %v; want 3, 4, bounded", m.Min, m.Max, m.Unbounded)
 	}
-	if got := labels(m.MinWitness.Steps); !slices.Equal(got, []string{"0->1", "1->3"}) {
+	if got := explorer.Actions(m.MinWitness.Steps); !slices.Equal(got, []string{"0->1", "1->3"}) {
 		t.Errorf("min witness %v", got)
 	}
-	if got := labels(m.MaxWitness.Steps); !slices.Equal(got, []string{"0->2", "2->3"}) {
+	if got := explorer.Actions(m.MaxWitness.Steps); !slices.Equal(got, []string{"0->2", "2->3"}) {
 		t.Errorf("max witness %v", got)
 	}
 	if s := r.Metrics[1]; !s.Unbounded || s.Min != 2 {
 		t.Errorf("steps: min %d unbounded %v; want 2 and unbounded (the cycle 1 <-> 4 takes steps)", s.Min, s.Unbounded)
-	} else if got := labels(s.MaxWitness.Cycle); !slices.Equal(got, []string{"1->4", "4->1"}) {
+	} else if got := explorer.Actions(s.MaxWitness.Cycle); !slices.Equal(got, []string{"1->4", "4->1"}) {
 		t.Errorf("steps: unbounded witness cycle %v", got)
 	}
 }

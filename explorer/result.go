@@ -93,6 +93,15 @@ type Trace struct {
 	Explanation []string
 }
 
+// Actions returns the actions of the steps, such as receive(5)_{2,3}.
+func Actions(steps []Step) []string {
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = s.Action
+	}
+	return out
+}
+
 // Violation is a counterexample to one property.
 type Violation struct {
 	Property string

@@ -348,15 +348,6 @@ func TestBullyMessages(t *testing.T) {
 	}
 }
 
-// buActions returns the action labels of a trace.
-func buActions(tr explorer.Trace) []string {
-	var out []string
-	for _, s := range tr.Steps {
-		out = append(out, s.Action)
-	}
-	return out
-}
-
 // TestBullyCounterexamples pins the BFS counterexamples of the broken twin
 // (timeoutAnswer does not wait for the larger processes to be crashed) and
 // of bully with --timeouts unrestricted (ALGORITHMS.md 1.14: BU-UNIQ
@@ -409,7 +400,7 @@ func TestBullyCounterexamples(t *testing.T) {
 				if r.Status != explorer.Violated || r.Violations[0].Property != tt.want {
 					t.Fatalf("status %v %+v, want %s violated", r.Status, r.Violations, tt.want)
 				}
-				got := buActions(r.Violations[0].Trace)
+				got := explorer.Actions(r.Violations[0].Trace.Steps)
 				if k == 0 {
 					first = got
 					ex := r.Violations[0].Trace.Explanation

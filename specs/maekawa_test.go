@@ -31,14 +31,6 @@ func mkCheck(t *testing.T, full bool, flags map[string]string, cfg explorer.Conf
 	return r
 }
 
-func mkActions(tr explorer.Trace) []string {
-	var out []string
-	for _, s := range tr.Steps {
-		out = append(out, s.Action)
-	}
-	return out
-}
-
 // mkGraph is what mkExplore finds by walking the state graph on its own.
 type mkGraph struct {
 	States, Transitions int64
@@ -240,7 +232,7 @@ func TestMaekawaBasicDeadlockN3(t *testing.T) {
 		"receive(REQUEST(1,3))_{3,1}", "receive(REQUEST(1,3))_{3,3}", "receive(REQUEST(1,2))_{2,3}",
 		"receive(LOCKED)_{3,3}",
 	}
-	if got := mkActions(tr); !slices.Equal(got, want) {
+	if got := explorer.Actions(tr.Steps); !slices.Equal(got, want) {
 		t.Errorf("trace (%d steps)\n%s\nwant (%d steps)\n%s", len(got), strings.Join(got, " "), len(want), strings.Join(want, " "))
 	}
 	wantLines := []string{
@@ -357,7 +349,7 @@ func TestMaekawaYieldADeadlock(t *testing.T) {
 		"receive(RELINQUISH)_{3,1}", "receive(LOCKED)_{1,1}", "receive(LOCKED)_{3,3}",
 		"receive(INQUIRE)_{3,3}",
 	}
-	if got := mkActions(tr); !slices.Equal(got, want) {
+	if got := explorer.Actions(tr.Steps); !slices.Equal(got, want) {
 		t.Errorf("trace (%d steps)\n%s\nwant (%d steps)\n%s", len(got), strings.Join(got, " "), len(want), strings.Join(want, " "))
 	}
 	wantLines := []string{
