@@ -3,7 +3,6 @@ package specs
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -16,29 +15,6 @@ import (
 // lamportMaxRequests bounds --requests: each request adds a few clock values
 // and 3(N-1) messages to every run, so the state space grows fast with it.
 const lamportMaxRequests = 4
-
-// lamportUst is the user status of a mutual-exclusion process
-// (ALGORITHMS.md 2.0): idle → trying → critical → idle. The zero value is
-// invalid.
-type lamportUst uint8
-
-const (
-	lamportIdle lamportUst = 1 + iota
-	lamportTrying
-	lamportCritical
-)
-
-func (u lamportUst) String() string {
-	switch u {
-	case lamportIdle:
-		return "idle"
-	case lamportTrying:
-		return "trying"
-	case lamportCritical:
-		return "critical"
-	}
-	return fmt.Sprintf("lamportUst(%d)", uint8(u))
-}
 
 // lamportKind is the type of a Lamport message. The zero value is invalid.
 type lamportKind uint8
@@ -106,21 +82,24 @@ func lamportCmp(a, b lamportReq) int {
 // tell apart states that differ only in last values nobody will read
 // (N=3, one request each: 470,392 states instead of 826,793).
 type lamportNode struct {
-	Ust  lamportUst
+	Ust  userState
 	Done int
 	C    int          `vacheck:"C"`
 	MyTs int          // 0: no current request
 	Q    []lamportReq `vacheck:"Q"`
 	Late []bool       // Late[j]: last[j] > myTs; Late[i] of i itself stays false
-	// R is the number of requests the process makes if it is a requester.
-	R         int  `vacheck:"-"`
-	Requester bool `vacheck:"-"`
+	// Requests is the number of requests the process makes: R for a
+	// requester, 0 otherwise.
+	Requests int `vacheck:"-"`
 	// Broken drops the first part of the entry condition (a later-stamped
 	// message from every other process): the bug of lamport-broken.
 	Broken bool `vacheck:"-"`
 }
 
 type lamportView = automaton.View[lamportNode, lamportMsg]
+
+// lamportUser reads the user part of a process.
+func lamportUser(p *lamportNode) (userState, int) { return p.Ust, p.Done }
 
 // mine returns the process's current request.
 func (p *lamportNode) mine(self int) lamportReq { return lamportReq{TS: p.MyTs, ID: self} }
@@ -142,7 +121,7 @@ func (p *lamportNode) lateOK(self int) bool {
 
 // canEnter is the precondition of enter_i.
 func (p *lamportNode) canEnter(self int) bool {
-	return p.Ust == lamportTrying && p.headOK(self) && (p.Broken || p.lateOK(self))
+	return p.Ust == userTrying && p.headOK(self) && (p.Broken || p.lateOK(self))
 }
 
 // Steps: request_i (idle with requests left), enter_i (the entry
@@ -150,11 +129,11 @@ func (p *lamportNode) canEnter(self int) bool {
 func (p *lamportNode) Steps(v *lamportView, out []automaton.Step) []automaton.Step {
 	self := v.Self()
 	switch {
-	case p.Ust == lamportIdle && p.Requester && p.Done < p.R:
+	case p.Ust == userIdle && p.Done < p.Requests:
 		out = append(out, automaton.Step{Name: "request", Kind: automaton.Output})
 	case p.canEnter(self):
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == lamportCritical:
+	case p.Ust == userCritical:
 		out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
 	}
 	return out
@@ -167,15 +146,15 @@ func (p *lamportNode) Do(s automaton.Step, fx *automaton.Effects[lamportMsg]) {
 	self := fx.Self()
 	switch s.Name {
 	case "request":
-		p.Ust = lamportTrying
+		p.Ust = userTrying
 		p.C++
 		p.MyTs = p.C
 		p.insert(p.mine(self))
 		p.sendAll(fx, lamportMsg{Kind: lamportRequest, TS: p.MyTs, From: self})
 	case "enter":
-		p.Ust = lamportCritical
+		p.Ust = userCritical
 	case "exit":
-		p.Ust = lamportIdle
+		p.Ust = userIdle
 		p.Done++
 		p.Q = slices.DeleteFunc(p.Q, func(r lamportReq) bool { return r == p.mine(self) })
 		// myTs is dead until the next request; resetting it to ⊥ keeps
@@ -206,7 +185,7 @@ func (p *lamportNode) insert(r lamportReq) {
 // is acknowledged, RELEASE removes j's request from Q.
 func (p *lamportNode) Receive(from int, m lamportMsg, fx *automaton.Effects[lamportMsg]) {
 	p.C = max(p.C, m.TS) + 1
-	if p.Ust == lamportTrying {
+	if p.Ust == userTrying {
 		p.Late[from] = m.TS > p.MyTs
 	}
 	switch m.Kind {
@@ -223,11 +202,6 @@ func (p *lamportNode) Receive(from int, m lamportMsg, fx *automaton.Effects[lamp
 	}
 }
 
-// lamportMutualExclusion is GA1: at most one process is critical.
-func lamportMutualExclusion(v *lamportView) bool {
-	return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Ust == lamportCritical }) <= 1
-}
-
 // lamportTimestampOrder is FAIR-TS in state form: a critical process's
 // request (myTs, j) is smaller than the request of every trying process.
 //
@@ -242,11 +216,11 @@ func lamportMutualExclusion(v *lamportView) bool {
 func lamportTimestampOrder(v *lamportView) bool {
 	for j := 0; j < v.N(); j++ {
 		pj := v.Proc(j)
-		if pj.Ust != lamportCritical {
+		if pj.Ust != userCritical {
 			continue
 		}
 		for i := 0; i < v.N(); i++ {
-			if pi := v.Proc(i); i != j && pi.Ust == lamportTrying && pi.mine(i).less(pj.mine(j)) {
+			if pi := v.Proc(i); i != j && pi.Ust == userTrying && pi.mine(i).less(pj.mine(j)) {
 				return false
 			}
 		}
@@ -254,24 +228,21 @@ func lamportTimestampOrder(v *lamportView) bool {
 	return true
 }
 
-// lamportValidEnd is the valid end state of ALGORITHMS.md 0.8 for mutual
-// exclusion: every process idle with all its requests served, every queue
-// empty and every channel empty.
-func lamportValidEnd(v *lamportView) bool {
-	if !v.ChannelsEmpty() {
-		return false
-	}
-	for i := 0; i < v.N(); i++ {
-		p := v.Proc(i)
-		want := 0
-		if p.Requester {
-			want = p.R
-		}
-		if p.Ust != lamportIdle || p.Done != want || len(p.Q) > 0 {
+// lamportValidEnd returns the valid end state of ALGORITHMS.md 0.8 for
+// mutual exclusion: every process idle with all its requests served, every
+// queue empty and every channel empty.
+func lamportValidEnd(u mutexUsers) func(v *lamportView) bool {
+	return func(v *lamportView) bool {
+		if !v.ChannelsEmpty() || !usersServed(v, u, lamportUser) {
 			return false
 		}
+		for i := 0; i < v.N(); i++ {
+			if len(v.Proc(i).Q) > 0 {
+				return false
+			}
+		}
+		return true
 	}
-	return true
 }
 
 // lamportExplain says what every process that is not idle waits for.
@@ -280,9 +251,9 @@ func lamportExplain(v *lamportView) []string {
 	for i := 0; i < v.N(); i++ {
 		p := v.Proc(i)
 		switch p.Ust {
-		case lamportCritical:
+		case userCritical:
 			lines = append(lines, fmt.Sprintf("process %d is in the critical section with request %v", i+1, p.mine(i)))
-		case lamportTrying:
+		case userTrying:
 			var why []string
 			if !p.headOK(i) && len(p.Q) > 0 {
 				why = append(why, fmt.Sprintf("its request is behind %v in its queue", p.Q[0]))
@@ -316,39 +287,6 @@ func lamportExplain(v *lamportView) []string {
 	return lines
 }
 
-// lamportRequesters reads --requesters: "all" or a list of distinct
-// process numbers 1..n. It returns who requests, 0-based.
-func lamportRequesters(p *Params, n int) ([]bool, error) {
-	v := strings.TrimSpace(p.String("requesters"))
-	req := make([]bool, n)
-	if v == "all" {
-		for i := range req {
-			req[i] = true
-		}
-		p.Set("requesters", v)
-		return req, nil
-	}
-	var list []int
-	for _, s := range strings.Split(v, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || k < 1 || k > n {
-			return nil, Usagef("requesters", v, "%q is not a process number; allowed: all, or distinct process numbers 1 to %d separated by commas", s, n)
-		}
-		if req[k-1] {
-			return nil, Usagef("requesters", v, "process %d appears twice; allowed: all, or distinct process numbers 1 to %d", k, n)
-		}
-		req[k-1] = true
-		list = append(list, k)
-	}
-	sort.Ints(list)
-	parts := make([]string, len(list))
-	for i, k := range list {
-		parts[i] = strconv.Itoa(k)
-	}
-	p.Set("requesters", strings.Join(parts, ","))
-	return req, nil
-}
-
 // lamportSpecs returns lamport and its broken twin lamport-broken
 // (ALGORITHMS.md 2.2).
 func lamportSpecs() []Spec { return []Spec{lamport(false), lamport(true)} }
@@ -379,11 +317,7 @@ func lamport(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		r, err := p.Int("requests", 1, lamportMaxRequests)
-		if err != nil {
-			return nil, err
-		}
-		req, err := lamportRequesters(p, n)
+		users, err := parseMutexUsersUpTo(p, n, lamportMaxRequests)
 		if err != nil {
 			return nil, err
 		}
@@ -393,13 +327,13 @@ func lamport(broken bool) Spec {
 		}
 		// A channel i→j holds at most R REQUESTs, R RELEASEs and the ACKs
 		// of j's R requests.
-		disc, capacity, err := channelParams(p, channel.FIFO, 3*r)
+		disc, capacity, err := channelParams(p, channel.FIFO, 3*users.R)
 		if err != nil {
 			return nil, err
 		}
 		procs := make([]lamportNode, n)
 		for i := range procs {
-			procs[i] = lamportNode{Ust: lamportIdle, Late: make([]bool, n), R: r, Requester: req[i], Broken: broken}
+			procs[i] = lamportNode{Ust: userIdle, Late: make([]bool, n), Requests: users.Requests(i), Broken: broken}
 		}
 		cfg := automaton.Config[lamportNode, lamportMsg]{
 			Initial:  [][]lamportNode{procs},
@@ -407,24 +341,14 @@ func lamport(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[lamportNode, lamportMsg]{
-				{Name: properties.MutualExclusion, Doc: "GA1: never two processes in the critical section", Holds: lamportMutualExclusion},
+				exclusionInvariant[lamportNode, lamportMsg](lamportUser, "GA1: never two processes in the critical section"),
 				{Name: properties.TimestampOrder, Doc: "FAIR-TS: a process in the critical section has a smaller request (ts, ID) than every trying process", Holds: lamportTimestampOrder},
 			},
-			ValidEnd: lamportValidEnd,
+			ValidEnd: lamportValidEnd(users),
 			Explain:  lamportExplain,
 			Liveness: []automaton.Liveness[lamportNode, lamportMsg]{
-				{
-					Name: properties.StarvationFreedom, Doc: "GA2': every trying process eventually enters", PerProcess: true,
-					When: func(v *lamportView, i int) bool { return v.Proc(i).Ust == lamportTrying },
-					Goal: func(v *lamportView, i int) bool { return v.Proc(i).Ust == lamportCritical },
-				},
-				{
-					Name: properties.Progress, Doc: "GA2: when nobody is critical and someone is trying, some process eventually enters",
-					When: func(v *lamportView, _ int) bool {
-						return lamportCount(v, lamportCritical) == 0 && lamportCount(v, lamportTrying) > 0
-					},
-					Goal: func(v *lamportView, _ int) bool { return lamportCount(v, lamportCritical) > 0 },
-				},
+				starvationLiveness[lamportNode, lamportMsg](lamportUser, "GA2': every trying process eventually enters"),
+				progressLiveness[lamportNode, lamportMsg](lamportUser, "GA2: when nobody is critical and someone is trying, some process eventually enters"),
 			},
 		}
 		if limit > 0 {
@@ -441,9 +365,4 @@ func lamport(broken bool) Spec {
 		return automaton.New(cfg)
 	}
 	return s
-}
-
-// lamportCount returns how many processes have user status u.
-func lamportCount(v *lamportView, u lamportUst) int {
-	return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Ust == u })
 }

@@ -30,15 +30,6 @@ func lamportCheck(t *testing.T, broken bool, flags map[string]string, cfg explor
 	return r
 }
 
-// lamportActions returns the action labels of a trace.
-func lamportActions(tr explorer.Trace) []string {
-	var acts []string
-	for _, s := range tr.Steps {
-		acts = append(acts, s.Action)
-	}
-	return acts
-}
-
 // TestLamportCounts pins the distinct states and transitions of lamport
 // (ALGORITHMS.md 2.2), the same for one worker, two workers and DFS, with
 // every claim (GA1, FAIR-TS, deadlock-freedom) holding.
@@ -103,7 +94,7 @@ func TestLamportBroken(t *testing.T) {
 		if v.Property != properties.MutualExclusion {
 			t.Errorf("violated %s, want %s", v.Property, properties.MutualExclusion)
 		}
-		if got := lamportActions(v.Trace); !slices.Equal(got, want) {
+		if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, want) {
 			t.Errorf("workers=%d: counterexample %q, want %q", cfg.Workers, got, want)
 		}
 		expl := strings.Join(v.Trace.Explanation, "\n")
@@ -127,7 +118,7 @@ func TestLamportTimestampOrderNotVacuous(t *testing.T) {
 		t.Fatalf("status %v, want violated", r.Status)
 	}
 	want := []string{"request_{1}", "request_{2}", "enter_{2}"}
-	if got := lamportActions(r.Violations[0].Trace); r.Violations[0].Property != properties.TimestampOrder || !slices.Equal(got, want) {
+	if got := explorer.Actions(r.Violations[0].Trace.Steps); r.Violations[0].Property != properties.TimestampOrder || !slices.Equal(got, want) {
 		t.Errorf("%s: %q, want %s: %q", r.Violations[0].Property, got, properties.TimestampOrder, want)
 	}
 }
@@ -147,7 +138,7 @@ func TestLamportUnordered(t *testing.T) {
 	if r.Status != explorer.Violated || r.Violations[0].Property != properties.MutualExclusion {
 		t.Fatalf("n=2: status %v, want mutual-exclusion violated", r.Status)
 	}
-	if got := lamportActions(r.Violations[0].Trace); !slices.Equal(got, want) {
+	if got := explorer.Actions(r.Violations[0].Trace.Steps); !slices.Equal(got, want) {
 		t.Errorf("n=2: counterexample %q, want %q", got, want)
 	}
 	r = lamportCheck(t, false, map[string]string{"n": "3", "channels": "unordered"}, explorer.Config{Workers: 2, Properties: ga1})

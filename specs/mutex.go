@@ -76,7 +76,13 @@ func (u mutexUsers) Requests(i int) int {
 // parseMutexUsers reads --requests (1 to maxRequests) and --requesters (all,
 // or a list of distinct process numbers in 1..n) for n processes.
 func parseMutexUsers(p *Params, n int) (mutexUsers, error) {
-	r, err := p.Int("requests", 1, maxRequests)
+	return parseMutexUsersUpTo(p, n, maxRequests)
+}
+
+// parseMutexUsersUpTo is parseMutexUsers with --requests bounded by maxR
+// instead, for a spec whose state space allows fewer requests.
+func parseMutexUsersUpTo(p *Params, n, maxR int) (mutexUsers, error) {
+	r, err := p.Int("requests", 1, maxR)
 	if err != nil {
 		return mutexUsers{}, err
 	}
@@ -128,18 +134,29 @@ func parseRequesters(v string, n int) ([]bool, string, error) {
 // number of requests it has served.
 type userPart[S any] func(p *S) (ust userState, done int)
 
+// userIn reports whether process i has user state want.
+func userIn[S any, M automaton.Message](v *automaton.View[S, M], user userPart[S], i int, want userState) bool {
+	ust, _ := user(v.Proc(i))
+	return ust == want
+}
+
+// usersIn returns how many processes have user state want.
+func usersIn[S any, M automaton.Message](v *automaton.View[S, M], user userPart[S], want userState) int {
+	return properties.Count(v.N(), func(i int) bool { return userIn(v, user, i, want) })
+}
+
 // mutualExclusion returns GA1 (ALGORITHMS.md 2.0): at no time is more than
 // one process critical.
 func mutualExclusion[S any, M automaton.Message](user userPart[S]) automaton.Invariant[S, M] {
+	return exclusionInvariant[S, M](user, "GA1: at no time is more than one process in the critical section")
+}
+
+// exclusionInvariant returns GA1, as mutualExclusion does, described by doc.
+func exclusionInvariant[S any, M automaton.Message](user userPart[S], doc string) automaton.Invariant[S, M] {
 	return automaton.Invariant[S, M]{
-		Name: properties.MutualExclusion,
-		Doc:  "GA1: at no time is more than one process in the critical section",
-		Holds: func(v *automaton.View[S, M]) bool {
-			return properties.Count(v.N(), func(i int) bool {
-				ust, _ := user(v.Proc(i))
-				return ust == userCritical
-			}) <= 1
-		},
+		Name:  properties.MutualExclusion,
+		Doc:   doc,
+		Holds: func(v *automaton.View[S, M]) bool { return usersIn(v, user, userCritical) <= 1 },
 	}
 }
 
@@ -160,29 +177,32 @@ func usersServed[S any, M automaton.Message](v *automaton.View[S, M], u mutexUse
 // eventually enters) and starvation freedom (GA2': trying_i leads to
 // critical_i, for every process i).
 func mutexLiveness[S any, M automaton.Message](user userPart[S]) []automaton.Liveness[S, M] {
-	is := func(v *automaton.View[S, M], i int, want userState) bool {
-		ust, _ := user(v.Proc(i))
-		return ust == want
-	}
-	count := func(v *automaton.View[S, M], want userState) int {
-		return properties.Count(v.N(), func(i int) bool { return is(v, i, want) })
-	}
 	return []automaton.Liveness[S, M]{
-		{
-			Name: properties.Progress,
-			Doc:  "GA2: if no process is critical and some process is trying, some process eventually enters",
-			When: func(v *automaton.View[S, M], _ int) bool {
-				return count(v, userCritical) == 0 && count(v, userTrying) > 0
-			},
-			Goal: func(v *automaton.View[S, M], _ int) bool { return count(v, userCritical) > 0 },
+		progressLiveness[S, M](user, "GA2: if no process is critical and some process is trying, some process eventually enters"),
+		starvationLiveness[S, M](user, "GA2': every trying process eventually enters the critical section"),
+	}
+}
+
+// progressLiveness returns GA2 of mutexLiveness, described by doc.
+func progressLiveness[S any, M automaton.Message](user userPart[S], doc string) automaton.Liveness[S, M] {
+	return automaton.Liveness[S, M]{
+		Name: properties.Progress,
+		Doc:  doc,
+		When: func(v *automaton.View[S, M], _ int) bool {
+			return usersIn(v, user, userCritical) == 0 && usersIn(v, user, userTrying) > 0
 		},
-		{
-			Name:       properties.StarvationFreedom,
-			Doc:        "GA2': every trying process eventually enters the critical section",
-			PerProcess: true,
-			When:       func(v *automaton.View[S, M], i int) bool { return is(v, i, userTrying) },
-			Goal:       func(v *automaton.View[S, M], i int) bool { return is(v, i, userCritical) },
-		},
+		Goal: func(v *automaton.View[S, M], _ int) bool { return usersIn(v, user, userCritical) > 0 },
+	}
+}
+
+// starvationLiveness returns GA2' of mutexLiveness, described by doc.
+func starvationLiveness[S any, M automaton.Message](user userPart[S], doc string) automaton.Liveness[S, M] {
+	return automaton.Liveness[S, M]{
+		Name:       properties.StarvationFreedom,
+		Doc:        doc,
+		PerProcess: true,
+		When:       func(v *automaton.View[S, M], i int) bool { return userIn(v, user, i, userTrying) },
+		Goal:       func(v *automaton.View[S, M], i int) bool { return userIn(v, user, i, userCritical) },
 	}
 }
 

@@ -7,18 +7,6 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// pmUser is the user part of a mutual-exclusion process (ALGORITHMS.md
-// 2.0): idle, trying, critical.
-type pmUser uint8
-
-const (
-	pmIdle pmUser = iota
-	pmTrying
-	pmCritical
-)
-
-func (u pmUser) String() string { return [...]string{"idle", "trying", "critical"}[u] }
-
 // pmToken is the token message.
 type pmToken struct{}
 
@@ -28,7 +16,7 @@ func (pmToken) String() string { return "TOKEN" }
 // circulates on a ring for ever; the holder enters the critical section if
 // it wants to, and passes the token on when it does not.
 type pmNode struct {
-	Ust      pmUser
+	Ust      userState
 	Done     int
 	HasToken bool
 	R        int  `vacheck:"-"` // requests per process
@@ -37,18 +25,21 @@ type pmNode struct {
 
 type pmView = automaton.View[pmNode, pmToken]
 
+// pmUser reads the user part of a process.
+func pmUser(p *pmNode) (userState, int) { return p.Ust, p.Done }
+
 // Steps: request, enter, exit, and pass (to the successor; in the broken
 // twin to any other process).
 func (p *pmNode) Steps(v *pmView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == pmIdle && p.Done < p.R:
+	case p.Ust == userIdle && p.Done < p.R:
 		out = append(out, automaton.Do("request"))
-	case p.Ust == pmTrying && p.HasToken:
+	case p.Ust == userTrying && p.HasToken:
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == pmCritical:
+	case p.Ust == userCritical:
 		out = append(out, automaton.Do("exit"))
 	}
-	if p.HasToken && p.Ust == pmIdle {
+	if p.HasToken && p.Ust == userIdle {
 		if !p.Anyone {
 			return append(out, automaton.Out("pass", (v.Self()+1)%v.N()))
 		}
@@ -65,11 +56,11 @@ func (p *pmNode) Steps(v *pmView, out []automaton.Step) []automaton.Step {
 func (p *pmNode) Do(s automaton.Step, fx *automaton.Effects[pmToken]) {
 	switch s.Name {
 	case "request":
-		p.Ust = pmTrying
+		p.Ust = userTrying
 	case "enter":
-		p.Ust = pmCritical
+		p.Ust = userCritical
 	case "exit":
-		p.Ust, p.Done = pmIdle, p.Done+1
+		p.Ust, p.Done = userIdle, p.Done+1
 	case "pass":
 		p.HasToken = false
 		fx.Send(s.To, pmToken{})
@@ -100,7 +91,7 @@ func perpetuumMobile(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		r, err := p.Int("requests", 1, 5)
+		r, err := p.Int("requests", 1, maxRequests)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +101,7 @@ func perpetuumMobile(broken bool) Spec {
 		}
 		procs := make([]pmNode, n)
 		for i := range procs {
-			procs[i] = pmNode{R: r, Anyone: broken}
+			procs[i] = pmNode{Ust: userIdle, R: r, Anyone: broken}
 		}
 		procs[0].HasToken = true
 		links := automaton.Ring(n)
@@ -123,20 +114,16 @@ func perpetuumMobile(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[pmNode, pmToken]{
-				{Name: properties.MutualExclusion, Doc: "at most one process in the critical section", Holds: func(v *pmView) bool {
-					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Ust == pmCritical }) <= 1
-				}},
+				exclusionInvariant[pmNode, pmToken](pmUser, "at most one process in the critical section"),
 				{Name: properties.TokenUniqueness, Doc: "exactly one token, held or in transit", Holds: func(v *pmView) bool {
 					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).HasToken })+v.InTransit() == 1
 				}},
 			},
 			// The token never stops: any terminal state is a deadlock.
 			ValidEnd: func(*pmView) bool { return false },
-			Liveness: []automaton.Liveness[pmNode, pmToken]{{
-				Name: properties.StarvationFreedom, Doc: "every trying process eventually enters", PerProcess: true,
-				When: func(v *pmView, i int) bool { return v.Proc(i).Ust == pmTrying },
-				Goal: func(v *pmView, i int) bool { return v.Proc(i).Ust == pmCritical },
-			}},
+			Liveness: []automaton.Liveness[pmNode, pmToken]{
+				starvationLiveness[pmNode, pmToken](pmUser, "every trying process eventually enters"),
+			},
 		})
 	}
 	return s
