@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
@@ -421,6 +422,10 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 		for k, h := range c.fps {
 			if m.Has(h) {
 				continue
+			}
+			if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
+				c.truncate(kept)
+				return
 			}
 			rank, act := c.key(k)
 			_, pfp := cur.get(int(rank))

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -100,6 +101,9 @@ func (s *search) dfs() {
 		for k, h := range succ.fps {
 			if m.Has(h) {
 				continue
+			}
+			if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
+				return
 			}
 			m.Put(h, node{parent: e.fp, act: succ.acts[k]})
 			s.states.Add(1)

@@ -372,3 +372,22 @@ func TestReplayDetectsImpureModels(t *testing.T) {
 		t.Errorf("an impure model replayed without complaint: %+v", r.Violations)
 	}
 }
+
+// TestMemoryLimit: a search that outgrows --max-memory ends as incomplete,
+// and the visited set never doubles past the limit (the doubling is one
+// allocation the memory monitor would only see afterwards).
+func TestMemoryLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grows the heap to the limit")
+	}
+	const limit = 96 << 20
+	for _, strat := range []explorer.Strategy{explorer.BFS, explorer.DFS} {
+		r := check(t, chain(3), explorer.Config{Strategy: strat, MaxMemory: limit, Timeout: time.Minute})
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-memory") {
+			t.Errorf("%v: %v %q, want incomplete on the memory limit", strat, r.Status, r.Reason)
+		}
+		if r.PeakMemory > limit*5/4 {
+			t.Errorf("%v: peak memory %d MiB, limit %d MiB", strat, r.PeakMemory>>20, limit>>20)
+		}
+	}
+}

@@ -162,9 +162,14 @@ func (s *search) buildGraph(live []LiveProperty, types []string) (*stateGraph, [
 		g.cut = append(g.cut, !ok)
 		if ok {
 			a := uint32(0)
+			full := false
 			_, err = w.Successors(cur, func(t Transition, next []byte) {
 				fp := xxhash.Sum64(next)
 				j, seen := index.Get(fp)
+				if full || (!seen && !roomToGrow(s, index, 4+8)) {
+					full = true
+					return
+				}
 				if !seen {
 					j = add(next, fp, uint32(i), a, false)
 				}
@@ -182,6 +187,9 @@ func (s *search) buildGraph(live []LiveProperty, types []string) (*stateGraph, [
 			})
 			if err != nil {
 				return nil, nil, err
+			}
+			if full {
+				return nil, nil, fmt.Errorf("%s while building the state graph for liveness", s.limitReason())
 			}
 		}
 		g.first = append(g.first, uint32(len(g.to)))

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
@@ -243,6 +244,9 @@ func (s *search) addInitial(w Worker) (out []int) {
 		if m.Has(h) {
 			continue
 		}
+		if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
+			return out
+		}
 		m.Put(h, node{act: uint32(i), init: true})
 		s.states.Add(1)
 		out = append(out, i)
@@ -258,6 +262,26 @@ func (s *search) addInitial(w Worker) (out []int) {
 		}
 	}
 	return out
+}
+
+// roomToGrow reports whether the visited-set shard m may take one more
+// state. A full swiss map doubles its table on the next insertion, one
+// allocation of several gigabytes for a large search that the memory
+// monitor could only see afterwards; so when the table is full and the
+// doubled table would not fit under MaxMemory, the search stops here as
+// incomplete instead.
+func roomToGrow[V any](s *search, m *swiss.Map[uint64, V], slot uintptr) bool {
+	if s.cfg.MaxMemory == 0 || m.Capacity() > 0 {
+		return true
+	}
+	// The table holds Count/(7/8) slots at most; the new one twice that,
+	// with a control byte per slot.
+	grown := uint64(float64(m.Count()) / 0.875 * 2 * float64(slot+1))
+	if s.sampleMemory()+grown <= s.cfg.MaxMemory {
+		return true
+	}
+	s.stop.CompareAndSwap(running, stopMemory)
+	return false
 }
 
 func (s *search) fail(fp uint64, err error) {
