@@ -29,18 +29,8 @@ func (r *recorder) Fatalf(format string, args ...any) {
 }
 
 func TestCheckPureChangRoberts(t *testing.T) {
-	spec, err := specs.Lookup("chang-roberts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := specs.NewParams(spec, map[string]string{"n": "3", "ids": "all"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := spec.Build(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, _ := specs.Lookup("chang-roberts")
+	m := model(t, "chang-roberts", map[string]string{"n": "3", "ids": "all"})
 	// Cover the whole state space.
 	r, err := explorer.Check(m, explorer.Config{Properties: spec.Claims})
 	if err != nil {
