@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,6 +47,44 @@ func TestBadInputExitsWithCode2(t *testing.T) {
 			}
 			if stdout != "" {
 				t.Errorf("printed a result for bad input: %s", stdout)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("error %q does not mention %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+// TestBadFilesExitWithCode2: quorum and topology files name the line that
+// is wrong.
+func TestBadFilesExitWithCode2(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"check", "maekawa", "--n", "5", "--quorums", "fpp"}, []string{"--quorums fpp", "no finite projective plane has N=5"}},
+		{[]string{"check", "maekawa", "--n", "3", "--quorums", write("q.txt", "1,2\n2,3\n3,9\n")}, []string{"--quorums", "line 3", "outside 1..3"}},
+		{[]string{"check", "maekawa", "--n", "3", "--quorums", write("d.txt", "1\n2\n3\n")}, []string{"--quorums"}},
+		{[]string{"check", "echo-election", "--n", "3", "--topology", write("t.txt", "1 2\n2 3\n3 3\n")}, []string{"--topology", "t.txt:3", "self-loop"}},
+		{[]string{"check", "echo-election", "--n", "4", "--topology", write("c.txt", "1 2\n3 4\n")}, []string{"--topology", "not connected"}},
+		{[]string{"check", "echo-election", "--n", "4", "--topology", "random:x:5"}, []string{"--topology random:x:5", "SEED"}},
+		{[]string{"check", "bully", "--n", "4", "--crashes", "5"}, []string{"--crashes 5", "allowed: 0 to 3"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[:2], " "), func(t *testing.T) {
+			code, stdout, stderr := vacheck(tt.args...)
+			if code != exitUsage || stdout != "" {
+				t.Errorf("exit code %d, stdout %q; want %d and nothing", code, stdout, exitUsage)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(stderr, w) {
