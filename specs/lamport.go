@@ -232,17 +232,7 @@ func lamportTimestampOrder(v *lamportView) bool {
 // mutual exclusion: every process idle with all its requests served, every
 // queue empty and every channel empty.
 func lamportValidEnd(u mutexUsers) func(v *lamportView) bool {
-	return func(v *lamportView) bool {
-		if !v.ChannelsEmpty() || !usersServed(v, u, lamportUser) {
-			return false
-		}
-		for i := 0; i < v.N(); i++ {
-			if len(v.Proc(i).Q) > 0 {
-				return false
-			}
-		}
-		return true
-	}
+	return mutexValidEnd[lamportNode, lamportMsg](u, lamportUser, func(p *lamportNode) bool { return len(p.Q) == 0 })
 }
 
 // lamportExplain says what every process that is not idle waits for.

@@ -309,17 +309,7 @@ func mkSingleGrant(v *mkView) bool {
 // every process idle with its R requests served, channels empty, every
 // arbiter unlocked with an empty request set.
 func mkValidEnd(u mutexUsers) func(v *mkView) bool {
-	return func(v *mkView) bool {
-		if !v.ChannelsEmpty() || !usersServed(v, u, mkUser) {
-			return false
-		}
-		for i := 0; i < v.N(); i++ {
-			if p := v.Proc(i); !p.LockedFor.none() || len(p.Reqs) > 0 {
-				return false
-			}
-		}
-		return true
-	}
+	return mutexValidEnd[mkNode, mkMsg](u, mkUser, func(p *mkNode) bool { return p.LockedFor.none() && len(p.Reqs) == 0 })
 }
 
 // mkExplain tells the story of a state: whom every arbiter is locked for,

@@ -172,6 +172,24 @@ func usersServed[S any, M automaton.Message](v *automaton.View[S, M], u mutexUse
 	return true
 }
 
+// mutexValidEnd returns the valid end state of mutual exclusion
+// (ALGORITHMS.md 0.8): every channel empty, every process idle with all its
+// requests served, and released(p) for every process (its algorithm's
+// queues empty, its locks given back).
+func mutexValidEnd[S any, M automaton.Message](u mutexUsers, user userPart[S], released func(p *S) bool) func(v *automaton.View[S, M]) bool {
+	return func(v *automaton.View[S, M]) bool {
+		if !v.ChannelsEmpty() || !usersServed(v, u, user) {
+			return false
+		}
+		for i := 0; i < v.N(); i++ {
+			if !released(v.Proc(i)) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
 // mutexLiveness returns the liveness properties of ALGORITHMS.md 2.0:
 // progress (GA2: when nobody is critical and somebody is trying, somebody
 // eventually enters) and starvation freedom (GA2': trying_i leads to
