@@ -138,6 +138,20 @@ type Config[S any, M Message] struct {
 	// Explain, when set, says in words what a state means (who holds what,
 	// who waits for whom); reports print it after a counterexample.
 	Explain func(v *View[S, M]) []string
+	// Normalize, when set, rewrites every state the system reaches into a
+	// representative of the states that behave alike, so that the search
+	// stores one of them: for instance, shifting every Lamport timestamp by
+	// the same amount changes no comparison and no future step. procs and
+	// chans (in Links order, head first) may be changed in place. It must
+	// be a bisimulation: a state and its representative have the same
+	// transitions, leading to states with the same representative, and
+	// the same value of every invariant and predicate of the Config.
+	// Traces then show representatives.
+	Normalize func(procs []S, chans [][]M)
+	// PartialOrder, when set, allows partial-order reduction and says which
+	// transitions the invariants see; see PartialOrder for what setting it
+	// promises.
+	PartialOrder *PartialOrder[S]
 }
 
 // System is the composition of the process automata of a Config and its
@@ -177,6 +191,9 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	if cfg.Crashes < 0 || (cfg.Crashes > 0 && n > 64) {
 		return nil, fmt.Errorf("%w: crashes are modelled for at most 64 processes, and the budget must not be negative", ErrConfig)
 	}
+	if cfg.PartialOrder != nil && (cfg.Crashes > 0 || cfg.PartialOrder.Visible == nil || n > 64) {
+		return nil, fmt.Errorf("%w: PartialOrder needs a Visible function, no crashes and at most 64 processes", ErrConfig)
+	}
 	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity}
 	if sys.disc == 0 {
 		sys.disc = channel.FIFO
@@ -210,7 +227,14 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	sys.protos = cfg.Initial[0]
 	_, sys.accepts = any(P(&sys.protos[0])).(Acceptor[M])
 	for _, init := range cfg.Initial {
-		sys.initial = append(sys.initial, sys.encodeInitial(init))
+		st := sys.encodeInitial(init)
+		if cfg.Normalize != nil {
+			w := sys.newWorker()
+			w.out = st
+			w.normalize()
+			st = w.out
+		}
+		sys.initial = append(sys.initial, st)
 	}
 	for _, inv := range cfg.Invariants {
 		k := inv.Kind
@@ -243,7 +267,12 @@ func (sys *System[S, M, P]) Initial() ([][]byte, error) { return sys.initial, ni
 func (sys *System[S, M, P]) Properties() []properties.Info { return sys.props }
 
 // NewWorker implements explorer.Model.
-func (sys *System[S, M, P]) NewWorker() explorer.Worker { return sys.newWorker() }
+func (sys *System[S, M, P]) NewWorker() explorer.Worker {
+	if sys.cfg.PartialOrder != nil {
+		return reducingWorker[S, M, P]{sys.newWorker()}
+	}
+	return sys.newWorker()
+}
 
 // The encoded global state is a sequence of segments, each a uvarint length
 // and its bytes: the environment's bookkeeping (crash budget and which

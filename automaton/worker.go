@@ -67,32 +67,39 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	acts  []action
 	dl    [][2]int
 
-	work      S
-	msg       M
-	sendMsg   M
-	accMsg    M
-	workArena arena
-	fx        Effects[M]
-	enc       []byte
-	gseg      []byte
-	msgBuf    []byte
-	pend      [][]byte // per channel: its new segment, when touched
-	pendSet   []bool
-	spare     []byte
-	touched   []int // channels touched by the current action
-	sent      int32
-	out       []byte
-	failed    int      // 1 + the index of the assertion the current effect failed
-	track     bool     // record the types of the messages sent (TrackTypes)
-	sentTypes []string // types of the messages the current transition sent to others
-	captureTo int      // Label: record the first message sent to this process
-	captured  *M
+	work        S
+	msg         M
+	sendMsg     M
+	accMsg      M
+	workArena   arena
+	fx          Effects[M]
+	enc         []byte
+	gseg        []byte
+	msgBuf      []byte
+	pend        [][]byte // per channel: its new segment, when touched
+	pendSet     []bool
+	spare       []byte
+	touched     []int // channels touched by the current action
+	sent        int32
+	out         []byte
+	failed      int         // 1 + the index of the assertion the current effect failed
+	lastFailed  int         // failed, for the transition apply performed last
+	enabledOf   []int       // Reduced: enabled transitions per process
+	cands       []candidate // Reduced: stubborn sets of processes
+	nv          View[S, M]  // Normalize: the successor being normalized
+	norm        []byte
+	normScratch normScratch
+	track       bool     // record the types of the messages sent (TrackTypes)
+	sentTypes   []string // types of the messages the current transition sent to others
+	captureTo   int      // Label: record the first message sent to this process
+	captured    *M
 }
 
 func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 	w := &worker[S, M, P]{
 		sys:       sys,
 		v:         newView[S, M](sys),
+		nv:        newView[S, M](sys),
 		cv:        newView[S, M](sys),
 		pend:      make([][]byte, len(sys.cfg.Links)),
 		pendSet:   make([]bool, len(sys.cfg.Links)),
@@ -228,6 +235,7 @@ func (w *worker[S, M, P]) apply(a action) explorer.Transition {
 		t.Task, t.Fault = -1, true
 	}
 	t.Messages = w.sent
+	w.lastFailed = w.failed
 	if w.failed != 0 {
 		g := v.g
 		g.failed = w.failed
@@ -239,6 +247,9 @@ func (w *worker[S, M, P]) apply(a action) explorer.Transition {
 		w.enc = sys.pc.enc(unsafe.Pointer(&w.work), w.enc[:0])
 	}
 	w.assemble(a.proc, procChanged, globalsChanged)
+	if sys.cfg.Normalize != nil {
+		w.normalize()
+	}
 	return t
 }
 

@@ -202,6 +202,7 @@ func (s *search) bfs() {
 			x.run(w, cur, &dead[w], &fails[w], &failErr[w])
 			probes[w%64] += x.probes
 			hits[w%64] += x.hits
+			s.reduced.Add(x.reduced)
 			counts[w] = x.trans
 			s.transitions.Add(x.trans)
 			s.terminal.Add(x.terminal)
@@ -309,6 +310,10 @@ type expander struct {
 	expand          bool
 	probe           bool // look successors up in the visited set now
 	probes, hits    int64
+	reduced         int64  // states expanded with a proper subset
+	ample           bucket // successors of the reducer's subset
+	emitFn          func(Transition, []byte)
+	emitReducedFn   func(uint32, Transition, []byte)
 	r               int
 	a               uint32
 	live            int
@@ -321,22 +326,68 @@ func (x *expander) emit(t Transition, next []byte) {
 		x.live++
 	}
 	if x.expand {
-		h := xxhash.Sum64(next)
-		sh := x.s.shard(h)
-		if x.probe {
-			x.probes++
-			if x.s.shards[sh].Has(h) {
-				x.hits++
-				x.a++
-				return
-			}
-		}
-		if !x.local.Has(h) {
-			x.local.Put(h, struct{}{})
-			x.out[sh].add(next, h, int64(x.r), x.a)
-		}
+		x.offer(next, xxhash.Sum64(next), x.a)
 	}
 	x.a++
+}
+
+// offer keeps the successor next, with fingerprint h, reached by action a,
+// unless it is known already.
+func (x *expander) offer(next []byte, h uint64, a uint32) {
+	sh := x.s.shard(h)
+	if x.probe {
+		x.probes++
+		if x.s.shards[sh].Has(h) {
+			x.hits++
+			return
+		}
+	}
+	if !x.local.Has(h) {
+		x.local.Put(h, struct{}{})
+		x.out[sh].add(next, h, int64(x.r), a)
+	}
+}
+
+// emitReduced collects a successor of the reducer's subset in x.ample.
+func (x *expander) emitReduced(a uint32, t Transition, next []byte) {
+	if !t.Fault {
+		x.live++
+	}
+	x.ample.add(next, xxhash.Sum64(next), 0, a)
+	x.a++
+}
+
+// expandReduced expands st with the reducer's subset of its transitions, or
+// with all of them when the subset is all or one of its successors is in
+// the visited set, which holds every level up to the one being expanded
+// (the cycle proviso: a cycle of the reduced graph then has a fully
+// expanded state, its state of the highest level, so no transition is
+// ignored forever). The visited set is read-only in phase 1, so the choice
+// does not depend on the number of workers.
+func (x *expander) expandReduced(r Reducer, wk Worker, st []byte) error {
+	x.ample.reset()
+	_, all, err := r.Reduced(st, x.emitReducedFn)
+	if err != nil {
+		return err
+	}
+	if !all {
+		for _, h := range x.ample.fps {
+			if x.s.shards[x.s.shard(h)].Has(h) {
+				all = true
+				break
+			}
+		}
+		if all {
+			x.a, x.live = 0, 0
+			_, err := wk.Successors(st, x.emitFn)
+			return err
+		}
+		x.reduced++
+	}
+	for k, h := range x.ample.fps {
+		x.offer(x.ample.state(k), h, x.ample.acts[k])
+	}
+	return nil
 }
 
 // run expands worker w's range of the level cur.
@@ -357,14 +408,23 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			*failErr = fmt.Errorf("the model panicked: %v", p)
 		}
 	}()
-	emit := x.emit
+	x.emitFn, x.emitReducedFn = x.emit, x.emitReduced
+	var reducer Reducer
+	if s.reducers != nil && x.expand {
+		reducer = s.reducers[w]
+	}
 	for x.r = lo; x.r < hi; x.r++ {
 		if x.r&255 == 0 && s.stopped() {
 			break
 		}
 		st, fp := cur.get(x.r)
 		x.a, x.live = 0, 0
-		_, err := wk.Successors(st, emit)
+		var err error
+		if reducer != nil {
+			err = x.expandReduced(reducer, wk, st)
+		} else {
+			_, err = wk.Successors(st, x.emitFn)
+		}
 		x.trans += int64(x.a)
 		if err != nil {
 			fail.offer(int64(x.r), 0, fp)

@@ -55,6 +55,45 @@ func ParseStrategy(s string) (Strategy, error) {
 	return 0, fmt.Errorf("--strategy %q: allowed values are bfs and dfs", s)
 }
 
+// Reduction is the state-space reduction a search applies. The zero value
+// is none.
+type Reduction uint8
+
+const (
+	// NoReduction explores every transition of every state: the state and
+	// transition counts are those of the full state space, the same for
+	// every strategy and worker count.
+	NoReduction Reduction = iota
+	// PartialOrder explores, where the model allows it (Reducer), only a
+	// stubborn set of each state's transitions, with the cycle proviso.
+	// Invariants, assertions and deadlocks are preserved; liveness
+	// properties and metrics are not, and cannot be asked for with it.
+	// Counts are smaller and depend on the strategy (not on the number of
+	// workers).
+	PartialOrder
+)
+
+func (r Reduction) String() string {
+	switch r {
+	case NoReduction:
+		return "none"
+	case PartialOrder:
+		return "por"
+	}
+	return fmt.Sprintf("Reduction(%d)", uint8(r))
+}
+
+// ParseReduction reads the --reduction flag value.
+func ParseReduction(s string) (Reduction, error) {
+	switch s {
+	case "none":
+		return NoReduction, nil
+	case "por":
+		return PartialOrder, nil
+	}
+	return 0, fmt.Errorf("--reduction %q: allowed values are none and por (partial-order reduction)", s)
+}
+
 // Config sets how a search runs. The zero value of each field is its
 // default.
 type Config struct {
@@ -85,6 +124,8 @@ type Config struct {
 	// executions: "messages" (sent, self-messages excluded), "messages:TYPE"
 	// (those of one message type, see TypedWorker) or "steps".
 	Metrics []string
+	// Reduction is the state-space reduction; none when zero.
+	Reduction Reduction
 	// Progress, when set, is called about every ProgressEvery (one second
 	// when zero) from another goroutine.
 	Progress      func(Progress)

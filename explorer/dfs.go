@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/dolthub/swiss"
 )
 
 type dfsEntry struct {
@@ -57,6 +58,18 @@ func (s *search) dfs() {
 		}
 		a++
 	}
+	var reducer Reducer
+	if s.reducers != nil {
+		reducer = s.reducers[0]
+	}
+	var explored uint32
+	emitAt := func(act uint32, t Transition, next []byte) {
+		if !t.Fault {
+			live++
+		}
+		succ.add(next, xxhash.Sum64(next), 0, act)
+		explored++
+	}
 	for steps := 0; len(stack) > 0; steps++ {
 		if steps&255 == 0 && s.stopped() {
 			return
@@ -69,7 +82,12 @@ func (s *search) dfs() {
 		expand = s.cfg.MaxDepth == 0 || e.depth < s.cfg.MaxDepth
 		succ.reset()
 		live, a = 0, 0
-		_, err := w.Successors(cur, emit)
+		var err error
+		if reducer != nil && expand {
+			err = s.dfsReduced(reducer, w, m, cur, &succ, &live, &a, &explored, emit, emitAt)
+		} else {
+			_, err = w.Successors(cur, emit)
+		}
 		s.transitions.Add(int64(a))
 		if err != nil {
 			s.fail(e.fp, err)
@@ -141,4 +159,30 @@ func (s *search) dfs() {
 			push(succ.state(i), succ.fps[i], e.depth+1)
 		}
 	}
+}
+
+// dfsReduced expands cur with the reducer's subset of its transitions into
+// succ, or with all of them when the subset is all or one of its successors
+// was visited before (the cycle proviso: every cycle of the reduced graph
+// then has a fully expanded state, so no transition is ignored forever).
+// It leaves the number of transitions explored in *a.
+func (s *search) dfsReduced(r Reducer, w Worker, m *swiss.Map[uint64, node], cur []byte, succ *bucket, live *int, a, explored *uint32,
+	emit func(Transition, []byte), emitAt func(uint32, Transition, []byte)) error {
+	*explored = 0
+	_, all, err := r.Reduced(cur, emitAt)
+	if err != nil || all {
+		*a = *explored
+		return err
+	}
+	for _, h := range succ.fps {
+		if m.Has(h) {
+			succ.reset()
+			*live, *a = 0, 0
+			_, err := w.Successors(cur, emit)
+			return err
+		}
+	}
+	*a = *explored
+	s.reduced.Add(1)
+	return nil
 }

@@ -46,6 +46,20 @@ type Worker interface {
 	ValidEnd(s []byte) (bool, error)
 }
 
+// Reducer is an optional interface of a Worker whose model allows
+// partial-order reduction (Config.Reduction PartialOrder).
+type Reducer interface {
+	// Reduced is Successors restricted to a subset of the enabled
+	// transitions that is enough for invariants, assertions and deadlocks
+	// (a stubborn set whose transitions are invisible to the invariants),
+	// given that the explorer expands s fully whenever one of the subset's
+	// successors was visited before (the cycle proviso). It calls emit with
+	// each transition's action index in the order of Successors, and
+	// returns the number of enabled transitions and whether the subset is
+	// all of them.
+	Reduced(s []byte, emit func(a uint32, t Transition, next []byte)) (enabled int, all bool, err error)
+}
+
 // Var is one state variable of a state, for traces.
 type Var struct {
 	Name  string

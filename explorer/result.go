@@ -122,10 +122,14 @@ type Result struct {
 	Depth       int   // largest BFS level reached (DFS: largest stack depth)
 	Terminal    int64 // terminal states found
 	Cut         int64 // states beyond the model's declared bound, not expanded
-	Elapsed     time.Duration
-	PeakMemory  uint64 // the most memory the Go runtime held, sampled
-	Properties  []PropertyResult
-	Violations  []Violation
+	// Reduction is the reduction the search applied; Reduced is the number
+	// of states it expanded with only some of their enabled transitions.
+	Reduction  Reduction
+	Reduced    int64
+	Elapsed    time.Duration
+	PeakMemory uint64 // the most memory the Go runtime held, sampled
+	Properties []PropertyResult
+	Violations []Violation
 	// Reason says why an incomplete search stopped, or what failed.
 	Reason string
 	// Failure is the path to the state whose expansion failed, with the

@@ -62,6 +62,12 @@ type search struct {
 	failErr    error
 	incomplete string
 
+	// reducers are the workers as Reducers, under partial-order reduction.
+	reducers []Reducer
+	// reduced counts the states expanded with fewer than all their enabled
+	// transitions.
+	reduced atomic.Int64
+
 	liveVerdict    []Verdict
 	liveViolations []Violation
 	graph          *GraphStats
@@ -100,6 +106,11 @@ func Check(m Model, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	s := &search{m: m, cfg: cfg, props: props, deadlock: len(props), start: time.Now()}
+	if cfg.Reduction == PartialOrder {
+		if err := s.checkReduction(live); err != nil {
+			return nil, err
+		}
+	}
 	selected := s.selected
 	for k, p := range props {
 		if selected(p.Name) || p.Kind == properties.Assertion {
@@ -121,6 +132,12 @@ func Check(m Model, cfg Config) (*Result, error) {
 	for i := range s.workers {
 		s.workers[i] = m.NewWorker()
 	}
+	if cfg.Reduction == PartialOrder {
+		s.reducers = make([]Reducer, cfg.Workers)
+		for i, w := range s.workers {
+			s.reducers[i] = w.(Reducer)
+		}
+	}
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -138,6 +155,32 @@ func Check(m Model, cfg Config) (*Result, error) {
 	wg.Wait()
 	s.sampleMemory()
 	return s.result(selected, live), nil
+}
+
+// checkReduction refuses partial-order reduction for a model that does not
+// allow it and for what it does not preserve; with every property selected
+// (Properties nil) it selects the safety properties only.
+func (s *search) checkReduction(live []LiveProperty) error {
+	if _, ok := s.m.NewWorker().(Reducer); !ok {
+		return fmt.Errorf("%w: --reduction por: this model does not allow partial-order reduction (its processes are not declared independent); use --reduction none", ErrConfig)
+	}
+	if len(s.cfg.Metrics) > 0 {
+		return fmt.Errorf("%w: --reduction por explores only some interleavings, so it cannot compute --metric %s; use --reduction none", ErrConfig, s.cfg.Metrics[0])
+	}
+	if s.cfg.Properties == nil {
+		names := []string{properties.DeadlockFreedom}
+		for _, p := range s.props {
+			names = append(names, p.Name)
+		}
+		s.cfg.Properties = names
+		return nil
+	}
+	for _, p := range live {
+		if s.selected(p.Name) {
+			return fmt.Errorf("%w: --reduction por preserves invariants, assertions and deadlocks, not the liveness property %s; use --reduction none, or select safety properties with --property", ErrConfig, p.Name)
+		}
+	}
+	return nil
 }
 
 // shard returns the visited-set shard of fingerprint h.
@@ -415,6 +458,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		Graph: s.graph, Metrics: s.metrics,
 		States: s.states.Load(), Transitions: s.transitions.Load(),
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
+		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
 		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
 	}
 	complete := s.incomplete == "" && s.failure == nil && !s.done()

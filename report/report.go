@@ -89,6 +89,8 @@ type jsonStats struct {
 	Workers              int     `json:"workers"`
 	Terminal             int64   `json:"terminal_states"`
 	Cut                  int64   `json:"cut_states"`
+	Reduction            string  `json:"reduction"`
+	ReducedStates        int64   `json:"reduced_states"`
 	StatesPerSecond      float64 `json:"states_per_second"`
 	PeakMemoryBytes      uint64  `json:"peak_memory_bytes"`
 	CollisionProbability float64 `json:"collision_probability"`
@@ -135,6 +137,7 @@ func JSON(w io.Writer, run Run) error {
 		Properties: []jsonProperty{}, Violations: []jsonViolation{},
 		Stats: jsonStats{
 			Strategy: r.Strategy.String(), Workers: r.Workers, Terminal: r.Terminal, Cut: r.Cut,
+			Reduction: r.Reduction.String(), ReducedStates: r.Reduced,
 			StatesPerSecond: r.StatesPerSecond(), PeakMemoryBytes: r.PeakMemory,
 			CollisionProbability: r.CollisionProbability(),
 		},
@@ -213,6 +216,9 @@ func Text(w io.Writer, run Run) error {
 	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
 		formatSeconds(r.Elapsed.Seconds()), group(int64(r.StatesPerSecond())), formatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
+	if r.Reduction == explorer.PartialOrder {
+		fmt.Fprintf(&b, "partial-order reduction: %s of the states were expanded with only some of their transitions; the counts are those of the reduced state space (safety properties only)\n", group(r.Reduced))
+	}
 	if r.Cut > 0 {
 		fmt.Fprintf(&b, "%s states lie beyond the model's bound%s and were not expanded\n", group(r.Cut), boundDoc(run.BoundDoc))
 	}

@@ -292,6 +292,7 @@ func lamport(broken bool) Spec {
 			{Flag: "n", Default: "3", Usage: "number of processes (N=3 with one request each has 470,392 states; N=4, or N=3 with two requests each, is beyond an exhaustive search: use --clock-limit)"},
 			{Flag: "requests", Default: "1", Usage: fmt.Sprintf("critical-section entries per requester, 1 to %d", lamportMaxRequests)},
 			{Flag: "requesters", Default: "all", Usage: "processes that request the critical section: all, or a list such as 1,3"},
+			{Flag: "clocks", Default: "absolute", Usage: "absolute, or relative: store each state with all its timestamps shifted so that the smallest is 0 (an exact reduction: the algorithm only compares timestamps and takes max+1; traces then show shifted values)"},
 			{Flag: "clock-limit", Default: "0", Usage: "state bound: states where a clock exceeds this value are checked but not expanded, and reported as cut (0: no bound; the model is finite without it)"},
 		},
 		Claims: []string{properties.MutualExclusion, properties.TimestampOrder, properties.DeadlockFreedom},
@@ -341,6 +342,24 @@ func lamport(broken bool) Spec {
 				progressLiveness[lamportNode, lamportMsg](lamportUser, "GA2: when nobody is critical and someone is trying, some process eventually enters"),
 			},
 		}
+		switch c := p.String("clocks"); c {
+		case "absolute":
+		case "relative":
+			if limit > 0 {
+				return nil, Usagef("clocks", c, "relative clocks cannot be combined with --clock-limit, which bounds absolute values")
+			}
+			cfg.Normalize = lamportShift
+		default:
+			return nil, Usagef("clocks", c, "allowed values are absolute and relative")
+		}
+		// Processes interact only by messages, and the invariants read
+		// the user state and myTs: request, enter and exit are visible,
+		// receives are not.
+		cfg.PartialOrder = &automaton.PartialOrder[lamportNode]{
+			Visible: func(before, after *lamportNode) bool {
+				return before.Ust != after.Ust || before.MyTs != after.MyTs
+			},
+		}
 		if limit > 0 {
 			cfg.Bound = func(v *lamportView) bool {
 				for i := 0; i < v.N(); i++ {
@@ -355,4 +374,55 @@ func lamport(broken bool) Spec {
 		return automaton.New(cfg)
 	}
 	return s
+}
+
+// lamportShift shifts every timestamp of a state (clocks, requests, queued
+// requests and messages in transit) by the same amount, so that the
+// smallest is 0 (--clocks relative). It is a bisimulation: Lamport's
+// algorithm compares timestamps with each other and computes max(C, t)+1,
+// never compares one with a constant, so shifted states take the same
+// steps to shifted successors, and GA1 and FAIR-TS read the user state and
+// the order of requests only. myTs of an idle process is ⊥ (0) and is not
+// shifted; while trying or critical it is read together with ust, so a
+// shifted myTs of 0 is not mistaken for ⊥.
+func lamportShift(procs []lamportNode, chans [][]lamportMsg) {
+	low := -1
+	see := func(ts int) {
+		if low < 0 || ts < low {
+			low = ts
+		}
+	}
+	for i := range procs {
+		p := &procs[i]
+		see(p.C)
+		if p.Ust != userIdle {
+			see(p.MyTs)
+		}
+		for _, r := range p.Q {
+			see(r.TS)
+		}
+	}
+	for _, ms := range chans {
+		for _, m := range ms {
+			see(m.TS)
+		}
+	}
+	if low <= 0 {
+		return
+	}
+	for i := range procs {
+		p := &procs[i]
+		p.C -= low
+		if p.Ust != userIdle {
+			p.MyTs -= low
+		}
+		for k := range p.Q {
+			p.Q[k].TS -= low
+		}
+	}
+	for _, ms := range chans {
+		for k := range ms {
+			ms[k].TS -= low
+		}
+	}
 }

@@ -492,3 +492,90 @@ func TestLamportIndependent(t *testing.T) {
 		}
 	}
 }
+
+// TestLamportReductions pins the figures of lamport under partial-order
+// reduction (--reduction por) and relative clocks (--clocks relative), and
+// checks what they must preserve: the verdicts, and with partial-order
+// reduction every terminal state of the full search. Relative clocks merge
+// states that differ by a shift of every timestamp, terminal ones too.
+func TestLamportReductions(t *testing.T) {
+	type figures struct{ states, transitions, terminal int64 }
+	cases := []struct {
+		n, requests string
+		clocks      string
+		full        figures
+		porBFS      figures
+		porDFS      figures
+	}{
+		{"2", "2", "absolute", figures{1763, 2916, 24}, figures{1220, 1645, 24}, figures{1396, 1993, 24}},
+		{"2", "2", "relative", figures{1060, 1870, 3}, figures{693, 993, 3}, figures{849, 1309, 3}},
+		{"2", "3", "absolute", figures{13681, 24796, 40}, figures{8524, 12429, 40}, figures{10851, 17210, 40}},
+		{"2", "3", "relative", figures{4879, 9214, 3}, figures{2898, 4389, 3}, figures{3930, 6540, 3}},
+		{"3", "1", "relative", figures{407854, 1100924, 37}, figures{273652, 587462, 37}, figures{393036, 1016764, 37}},
+	}
+	for _, c := range cases {
+		if testing.Short() && c.n == "3" {
+			continue
+		}
+		m := build(t, "lamport", map[string]string{"n": c.n, "requests": c.requests, "clocks": c.clocks})
+		for _, run := range []struct {
+			cfg  explorer.Config
+			want figures
+		}{
+			{explorer.Config{Workers: 1}, c.full},
+			{explorer.Config{Workers: 2}, c.full},
+			{explorer.Config{Strategy: explorer.DFS}, c.full},
+			{explorer.Config{Workers: 1, Reduction: explorer.PartialOrder}, c.porBFS},
+			{explorer.Config{Workers: 2, Reduction: explorer.PartialOrder}, c.porBFS},
+			{explorer.Config{Strategy: explorer.DFS, Reduction: explorer.PartialOrder}, c.porDFS},
+		} {
+			r, err := explorer.Check(m, run.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := figures{r.States, r.Transitions, r.Terminal}
+			if r.Status != explorer.OK || got != run.want {
+				t.Errorf("n=%s requests=%s clocks=%s, %v with %d workers, reduction %v: %v %+v, want ok %+v",
+					c.n, c.requests, c.clocks, r.Strategy, r.Workers, run.cfg.Reduction, r.Status, got, run.want)
+			}
+		}
+	}
+}
+
+// TestLamportReductionsFindBugs checks that both reductions keep the
+// counterexamples: lamport-broken and lamport over unordered channels
+// violate GA1 with each of them and with both.
+func TestLamportReductionsFindBugs(t *testing.T) {
+	for _, spec := range []struct {
+		name  string
+		flags map[string]string
+	}{
+		{"lamport-broken", map[string]string{"n": "3"}},
+		{"lamport", map[string]string{"n": "3", "channels": "unordered"}},
+	} {
+		if testing.Short() {
+			if spec.name == "lamport" {
+				continue
+			}
+			spec.flags["n"] = "2" // n=3 takes a DFS half a million states
+		}
+		for _, clocks := range []string{"absolute", "relative"} {
+			spec.flags["clocks"] = clocks
+			m := build(t, spec.name, spec.flags)
+			for _, cfg := range []explorer.Config{
+				{Reduction: explorer.PartialOrder},
+				{Strategy: explorer.DFS, Reduction: explorer.PartialOrder},
+				{},
+			} {
+				cfg.Properties = []string{properties.MutualExclusion}
+				r, err := explorer.Check(m, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Status != explorer.Violated || r.Violations[0].Property != properties.MutualExclusion {
+					t.Errorf("%s %v, %v, reduction %v: %v, want a violation of %s", spec.name, spec.flags, r.Strategy, cfg.Reduction, r.Status, properties.MutualExclusion)
+				}
+			}
+		}
+	}
+}

@@ -38,6 +38,12 @@ func TestBadInputExitsWithCode2(t *testing.T) {
 		{[]string{"check", "chang-roberts", "--channels", "lossy"}, []string{"--channels lossy", "fifo and unordered"}},
 		{[]string{"check", "chang-roberts", "--property", "liveliness"}, []string{`--property "liveliness": unknown property`, "lemma1"}},
 		{[]string{"check", "chang-roberts", "--no-such-flag", "1"}, []string{"no-such-flag"}},
+		{[]string{"check", "lamport", "--reduction", "symmetry"}, []string{`--reduction "symmetry"`, "none and por"}},
+		{[]string{"check", "chang-roberts", "--reduction", "por"}, []string{"--reduction por", "does not allow partial-order reduction"}},
+		{[]string{"check", "lamport", "--n", "2", "--reduction", "por", "--metric", "messages"}, []string{"--reduction por", "--metric messages"}},
+		{[]string{"check", "lamport", "--n", "2", "--reduction", "por", "--property", "starvation-freedom"}, []string{"--reduction por", "starvation-freedom"}},
+		{[]string{"check", "lamport", "--clocks", "logical"}, []string{"--clocks logical", "absolute and relative"}},
+		{[]string{"check", "lamport", "--clocks", "relative", "--clock-limit", "5"}, []string{"--clocks relative", "--clock-limit"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -107,6 +113,8 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"check", "chang-roberts", "--n", "4", "--max-depth", "3"}, exitIncomplete, "depth limit reached (--max-depth 3)"},
 		{[]string{"check", "chang-roberts", "--n", "4", "--capacity", "1"}, exitViolated, "VIOLATED channel-bound"},
 		{[]string{"check", "--n", "3", "chang-roberts", "--strategy", "dfs"}, exitOK, "dfs with 1 worker"},
+		{[]string{"check", "lamport", "--n", "2", "--requests", "2", "--reduction", "por", "--clocks", "relative"}, exitOK, "693 distinct states"},
+		{[]string{"check", "lamport-broken", "--n", "3", "--reduction", "por"}, exitViolated, "VIOLATED mutual-exclusion"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

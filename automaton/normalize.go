@@ -1,0 +1,46 @@
+package automaton
+
+import "unsafe"
+
+// normalize replaces the successor in w.out with its representative under
+// Config.Normalize: it decodes every process and channel of the successor,
+// lets Normalize rewrite them, and encodes the result.
+func (w *worker[S, M, P]) normalize() {
+	sys, v := w.sys, &w.nv
+	v.load(w.out, sys.decodeGlobals)
+	for i := 0; i < sys.n; i++ {
+		v.procArena[i].reset()
+		sys.decodeProc(v, i)
+		v.decoded[i] = nil // procs[i] is about to change
+	}
+	for c := range sys.cfg.Links {
+		sys.decodeChan(v, c)
+	}
+	sys.cfg.Normalize(v.procs, v.chans)
+	w.norm = sys.encodeState(w.norm[:0], v.seg(0), v.procs, v.chans, &w.normScratch)
+	w.out, w.norm = w.norm, w.out
+}
+
+// encodeState encodes a whole state: the environment segment g, then the
+// processes, then the channels with their messages in order (an unordered
+// channel sorts them).
+func (sys *System[S, M, P]) encodeState(out, g []byte, procs []S, chans [][]M, scratch *normScratch) []byte {
+	out = appendSeg(out, g)
+	for i := range procs {
+		scratch.seg = sys.pc.enc(unsafe.Pointer(&procs[i]), scratch.seg[:0])
+		out = appendSeg(out, scratch.seg)
+	}
+	for c := range sys.cfg.Links {
+		scratch.seg = scratch.seg[:0]
+		for k := range chans[c] {
+			scratch.msg = sys.mc.enc(unsafe.Pointer(&chans[c][k]), scratch.msg[:0])
+			scratch.alt = sys.disc.Append(scratch.alt[:0], scratch.seg, scratch.msg)
+			scratch.seg, scratch.alt = scratch.alt, scratch.seg
+		}
+		out = appendSeg(out, scratch.seg)
+	}
+	return out
+}
+
+// normScratch is the scratch memory of encodeState.
+type normScratch struct{ seg, alt, msg []byte }

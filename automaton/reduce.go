@@ -1,0 +1,195 @@
+package automaton
+
+import (
+	"slices"
+
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// PartialOrder declares that a system may be searched with partial-order
+// reduction (explorer.PartialOrder, --reduction por), and tells the
+// reduction which transitions the invariants can see.
+//
+// Setting it is a promise about the processes, which the reduction's
+// soundness rests on:
+//
+//   - processes interact only through channels: Steps, Do, Receive and
+//     Accepts of process i read nothing but process i's own state, the step
+//     or message, Self and N; never another process (View.Proc), a channel
+//     (View.Chan, InTransit, ChannelsEmpty) or Up;
+//   - the invariants read only process variables, and a transition that can
+//     change what they read is one Visible reports.
+//
+// Then transitions of different processes commute, and in each state the
+// search may explore only the transitions of a set of processes that no
+// other process can interfere with before one of them moves (a stubborn
+// set, Valmari 1990): a process whose FIFO channel from process k is empty
+// brings k into the set, since k's next message could be received first;
+// with unordered channels every sender does. Invariants, assertions made in
+// effects, and deadlocks (with the valid-end predicate) are preserved;
+// liveness properties and metrics are not, and the explorer refuses them.
+// Capacity violations are caught where the search goes, as without
+// reduction, but a reduced search may not go everywhere a channel is at its
+// fullest: check a new model's capacity once without reduction.
+type PartialOrder[S any] struct {
+	// Visible reports whether a transition that took a process from before
+	// to after may change the value of an invariant. Visible transitions
+	// are never deferred: a state where the chosen set would include one is
+	// expanded fully.
+	Visible func(before, after *S) bool
+}
+
+// reducingWorker is the worker of a system with a PartialOrder: only such
+// workers are explorer.Reducers.
+type reducingWorker[S any, M Message, P Process[S, M]] struct{ *worker[S, M, P] }
+
+// Reduced implements explorer.Reducer: the transitions of the stubborn set
+// of processes with the fewest enabled transitions (the lowest process
+// first among equals) whose transitions are all invisible, or every
+// enabled transition when no such set is smaller than the whole.
+func (w reducingWorker[S, M, P]) Reduced(s []byte, emit func(a uint32, t explorer.Transition, next []byte)) (enabled int, all bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	w.load(&w.v, s)
+	w.enumerate()
+	if mask, ok := w.ample(); ok {
+		for i, a := range w.acts {
+			if mask&(1<<uint(a.proc)) != 0 {
+				t := w.apply(a)
+				emit(uint32(i), t, w.out)
+			}
+		}
+		return len(w.acts), false, nil
+	}
+	for i, a := range w.acts {
+		t := w.apply(a)
+		emit(uint32(i), t, w.out)
+	}
+	return len(w.acts), true, nil
+}
+
+// ample chooses the processes whose transitions form the reduced set of
+// w.v, as a bit mask, or reports that there is none smaller than all.
+func (w *worker[S, M, P]) ample() (uint64, bool) {
+	sys, n := w.sys, w.sys.n
+	if sys.cfg.PartialOrder == nil || n > 64 || len(w.acts) < 2 {
+		return 0, false
+	}
+	w.enabledOf = slices.Grow(w.enabledOf[:0], n)[:n]
+	clear(w.enabledOf)
+	var active uint64
+	for _, a := range w.acts {
+		w.enabledOf[a.proc]++
+		active |= 1 << uint(a.proc)
+	}
+	w.cands = w.cands[:0]
+	for j := 0; j < n; j++ {
+		if active&(1<<uint(j)) == 0 {
+			continue
+		}
+		mask := w.closure(j)
+		if mask&active == active {
+			continue
+		}
+		size := 0
+		for i := 0; i < n; i++ {
+			if mask&(1<<uint(i)) != 0 {
+				size += w.enabledOf[i]
+			}
+		}
+		w.cands = append(w.cands, candidate{mask: mask, size: size, first: j})
+	}
+	slices.SortFunc(w.cands, func(a, b candidate) int {
+		if a.size != b.size {
+			return a.size - b.size
+		}
+		return a.first - b.first
+	})
+	for k, c := range w.cands {
+		if slices.ContainsFunc(w.cands[:k], func(d candidate) bool { return d.mask == c.mask }) {
+			continue // already rejected
+		}
+		if w.invisible(c.mask) {
+			return c.mask, true
+		}
+	}
+	return 0, false
+}
+
+// candidate is a stubborn set of processes: its mask, its number of enabled
+// transitions and the process it was grown from.
+type candidate struct {
+	mask        uint64
+	size, first int
+}
+
+// closure returns the smallest set of processes containing j that is closed
+// under "may send to a member before a member moves": a process outside the
+// set with an empty FIFO channel into a member (a non-empty one keeps its
+// head whatever the sender does), or any unordered channel into one, joins
+// the set if it can move before a member does. A process can move if it
+// has an enabled transition, or if a process that can move has a channel
+// to it; any other process outside the set is quiescent and stays so until
+// a member moves: nothing it could receive can reach it.
+func (w *worker[S, M, P]) closure(j int) uint64 {
+	sys, v := w.sys, &w.v
+	mask := uint64(1) << uint(j)
+	for {
+		// Processes outside the set that can move before it does.
+		var moving uint64
+		for i := 0; i < sys.n; i++ {
+			if mask&(1<<uint(i)) == 0 && w.enabledOf[i] > 0 {
+				moving |= 1 << uint(i)
+			}
+		}
+		for grown := true; grown; {
+			grown = false
+			for _, l := range sys.cfg.Links {
+				if moving&(1<<uint(l.From)) != 0 && (mask|moving)&(1<<uint(l.To)) == 0 {
+					moving |= 1 << uint(l.To)
+					grown = true
+				}
+			}
+		}
+		added := uint64(0)
+		for c, l := range sys.cfg.Links {
+			if mask&(1<<uint(l.To)) == 0 || moving&(1<<uint(l.From)) == 0 {
+				continue
+			}
+			if sys.disc == channel.FIFO && len(v.seg(1+sys.n+c)) > 0 {
+				continue
+			}
+			added |= 1 << uint(l.From)
+		}
+		if added == 0 {
+			return mask
+		}
+		mask |= added
+	}
+}
+
+// invisible reports whether every enabled transition of the processes in
+// mask is invisible: it changes nothing Visible watches, fails no
+// assertion and overfills no channel.
+func (w *worker[S, M, P]) invisible(mask uint64) bool {
+	sys, v := w.sys, &w.v
+	for _, a := range w.acts {
+		if mask&(1<<uint(a.proc)) == 0 {
+			continue
+		}
+		w.apply(a)
+		if w.lastFailed != 0 || sys.cfg.PartialOrder.Visible(v.Proc(a.proc), &w.work) {
+			return false
+		}
+		for _, c := range w.touched {
+			if channel.Len(w.pend[c]) > sys.capacity {
+				return false
+			}
+		}
+	}
+	return true
+}
