@@ -62,13 +62,12 @@ func (s *search) dfs() {
 	if s.reducers != nil {
 		reducer = s.reducers[0]
 	}
-	var explored uint32
 	emitAt := func(act uint32, t Transition, next []byte) {
 		if !t.Fault {
 			live++
 		}
 		succ.add(next, xxhash.Sum64(next), 0, act)
-		explored++
+		a++
 	}
 	for steps := 0; len(stack) > 0; steps++ {
 		if steps&255 == 0 && s.stopped() {
@@ -84,7 +83,7 @@ func (s *search) dfs() {
 		live, a = 0, 0
 		var err error
 		if reducer != nil && expand {
-			err = s.dfsReduced(reducer, w, m, cur, &succ, &live, &a, &explored, emit, emitAt)
+			err = s.dfsReduced(reducer, w, m, cur, &succ, &live, &a, emit, emitAt)
 		} else {
 			_, err = w.Successors(cur, emit)
 		}
@@ -165,13 +164,11 @@ func (s *search) dfs() {
 // succ, or with all of them when the subset is all or one of its successors
 // was visited before (the cycle proviso: every cycle of the reduced graph
 // then has a fully expanded state, so no transition is ignored forever).
-// It leaves the number of transitions explored in *a.
-func (s *search) dfsReduced(r Reducer, w Worker, m *swiss.Map[uint64, node], cur []byte, succ *bucket, live *int, a, explored *uint32,
+// emit and emitAt count the transitions explored in *a.
+func (s *search) dfsReduced(r Reducer, w Worker, m *swiss.Map[uint64, node], cur []byte, succ *bucket, live *int, a *uint32,
 	emit func(Transition, []byte), emitAt func(uint32, Transition, []byte)) error {
-	*explored = 0
 	_, all, err := r.Reduced(cur, emitAt)
 	if err != nil || all {
-		*a = *explored
 		return err
 	}
 	for _, h := range succ.fps {
@@ -182,7 +179,6 @@ func (s *search) dfsReduced(r Reducer, w Worker, m *swiss.Map[uint64, node], cur
 			return err
 		}
 	}
-	*a = *explored
 	s.reduced.Add(1)
 	return nil
 }
