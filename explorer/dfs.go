@@ -8,34 +8,75 @@ import (
 	"github.com/dolthub/swiss"
 )
 
+// dfsEntry is a state on the DFS stack: its encoding in the arena, its
+// fingerprint and depth, and the action index that produced it (for an
+// initial state, its index among the initial states).
 type dfsEntry struct {
 	start, end int
 	fp         uint64
 	depth      int
+	act        uint32
+}
+
+// dfsStep is a state of the current DFS path: its fingerprint and the
+// action index that produced it.
+type dfsStep struct {
+	fp  uint64
+	act uint32
+}
+
+// pathTo returns the run along trail, the current DFS path, and then, when
+// last is not nil, one more step.
+func pathTo(trail []dfsStep, last *dfsStep) *path {
+	if len(trail) == 0 {
+		return nil // nothing popped yet: an initial state, found by its fingerprint
+	}
+	steps := trail[1:]
+	if last != nil {
+		steps = append(steps[:len(steps):len(steps)], *last)
+	}
+	p := &path{init: int(trail[0].act), acts: make([]uint32, len(steps)), fps: make([]uint64, len(steps))}
+	for k, st := range steps {
+		p.acts[k], p.fps[k] = st.act, st.fp
+	}
+	return p
 }
 
 // dfs searches depth first on one worker. A state is marked visited (and
 // checked) when it is generated, and expanded when it is popped; successors
 // are pushed so that the lowest action index is explored first.
+//
+// The visited set keeps fingerprints only, a third of the memory of BFS's
+// (fingerprint, predecessor, action) entries: the way to any state found
+// is the current DFS path. When an entry of depth d is popped, its parent
+// is the entry of depth d−1 popped last, since everything pushed after
+// the parent's successors is popped before them; so trail[d] is set to the
+// popped entry and trail[:d+1] is its path. That is the path the
+// predecessors of BFS would give: the one along which DFS found the state.
 func (s *search) dfs() {
-	m, w := s.shards[0], s.workers[0]
+	w := s.workers[0]
+	seen := swiss.NewMap[uint64, struct{}](1024)
 	var arena []byte
 	var stack []dfsEntry
-	push := func(st []byte, fp uint64, depth int) {
+	var trail []dfsStep
+	push := func(st []byte, fp uint64, depth int, act uint32) {
 		start := len(arena)
 		arena = append(arena, st...)
-		stack = append(stack, dfsEntry{start: start, end: len(arena), fp: fp, depth: depth})
+		stack = append(stack, dfsEntry{start: start, end: len(arena), fp: fp, depth: depth, act: act})
 		if int64(depth) > s.depth.Load() {
 			s.depth.Store(int64(depth))
 		}
 	}
 	inits := s.addInitial(w)
+	for _, i := range inits {
+		seen.Put(xxhash.Sum64(s.initial[i]), struct{}{})
+	}
 	if s.failure != nil || s.done() {
 		return
 	}
 	for k := len(inits) - 1; k >= 0; k-- {
 		st := s.initial[inits[k]]
-		push(st, xxhash.Sum64(st), 0)
+		push(st, xxhash.Sum64(st), 0, uint32(inits[k]))
 	}
 	var cur []byte
 	var succ bucket
@@ -43,7 +84,7 @@ func (s *search) dfs() {
 	var curFP uint64
 	defer func() {
 		if p := recover(); p != nil {
-			s.fail(curFP, fmt.Errorf("the model panicked: %v", p))
+			s.failPath(curFP, pathTo(trail, nil), fmt.Errorf("the model panicked: %v", p))
 		}
 	}()
 	var live int
@@ -77,19 +118,20 @@ func (s *search) dfs() {
 		stack = stack[:len(stack)-1]
 		cur = append(cur[:0], arena[e.start:e.end]...)
 		curFP = e.fp
+		trail = append(trail[:e.depth], dfsStep{fp: e.fp, act: e.act})
 		arena = arena[:e.start]
 		expand = s.cfg.MaxDepth == 0 || e.depth < s.cfg.MaxDepth
 		succ.reset()
 		live, a = 0, 0
 		var err error
 		if reducer != nil && expand {
-			err = s.dfsReduced(reducer, w, m, cur, &succ, &live, &a, emit, emitAt)
+			err = s.dfsReduced(reducer, w, seen, cur, &succ, &live, &a, emit, emitAt)
 		} else {
 			_, err = w.Successors(cur, emit)
 		}
 		s.transitions.Add(int64(a))
 		if err != nil {
-			s.fail(e.fp, err)
+			s.failPath(e.fp, pathTo(trail, nil), err)
 			return
 		}
 		if live == 0 {
@@ -97,11 +139,11 @@ func (s *search) dfs() {
 			if s.checkDL {
 				ok, err := w.ValidEnd(cur)
 				if err != nil {
-					s.fail(e.fp, err)
+					s.failPath(e.fp, pathTo(trail, nil), err)
 					return
 				}
 				if !ok {
-					s.record(s.deadlock, e.fp)
+					s.recordPath(s.deadlock, e.fp, pathTo(trail, nil))
 					if s.done() {
 						return
 					}
@@ -116,22 +158,23 @@ func (s *search) dfs() {
 		}
 		fresh = fresh[:0]
 		for k, h := range succ.fps {
-			if m.Has(h) {
+			if seen.Has(h) {
 				continue
 			}
-			if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
+			if !roomToGrow(s, seen, unsafe.Sizeof(h)) {
 				return
 			}
-			m.Put(h, node{parent: e.fp, act: succ.acts[k]})
+			seen.Put(h, struct{}{})
 			s.states.Add(1)
+			here := &dfsStep{fp: h, act: succ.acts[k]}
 			if s.want != 0 {
 				p, err := w.Check(succ.state(k), s.want)
 				if err != nil {
-					s.fail(h, err)
+					s.failPath(h, pathTo(trail, here), err)
 					return
 				}
 				if p >= 0 {
-					s.record(p, h)
+					s.recordPath(p, h, pathTo(trail, here))
 					if s.done() {
 						return
 					}
@@ -141,7 +184,7 @@ func (s *search) dfs() {
 				}
 			}
 			if ok, err := inBound(w, succ.state(k)); err != nil {
-				s.fail(h, err)
+				s.failPath(h, pathTo(trail, here), err)
 				return
 			} else if !ok {
 				s.cut.Add(1)
@@ -155,7 +198,7 @@ func (s *search) dfs() {
 		}
 		for k := len(fresh) - 1; k >= 0; k-- {
 			i := fresh[k]
-			push(succ.state(i), succ.fps[i], e.depth+1)
+			push(succ.state(i), succ.fps[i], e.depth+1, succ.acts[i])
 		}
 	}
 }
@@ -165,14 +208,14 @@ func (s *search) dfs() {
 // was visited before (the cycle proviso: every cycle of the reduced graph
 // then has a fully expanded state, so no transition is ignored forever).
 // emit and emitAt count the transitions explored in *a.
-func (s *search) dfsReduced(r Reducer, w Worker, m *swiss.Map[uint64, node], cur []byte, succ *bucket, live *int, a *uint32,
+func (s *search) dfsReduced(r Reducer, w Worker, seen *swiss.Map[uint64, struct{}], cur []byte, succ *bucket, live *int, a *uint32,
 	emit func(Transition, []byte), emitAt func(uint32, Transition, []byte)) error {
 	_, all, err := r.Reduced(cur, emitAt)
 	if err != nil || all {
 		return err
 	}
 	for _, h := range succ.fps {
-		if m.Has(h) {
+		if seen.Has(h) {
 			succ.reset()
 			*live, *a = 0, 0
 			_, err := w.Successors(cur, emit)

@@ -391,3 +391,114 @@ func TestMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// refDFS is a reference of the explorer's depth-first order with a
+// predecessor map: states are marked and checked when generated, expanded
+// when popped, and the lowest action is explored first. It returns the
+// path (action labels) to the first state where stop holds, checked when
+// the state is generated (at is false) or when it is expanded (at is
+// true).
+func refDFS(g *graph, stop func(s int) bool, at bool) []string {
+	type pred struct{ parent, s int }
+	parent := map[int]pred{}
+	path := func(s int) []string {
+		var out []string
+		for {
+			p, ok := parent[s]
+			if !ok {
+				break
+			}
+			out = append(out, fmt.Sprintf("%d->%d", p.parent, s))
+			s = p.parent
+		}
+		slices.Reverse(out)
+		return out
+	}
+	seen := map[int]bool{}
+	var stack []int
+	for k := len(g.init) - 1; k >= 0; k-- {
+		seen[g.init[k]] = true
+		stack = append(stack, g.init[k])
+	}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if at && stop(s) {
+			return path(s)
+		}
+		var fresh []int
+		for _, t := range g.next(s) {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			parent[t] = pred{s, t}
+			if !at && stop(t) {
+				return path(t)
+			}
+			fresh = append(fresh, t)
+		}
+		for k := len(fresh) - 1; k >= 0; k-- {
+			stack = append(stack, fresh[k])
+		}
+	}
+	return nil
+}
+
+// TestDFSCounterexampleIsItsDiscoveryPath checks on random graphs that the
+// DFS counterexamples, built from the DFS path (DFS keeps no predecessors),
+// are the paths along which the search found the states: for an invariant,
+// a deadlock and a model that panics.
+func TestDFSCounterexampleIsItsDiscoveryPath(t *testing.T) {
+	traces := 0
+	for seed := uint64(1); seed <= 60; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		n := 20 + rng.IntN(300)
+		adj := map[int][]int{}
+		for s := 0; s < n; s++ {
+			for k := rng.IntN(4); k > 0; k-- {
+				if t := rng.IntN(n); !slices.Contains(adj[s], t) {
+					adj[s] = append(adj[s], t)
+				}
+			}
+		}
+		target := 1 + rng.IntN(n-1)
+		is := func(s int) bool { return s == target }
+		for _, c := range []struct {
+			name string
+			g    *graph
+			at   bool
+		}{
+			{"invariant", &graph{init: []int{0}, next: edges(adj), bad: is}, false},
+			{"deadlock", &graph{init: []int{0}, next: edges(adj), end: func(s int) bool { return s != target }}, true},
+			{"panic", &graph{init: []int{0}, next: edges(adj), panic: is}, true},
+		} {
+			want := refDFS(c.g, is, c.at)
+			if c.name == "deadlock" && len(adj[target]) > 0 {
+				// target is not terminal: the first deadlock is elsewhere.
+				want = refDFS(c.g, func(s int) bool { return len(adj[s]) == 0 && s == target }, true)
+			}
+			r := check(t, c.g, explorer.Config{Strategy: explorer.DFS})
+			var got []string
+			found := false
+			switch {
+			case r.Failure != nil:
+				got, found = explorer.Actions(r.Failure.Steps), true
+			case len(r.Violations) > 0:
+				got, found = explorer.Actions(r.Violations[0].Trace.Steps), true
+			}
+			if found {
+				traces++
+			}
+			if found != (want != nil) || !slices.Equal(got, want) {
+				t.Errorf("seed %d, %s at %d: trace %v (found %v), want %v", seed, c.name, target, got, found, want)
+			}
+			if r.Err != nil && r.Failure == nil {
+				t.Errorf("seed %d, %s: %v", seed, c.name, r.Err)
+			}
+		}
+	}
+	if traces < 40 {
+		t.Errorf("only %d counterexamples in 180 searches: the graphs are too sparse to test much", traces)
+	}
+}

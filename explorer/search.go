@@ -36,6 +36,26 @@ const (
 type found struct {
 	prop int
 	fp   uint64
+	// path, when not nil, is the way to the state from an initial one, so
+	// that it need not be rebuilt from the visited set (DFS keeps no
+	// predecessors).
+	path *path
+}
+
+// path is a run from initial state init through the action indices acts;
+// fps[k] is the fingerprint of the state after acts[k].
+type path struct {
+	init int
+	acts []uint32
+	fps  []uint64
+}
+
+// traceOf rebuilds the trace to the state of f.
+func (s *search) traceOf(f found) (Trace, error) {
+	if f.path != nil {
+		return Replay(s.m, f.path.init, f.path.acts, f.path.fps)
+	}
+	return s.trace(f.fp)
 }
 
 type search struct {
@@ -257,13 +277,17 @@ func (s *search) done() bool {
 }
 
 // record notes a counterexample to property prop at fp, the first for it.
-func (s *search) record(prop int, fp uint64) {
+func (s *search) record(prop int, fp uint64) { s.recordPath(prop, fp, nil) }
+
+// recordPath is record with the path to the state, for a search that keeps
+// no predecessors.
+func (s *search) recordPath(prop int, fp uint64, p *path) {
 	for _, f := range s.violations {
 		if f.prop == prop {
 			return
 		}
 	}
-	s.violations = append(s.violations, found{prop: prop, fp: fp})
+	s.violations = append(s.violations, found{prop: prop, fp: fp, path: p})
 	if prop < len(s.props) && s.assert&(1<<uint(prop)) == 0 {
 		s.want &^= 1 << uint(prop)
 	}
@@ -327,9 +351,13 @@ func roomToGrow[V any](s *search, m *swiss.Map[uint64, V], slot uintptr) bool {
 	return false
 }
 
-func (s *search) fail(fp uint64, err error) {
+func (s *search) fail(fp uint64, err error) { s.failPath(fp, nil, err) }
+
+// failPath is fail with the path to the state, for a search that keeps no
+// predecessors.
+func (s *search) failPath(fp uint64, p *path, err error) {
 	if s.failure == nil {
-		s.failure = &found{prop: -1, fp: fp}
+		s.failure = &found{prop: -1, fp: fp, path: p}
 		s.failErr = err
 	}
 }
@@ -485,7 +513,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		r.Properties = append(r.Properties, pr)
 	}
 	for _, f := range s.violations {
-		t, err := s.trace(f.fp)
+		t, err := s.traceOf(f)
 		if err != nil && r.Err == nil {
 			r.Err = err
 		}
@@ -505,8 +533,8 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	switch {
 	case s.failure != nil:
 		r.Status, r.Reason, r.Err = Failed, s.failErr.Error(), s.failErr
-		if s.failure.fp != 0 {
-			if t, err := s.trace(s.failure.fp); err == nil {
+		if s.failure.fp != 0 || s.failure.path != nil {
+			if t, err := s.traceOf(*s.failure); err == nil {
 				r.Failure = &t
 			}
 		}

@@ -52,7 +52,13 @@ func (m lamportMsg) String() string { return fmt.Sprintf("%s(%d,%d)", m.Kind, m.
 // lexicographically.
 type lamportReq struct{ TS, ID int }
 
-func (r lamportReq) String() string { return fmt.Sprintf("(%d,%d)", r.TS, r.ID+1) }
+func (r lamportReq) String() string {
+	if r.TS < 0 {
+		// --clocks minimal: an erased stamp, below the own request.
+		return fmt.Sprintf("(_,%d)", r.ID+1)
+	}
+	return fmt.Sprintf("(%d,%d)", r.TS, r.ID+1)
+}
 
 func (r lamportReq) less(o lamportReq) bool { return r.TS < o.TS || (r.TS == o.TS && r.ID < o.ID) }
 
@@ -292,7 +298,7 @@ func lamport(broken bool) Spec {
 			{Flag: "n", Default: "3", Usage: "number of processes (N=3 with one request each has 470,392 states; N=4, or N=3 with two requests each, is beyond an exhaustive search: use --clock-limit)"},
 			{Flag: "requests", Default: "1", Usage: fmt.Sprintf("critical-section entries per requester, 1 to %d", lamportMaxRequests)},
 			{Flag: "requesters", Default: "all", Usage: "processes that request the critical section: all, or a list such as 1,3"},
-			{Flag: "clocks", Default: "absolute", Usage: "absolute, or relative: store each state with all its timestamps shifted so that the smallest is 0 (an exact reduction: the algorithm only compares timestamps and takes max+1; traces then show shifted values)"},
+			{Flag: "clocks", Default: "absolute", Usage: "absolute; relative: store each state with all its timestamps shifted so that the smallest is 0 (exact: the algorithm only compares timestamps and takes max+1); or minimal: relative, and the timestamps no later step reads erased (exact, about half the states of relative). Traces then show normalized values"},
 			{Flag: "clock-limit", Default: "0", Usage: "state bound: states where a clock exceeds this value are checked but not expanded, and reported as cut (0: no bound; the model is finite without it)"},
 		},
 		Claims: []string{properties.MutualExclusion, properties.TimestampOrder, properties.DeadlockFreedom},
@@ -344,13 +350,16 @@ func lamport(broken bool) Spec {
 		}
 		switch c := p.String("clocks"); c {
 		case "absolute":
-		case "relative":
+		case "relative", "minimal":
 			if limit > 0 {
-				return nil, Usagef("clocks", c, "relative clocks cannot be combined with --clock-limit, which bounds absolute values")
+				return nil, Usagef("clocks", c, "%s clocks cannot be combined with --clock-limit, which bounds absolute values", c)
 			}
 			cfg.Normalize = lamportShift
+			if c == "minimal" {
+				cfg.Normalize = lamportMinimize(cfg.Links)
+			}
 		default:
-			return nil, Usagef("clocks", c, "allowed values are absolute and relative")
+			return nil, Usagef("clocks", c, "allowed values are absolute, relative and minimal")
 		}
 		// Processes interact only by messages, and the invariants read
 		// the user state and myTs: request, enter and exit are visible,
@@ -386,6 +395,15 @@ func lamport(broken bool) Spec {
 // shifted; while trying or critical it is read together with ust, so a
 // shifted myTs of 0 is not mistaken for ⊥.
 func lamportShift(procs []lamportNode, chans [][]lamportMsg) {
+	shiftTimestamps(procs, chans, nil, nil)
+}
+
+// shiftTimestamps is lamportShift restricted to the live timestamps: when
+// live is not nil, the clocks of processes i with !live[i] and the messages
+// in chans[c] with !live[to[c]] are left alone. Queued requests are shifted
+// only where their stamp is not negative (erased by lamportMinimize).
+func shiftTimestamps(procs []lamportNode, chans [][]lamportMsg, live []bool, to []int) {
+	keep := func(i int) bool { return live == nil || live[i] }
 	low := -1
 	see := func(ts int) {
 		if low < 0 || ts < low {
@@ -394,15 +412,22 @@ func lamportShift(procs []lamportNode, chans [][]lamportMsg) {
 	}
 	for i := range procs {
 		p := &procs[i]
-		see(p.C)
+		if keep(i) {
+			see(p.C)
+		}
 		if p.Ust != userIdle {
 			see(p.MyTs)
 		}
 		for _, r := range p.Q {
-			see(r.TS)
+			if r.TS >= 0 {
+				see(r.TS)
+			}
 		}
 	}
-	for _, ms := range chans {
+	for c, ms := range chans {
+		if live != nil && !live[to[c]] {
+			continue
+		}
 		for _, m := range ms {
 			see(m.TS)
 		}
@@ -412,17 +437,120 @@ func lamportShift(procs []lamportNode, chans [][]lamportMsg) {
 	}
 	for i := range procs {
 		p := &procs[i]
-		p.C -= low
+		if keep(i) {
+			p.C -= low
+		}
 		if p.Ust != userIdle {
 			p.MyTs -= low
 		}
 		for k := range p.Q {
-			p.Q[k].TS -= low
+			if p.Q[k].TS >= 0 {
+				p.Q[k].TS -= low
+			}
 		}
 	}
-	for _, ms := range chans {
+	for c, ms := range chans {
+		if live != nil && !live[to[c]] {
+			continue
+		}
 		for k := range ms {
 			ms[k].TS -= low
 		}
 	}
+}
+
+// lamportMinimize returns the normalization of --clocks minimal: relative
+// clocks (lamportShift), and every timestamp that no later step can read
+// erased. It is a bisimulation for the same reasons as lamportShift, and
+// because of two facts about the algorithm:
+//
+//   - A queued request (t, j) of another process is only ever compared with
+//     the process's own request (mine, the head test of enter) and removed
+//     by j's RELEASE; the order between two queued requests of others never
+//     matters. So its stamp is replaced by its place: before mine (stamp -1,
+//     shown as "_"), or after mine (stamp myTs+1). While the process is idle
+//     every queued request is before its next one, whose stamp C+1 exceeds
+//     every stamp it has received.
+//   - A process's clock is read only when it stamps a message. A process
+//     that is idle, has no request left, and to which no REQUEST can still
+//     come (none in transit, no other process with a request left) sends
+//     nothing any more: its clock is dead and set to 0, and so are the
+//     stamps of the messages on their way to it, which can only change
+//     that clock (an idle process keeps no late[j]).
+func lamportMinimize(links []automaton.Link) func([]lamportNode, [][]lamportMsg) {
+	to := make([]int, len(links))
+	for c, l := range links {
+		to[c] = l.To
+	}
+	return func(procs []lamportNode, chans [][]lamportMsg) {
+		n := len(procs)
+		// ahead counts the processes that will still issue a request.
+		ahead := 0
+		for i := range procs {
+			if lamportRequestsAhead(&procs[i]) {
+				ahead++
+			}
+		}
+		var buf [64]bool
+		live := buf[:0]
+		if n > len(buf) {
+			live = make([]bool, 0, n)
+		}
+		for i := range procs {
+			p := &procs[i]
+			own := lamportRequestsAhead(p)
+			others := ahead
+			if own {
+				others--
+			}
+			live = append(live, p.Ust != userIdle || own || others > 0)
+		}
+		for c, ms := range chans {
+			for _, m := range ms {
+				if m.Kind == lamportRequest {
+					live[to[c]] = true
+				}
+			}
+		}
+		for i := range procs {
+			p := &procs[i]
+			for k, r := range p.Q {
+				switch {
+				case r.ID == i:
+				case p.Ust == userIdle || r.less(p.mine(i)):
+					p.Q[k].TS = -1
+				default:
+					p.Q[k].TS = -2
+				}
+			}
+			if !live[i] {
+				p.C = 0
+			}
+		}
+		for c, ms := range chans {
+			if !live[to[c]] {
+				for k := range ms {
+					ms[k].TS = 0
+				}
+			}
+		}
+		shiftTimestamps(procs, chans, live, to)
+		for i := range procs {
+			p := &procs[i]
+			for k := range p.Q {
+				if p.Q[k].TS == -2 {
+					p.Q[k].TS = p.MyTs + 1
+				}
+			}
+			slices.SortFunc(p.Q, lamportCmp)
+		}
+	}
+}
+
+// lamportRequestsAhead reports whether p will still issue a request.
+func lamportRequestsAhead(p *lamportNode) bool {
+	if p.Ust == userIdle {
+		return p.Done < p.Requests
+	}
+	return p.Done+1 < p.Requests
 }

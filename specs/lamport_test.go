@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -334,6 +336,17 @@ type ilState struct {
 	ch                 [][][]lamportMsg // ch[i][j]: FIFO channel i→j
 }
 
+// ilInitial returns the initial state of n processes.
+func ilInitial(n int) ilState {
+	s := ilState{ust: make([]int, n), done: make([]int, n), c: make([]int, n), myTs: make([]int, n)}
+	for i := 0; i < n; i++ {
+		s.q = append(s.q, nil)
+		s.last = append(s.last, make([]int, n))
+		s.ch = append(s.ch, make([][]lamportMsg, n))
+	}
+	return s
+}
+
 func (s ilState) clone() ilState {
 	d := ilState{ust: slices.Clone(s.ust), done: slices.Clone(s.done), c: slices.Clone(s.c), myTs: slices.Clone(s.myTs)}
 	for i := range s.q {
@@ -458,12 +471,7 @@ func TestLamportIndependent(t *testing.T) {
 		{3, 1, []bool{true, false, true}, 2031, 1761, 3342},
 	}
 	for _, c := range cases {
-		init := ilState{ust: make([]int, c.n), done: make([]int, c.n), c: make([]int, c.n), myTs: make([]int, c.n)}
-		for i := 0; i < c.n; i++ {
-			init.q = append(init.q, nil)
-			init.last = append(init.last, make([]int, c.n))
-			init.ch = append(init.ch, make([][]lamportMsg, c.n))
-		}
+		init := ilInitial(c.n)
 		seen := map[string]bool{init.key(): true}
 		succ := map[string]string{} // class -> its successor classes, sorted
 		transitions := 0
@@ -494,10 +502,11 @@ func TestLamportIndependent(t *testing.T) {
 }
 
 // TestLamportReductions pins the figures of lamport under partial-order
-// reduction (--reduction por) and relative clocks (--clocks relative), and
-// checks what they must preserve: the verdicts, and with partial-order
-// reduction every terminal state of the full search. Relative clocks merge
-// states that differ by a shift of every timestamp, terminal ones too.
+// reduction (--reduction por) and normalized clocks (--clocks relative and
+// minimal), and checks what they must preserve: the verdicts, and with
+// partial-order reduction every terminal state of the full search.
+// Normalized clocks merge states that differ only in timestamps, terminal
+// ones too.
 func TestLamportReductions(t *testing.T) {
 	type figures struct{ states, transitions, terminal int64 }
 	cases := []struct {
@@ -512,6 +521,9 @@ func TestLamportReductions(t *testing.T) {
 		{"2", "3", "absolute", figures{13681, 24796, 40}, figures{8524, 12429, 40}, figures{10851, 17210, 40}},
 		{"2", "3", "relative", figures{4879, 9214, 3}, figures{2898, 4389, 3}, figures{3930, 6540, 3}},
 		{"3", "1", "relative", figures{407854, 1100924, 37}, figures{273652, 587462, 37}, figures{393036, 1016764, 37}},
+		{"2", "2", "minimal", figures{927, 1678, 1}, figures{621, 906, 1}, figures{751, 1181, 1}},
+		{"2", "3", "minimal", figures{4233, 8183, 1}, figures{2599, 4007, 1}, figures{3451, 5807, 1}},
+		{"3", "1", "minimal", figures{197746, 562453, 1}, figures{132427, 299484, 1}, figures{191105, 523482, 1}},
 	}
 	for _, c := range cases {
 		if testing.Short() && c.n == "3" {
@@ -559,7 +571,7 @@ func TestLamportReductionsFindBugs(t *testing.T) {
 			}
 			spec.flags["n"] = "2" // n=3 takes a DFS half a million states
 		}
-		for _, clocks := range []string{"absolute", "relative"} {
+		for _, clocks := range []string{"absolute", "relative", "minimal"} {
 			spec.flags["clocks"] = clocks
 			m := build(t, spec.name, spec.flags)
 			for _, cfg := range []explorer.Config{
@@ -577,5 +589,94 @@ func TestLamportReductionsFindBugs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// ilMinimal is the class of s under --clocks minimal: s written as the
+// spec's state (late[j] for last[j], myTs ⊥ while idle), normalized by
+// lamportMinimize.
+func ilMinimal(s ilState, r int, req []bool) string {
+	n := len(s.ust)
+	links := automaton.Complete(n, false)
+	procs := make([]lamportNode, n)
+	for i := range procs {
+		p := lamportNode{Ust: []userState{userIdle, userTrying, userCritical}[s.ust[i]], Done: s.done[i], C: s.c[i],
+			Q: slices.Clone(s.q[i]), Late: make([]bool, n)}
+		if req[i] {
+			p.Requests = r
+		}
+		if s.ust[i] != 0 {
+			p.MyTs = s.myTs[i]
+			for j := range p.Late {
+				p.Late[j] = j != i && s.last[i][j] > s.myTs[i]
+			}
+		}
+		procs[i] = p
+	}
+	chans := make([][]lamportMsg, len(links))
+	for c, l := range links {
+		chans[c] = slices.Clone(s.ch[l.From][l.To])
+	}
+	lamportMinimize(links)(procs, chans)
+	var b strings.Builder
+	for _, p := range procs {
+		fmt.Fprint(&b, p.Ust, p.Done, p.C, p.MyTs, p.Q, p.Late, ";")
+	}
+	fmt.Fprint(&b, chans)
+	return b.String()
+}
+
+// TestLamportMinimalIsBisimulation enumerates the literal model of
+// ALGORITHMS.md 2.2 (ilState) and checks that --clocks minimal is a
+// quotient of it that keeps every behaviour: the members of a class agree
+// on what the properties read (user states, done counts and the order of
+// the current requests, all kept in the class), and they have the same
+// successor classes; and the number of classes is the spec's state count
+// under --clocks minimal.
+func TestLamportMinimalIsBisimulation(t *testing.T) {
+	cases := []struct {
+		n, r       int
+		req        []bool
+		requesters string
+	}{
+		{2, 1, []bool{true, true}, "all"},
+		{2, 2, []bool{true, true}, "all"},
+		{2, 3, []bool{true, true}, "all"},
+		{3, 1, []bool{true, false, true}, "1,3"},
+		{3, 2, []bool{false, true, false}, "2"},
+	}
+	for _, c := range cases {
+		init := ilInitial(c.n)
+		seen := map[string]bool{init.key(): true}
+		succ := map[string]string{} // class -> its successor classes
+		for queue := []ilState{init}; len(queue) > 0; queue = queue[1:] {
+			s := queue[0]
+			var next []string
+			for _, d := range ilSucc(s, c.r, c.req) {
+				next = append(next, ilMinimal(d, c.r, c.req))
+				if !seen[d.key()] {
+					seen[d.key()] = true
+					queue = append(queue, d)
+				}
+			}
+			slices.Sort(next)
+			got := strings.Join(slices.Compact(next), "|")
+			class := ilMinimal(s, c.r, c.req)
+			if prev, ok := succ[class]; !ok {
+				succ[class] = got
+			} else if prev != got {
+				t.Fatalf("n=%d r=%d: two literal states of class %s have different successor classes:\n%s\n%s", c.n, c.r, class, prev, got)
+			}
+		}
+		m := build(t, "lamport", map[string]string{"n": strconv.Itoa(c.n), "requests": strconv.Itoa(c.r), "requesters": c.requesters, "clocks": "minimal"})
+		r, err := explorer.Check(m, explorer.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != explorer.OK || r.States != int64(len(succ)) {
+			t.Errorf("n=%d r=%d requesters=%s: %d literal states in %d classes; the spec with --clocks minimal: %v, %d states",
+				c.n, c.r, c.requesters, len(seen), len(succ), r.Status, r.States)
+		}
+		t.Logf("n=%d r=%d requesters=%s: %d literal states, %d classes", c.n, c.r, c.requesters, len(seen), len(succ))
 	}
 }

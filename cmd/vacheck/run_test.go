@@ -42,7 +42,7 @@ func TestBadInputExitsWithCode2(t *testing.T) {
 		{[]string{"check", "chang-roberts", "--reduction", "por"}, []string{"--reduction por", "does not allow partial-order reduction"}},
 		{[]string{"check", "lamport", "--n", "2", "--reduction", "por", "--metric", "messages"}, []string{"--reduction por", "--metric messages"}},
 		{[]string{"check", "lamport", "--n", "2", "--reduction", "por", "--property", "starvation-freedom"}, []string{"--reduction por", "starvation-freedom"}},
-		{[]string{"check", "lamport", "--clocks", "logical"}, []string{"--clocks logical", "absolute and relative"}},
+		{[]string{"check", "lamport", "--clocks", "logical"}, []string{"--clocks logical", "absolute, relative and minimal"}},
 		{[]string{"check", "lamport", "--clocks", "relative", "--clock-limit", "5"}, []string{"--clocks relative", "--clock-limit"}},
 	}
 	for _, tt := range tests {
