@@ -278,7 +278,7 @@ func lamportExplain(v *lamportView) []string {
 		}
 	}
 	if n := v.InTransit(); n > 0 {
-		lines = append(lines, fmt.Sprintf("%d messages in transit", n))
+		lines = append(lines, inTransit(n))
 	}
 	return lines
 }

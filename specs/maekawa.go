@@ -401,7 +401,7 @@ func mkExplain(v *mkView) []string {
 		lines = append(lines, "wait-for cycle: "+joinOneBased(c, " → "))
 	}
 	if k := v.InTransit(); k > 0 {
-		lines = append(lines, fmt.Sprintf("%d messages in transit", k))
+		lines = append(lines, inTransit(k))
 	}
 	return lines
 }

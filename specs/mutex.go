@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -301,4 +302,12 @@ func waitCycle(waits [][]int) []int {
 		}
 	}
 	return nil
+}
+
+// inTransit says how many messages are in transit, for an explanation.
+func inTransit(k int) string {
+	if k == 1 {
+		return "1 message in transit"
+	}
+	return fmt.Sprintf("%d messages in transit", k)
 }
