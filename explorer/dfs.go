@@ -2,10 +2,8 @@ package explorer
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/dolthub/swiss"
 )
 
 // dfsEntry is a state on the DFS stack: its encoding in the arena, its
@@ -46,7 +44,7 @@ func pathTo(trail []dfsStep, last *dfsStep) *path {
 // checked) when it is generated, and expanded when it is popped; successors
 // are pushed so that the lowest action index is explored first.
 //
-// The visited set keeps fingerprints only, a third of the memory of BFS's
+// The visited set (an fpSet) keeps fingerprints only, a third of the memory of BFS's
 // (fingerprint, predecessor, action) entries: the way to any state found
 // is the current DFS path. When an entry of depth d is popped, its parent
 // is the entry of depth d−1 popped last, since everything pushed after
@@ -55,7 +53,7 @@ func pathTo(trail []dfsStep, last *dfsStep) *path {
 // predecessors of BFS would give: the one along which DFS found the state.
 func (s *search) dfs() {
 	w := s.workers[0]
-	seen := swiss.NewMap[uint64, struct{}](1024)
+	seen := newFPSet()
 	var arena []byte
 	var stack []dfsEntry
 	var trail []dfsStep
@@ -69,7 +67,9 @@ func (s *search) dfs() {
 	}
 	inits := s.addInitial(w)
 	for _, i := range inits {
-		seen.Put(xxhash.Sum64(s.initial[i]), struct{}{})
+		if !seen.Add(s, xxhash.Sum64(s.initial[i])) {
+			return
+		}
 	}
 	if s.failure != nil || s.done() {
 		return
@@ -161,10 +161,9 @@ func (s *search) dfs() {
 			if seen.Has(h) {
 				continue
 			}
-			if !roomToGrow(s, seen, unsafe.Sizeof(h)) {
+			if !seen.Add(s, h) {
 				return
 			}
-			seen.Put(h, struct{}{})
 			s.states.Add(1)
 			here := &dfsStep{fp: h, act: succ.acts[k]}
 			if s.want != 0 {
@@ -208,7 +207,7 @@ func (s *search) dfs() {
 // was visited before (the cycle proviso: every cycle of the reduced graph
 // then has a fully expanded state, so no transition is ignored forever).
 // emit and emitAt count the transitions explored in *a.
-func (s *search) dfsReduced(r Reducer, w Worker, seen *swiss.Map[uint64, struct{}], cur []byte, succ *bucket, live *int, a *uint32,
+func (s *search) dfsReduced(r Reducer, w Worker, seen *fpSet, cur []byte, succ *bucket, live *int, a *uint32,
 	emit func(Transition, []byte), emitAt func(uint32, Transition, []byte)) error {
 	_, all, err := r.Reduced(cur, emitAt)
 	if err != nil || all {
