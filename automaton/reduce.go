@@ -2,6 +2,7 @@ package automaton
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
@@ -32,12 +33,61 @@ import (
 // Capacity violations are caught where the search goes, as without
 // reduction, but a reduced search may not go everywhere a channel is at its
 // fullest: check a new model's capacity once without reduction.
+//
+// A process may also implement Commuter, to declare receives that commute
+// with everything else it does; the reduction then explores such a receive
+// alone, the strongest reduction there is.
 type PartialOrder[S any] struct {
 	// Visible reports whether a transition that took a process from before
 	// to after may change the value of an invariant. Visible transitions
 	// are never deferred: a state where the chosen set would include one is
 	// expanded fully.
 	Visible func(before, after *S) bool
+}
+
+// Commuter is an optional interface of a process in a system with a
+// PartialOrder: it declares receives that may be done first, alone.
+//
+// Commutes reports whether receiving m from process from, in the process's
+// current state, commutes with everything else the process can do before
+// it receives m: for every sequence of the process's other transitions
+// (its steps, and its receives on other channels of any message that may
+// arrive meanwhile), receiving m first and then doing the sequence is
+// possible whenever the sequence then receiving m is, and both leave the
+// same process state and send the same messages on every channel, in the
+// same order (with Config.Normalize: the same states once normalized).
+// Wave algorithms have many such receives: a message of an extinguished
+// wave that is dropped, or an answer that only sets a flag every later
+// transition either ignores or resets.
+//
+// Such a receive commutes with every transition of the system: other
+// processes touch neither the process nor the head of its channel. So
+// when one is enabled and invisible, it alone is a stubborn set, and the
+// reduction explores nothing else in that state. Commutes must only read
+// the process's state and its arguments. A wrong true loses interleavings
+// silently: check a new Commutes on small instances with
+// automatontest.CheckReduction, which compares with the full search.
+type Commuter[M Message] interface {
+	Commutes(from int, m M) bool
+}
+
+// Silencer is an optional interface of a process in a system with a
+// PartialOrder: it narrows the stubborn sets by telling when the process
+// cannot send to a process of the set.
+//
+// Silent reports whether the process (index self) cannot send to process
+// to as long as the processes frozen reports send it nothing new: whatever
+// the other processes send it, and whatever it receives of inTransit(j),
+// the messages from j already on their way to it, every way it has to
+// send to to needs a message that a frozen process has not sent yet. to is
+// always frozen. Silent must only read the process's state and what it is
+// given. A wrong true loses interleavings silently: check a new Silent on
+// small instances with automatontest.CheckReduction.
+//
+// Without it, a process outside the set that can move and has an empty
+// FIFO channel into the set always joins it.
+type Silencer[M Message] interface {
+	Silent(self, to int, frozen func(j int) bool, inTransit func(j int) []M) bool
 }
 
 // reducingWorker is the worker of a system with a PartialOrder: only such
@@ -56,6 +106,11 @@ func (w reducingWorker[S, M, P]) Reduced(s []byte, emit func(a uint32, t explore
 	}()
 	w.load(&w.v, s)
 	w.enumerate()
+	if k, ok := w.commuting(); ok {
+		// commuting applied the transition last: w.out is its successor.
+		emit(uint32(k), w.lastT, w.out)
+		return len(w.acts), false, nil
+	}
 	if mask, ok := w.ample(); ok {
 		for i, a := range w.acts {
 			if mask&(1<<uint(a.proc)) != 0 {
@@ -70,6 +125,32 @@ func (w reducingWorker[S, M, P]) Reduced(s []byte, emit func(a uint32, t explore
 		emit(uint32(i), t, w.out)
 	}
 	return len(w.acts), true, nil
+}
+
+// commuting returns the index in w.acts of the first enabled receive that
+// its process declares commuting (Commuter) and that is invisible, having
+// applied it last, or reports that there is none.
+func (w *worker[S, M, P]) commuting() (int, bool) {
+	sys, v := w.sys, &w.v
+	if !sys.commuter || len(w.acts) < 2 {
+		return 0, false
+	}
+	for k, a := range w.acts {
+		if a.kind != Input || !v.Up(a.proc) {
+			continue
+		}
+		seg := v.seg(1 + sys.n + a.ch)
+		if _, err := sys.mc.dec(unsafe.Pointer(&w.accMsg), seg[a.start:a.end], &v.arena); err != nil {
+			panic(err)
+		}
+		if !any(P(v.Proc(a.proc))).(Commuter[M]).Commutes(sys.cfg.Links[a.ch].From, w.accMsg) {
+			continue
+		}
+		if w.invisible1(a) {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 // ample chooses the processes whose transitions form the reduced set of
@@ -131,7 +212,8 @@ type candidate struct {
 // under "may send to a member before a member moves": a process outside the
 // set with an empty FIFO channel into a member (a non-empty one keeps its
 // head whatever the sender does), or any unordered channel into one, joins
-// the set if it can move before a member does. A process can move if it
+// the set if it can move before a member does and does not declare itself
+// silent towards that member (Silencer). A process can move if it
 // has an enabled transition, or if a process that can move has a channel
 // to it; any other process outside the set is quiescent and stays so until
 // a member moves: nothing it could receive can reach it.
@@ -163,6 +245,9 @@ func (w *worker[S, M, P]) closure(j int) uint64 {
 			if sys.disc == channel.FIFO && len(v.seg(1+sys.n+c)) > 0 {
 				continue
 			}
+			if sys.silencer && w.silent(l.From, l.To, mask) {
+				continue
+			}
 			added |= 1 << uint(l.From)
 		}
 		if added == 0 {
@@ -172,23 +257,38 @@ func (w *worker[S, M, P]) closure(j int) uint64 {
 	}
 }
 
+// silent reports whether process k declares (Silencer) that it cannot send
+// to process to while the processes in mask send nothing new.
+func (w *worker[S, M, P]) silent(k, to int, mask uint64) bool {
+	v := &w.v
+	frozen := func(j int) bool { return j >= 0 && j < 64 && mask&(1<<uint(j)) != 0 }
+	inTransit := func(j int) []M { return v.Chan(j, k) }
+	return any(P(v.Proc(k))).(Silencer[M]).Silent(k, to, frozen, inTransit)
+}
+
 // invisible reports whether every enabled transition of the processes in
 // mask is invisible: it changes nothing Visible watches, fails no
 // assertion and overfills no channel.
 func (w *worker[S, M, P]) invisible(mask uint64) bool {
-	sys, v := w.sys, &w.v
 	for _, a := range w.acts {
-		if mask&(1<<uint(a.proc)) == 0 {
-			continue
-		}
-		w.apply(a)
-		if w.lastFailed != 0 || sys.cfg.PartialOrder.Visible(v.Proc(a.proc), &w.work) {
+		if mask&(1<<uint(a.proc)) != 0 && !w.invisible1(a) {
 			return false
 		}
-		for _, c := range w.touched {
-			if channel.Len(w.pend[c]) > sys.capacity {
-				return false
-			}
+	}
+	return true
+}
+
+// invisible1 applies a and reports whether it is invisible: it changes
+// nothing Visible watches, fails no assertion and overfills no channel.
+func (w *worker[S, M, P]) invisible1(a action) bool {
+	sys, v := w.sys, &w.v
+	w.lastT = w.apply(a)
+	if w.lastFailed != 0 || sys.cfg.PartialOrder.Visible(v.Proc(a.proc), &w.work) {
+		return false
+	}
+	for _, c := range w.touched {
+		if channel.Len(w.pend[c]) > sys.capacity {
+			return false
 		}
 	}
 	return true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -15,13 +16,39 @@ import (
 // rnode is a process of a random system that keeps the PartialOrder
 // contract: its steps read nothing but its own state. X is what the
 // invariants read; Y is scratch that decides where messages go.
+//
+// A loose node also sends notes, messages 3 to 5, on every other tick;
+// receiving one leaves X and Y alone and changes at most Flags, which only
+// the valid-end predicate reads, by operations that commute (note 4 sets
+// bit 0, note 5 flips bit 1). So it declares their receives commuting.
 type rnode struct {
 	X, Y, Budget, Replies int
 	Z                     int   // toggled forever by a spinner, read by nobody
+	Flags                 int   // set by notes
 	Spin                  bool  `vacheck:"-"`
+	Loose                 bool  `vacheck:"-"`
 	Salt                  int   `vacheck:"-"`
 	Out                   []int `vacheck:"-"` // the processes it has channels to
+	In                    []int `vacheck:"-"` // the processes that have channels to it
 }
+
+// Silent implements automaton.Silencer for loose nodes: a node with no
+// ticks left sends only replies, each to a 0 it receives; none can come
+// if every process with a channel to it is frozen and has no 0 on its way.
+func (p *rnode) Silent(_, _ int, frozen func(int) bool, inTransit func(int) []int) bool {
+	if !p.Loose || p.Budget > 0 {
+		return false
+	}
+	for _, j := range p.In {
+		if p.Replies > 0 && (!frozen(j) || slices.Contains(inTransit(j), 0)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Commutes implements automaton.Commuter: notes commute.
+func (p *rnode) Commutes(_ int, m int) bool { return p.Loose && m >= 3 }
 
 func (p *rnode) Steps(_ *automaton.View[rnode, int], out []automaton.Step) []automaton.Step {
 	if p.Budget > 0 {
@@ -41,7 +68,11 @@ func (p *rnode) Do(s automaton.Step, fx *automaton.Effects[int]) {
 	case "tick":
 		p.Budget--
 		p.Y = (p.Y + 1 + p.Salt) % 3
-		fx.Send(p.Out[(p.Y+p.Salt)%len(p.Out)], p.Y)
+		m := p.Y
+		if p.Loose && p.Budget%2 == 0 {
+			m += 3 // a note
+		}
+		fx.Send(p.Out[(p.Y+p.Salt)%len(p.Out)], m)
 	case "bump":
 		p.X++
 		p.Y = 0
@@ -51,6 +82,16 @@ func (p *rnode) Do(s automaton.Step, fx *automaton.Effects[int]) {
 }
 
 func (p *rnode) Receive(from int, m int, fx *automaton.Effects[int]) {
+	switch m {
+	case 3:
+		return
+	case 4:
+		p.Flags |= 1
+		return
+	case 5:
+		p.Flags ^= 2
+		return
+	}
 	p.Y = (p.Y*2 + m + from + p.Salt) % 3
 	if m == 0 && p.Replies > 0 {
 		p.Replies--
@@ -78,10 +119,13 @@ func randomSystem(tb testing.TB, seed uint64, n int, disc channel.Discipline, se
 	}
 	procs := make([]rnode, n)
 	for i := range procs {
-		procs[i] = rnode{Budget: 1 + rng.IntN(2), Replies: rng.IntN(2), Salt: rng.IntN(5), Spin: rng.IntN(3*n) == 0}
+		procs[i] = rnode{Budget: 1 + rng.IntN(2), Replies: rng.IntN(2), Salt: rng.IntN(5), Spin: rng.IntN(3*n) == 0, Loose: seed%2 == 1}
 		for _, l := range links {
 			if l.From == i {
 				procs[i].Out = append(procs[i].Out, l.To)
+			}
+			if l.To == i {
+				procs[i].In = append(procs[i].In, l.From)
 			}
 		}
 	}
@@ -111,7 +155,7 @@ func randomSystem(tb testing.TB, seed uint64, n int, disc channel.Discipline, se
 		ValidEnd: func(v *automaton.View[rnode, int]) bool {
 			sum := 0
 			for i := 0; i < v.N(); i++ {
-				sum += v.Proc(i).X + v.Proc(i).Y
+				sum += v.Proc(i).X + v.Proc(i).Y + v.Proc(i).Flags
 			}
 			return sum%2 == parity
 		},

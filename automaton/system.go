@@ -165,6 +165,8 @@ type System[S any, M Message, P Process[S, M]] struct {
 	pc, mc   *codec
 	protos   []S
 	accepts  bool // *S implements Acceptor[M]
+	commuter bool // a PartialOrder is set and *S implements Commuter[M]
+	silencer bool // a PartialOrder is set and *S implements Silencer[M]
 	initial  [][]byte
 	props    []properties.Info
 }
@@ -226,6 +228,10 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	}
 	sys.protos = cfg.Initial[0]
 	_, sys.accepts = any(P(&sys.protos[0])).(Acceptor[M])
+	if cfg.PartialOrder != nil {
+		_, sys.commuter = any(P(&sys.protos[0])).(Commuter[M])
+		_, sys.silencer = any(P(&sys.protos[0])).(Silencer[M])
+	}
 	for _, init := range cfg.Initial {
 		st := sys.encodeInitial(init)
 		if cfg.Normalize != nil {

@@ -82,11 +82,12 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	touched     []int // channels touched by the current action
 	sent        int32
 	out         []byte
-	failed      int         // 1 + the index of the assertion the current effect failed
-	lastFailed  int         // failed, for the transition apply performed last
-	enabledOf   []int       // Reduced: enabled transitions per process
-	cands       []candidate // Reduced: stubborn sets of processes
-	nv          View[S, M]  // Normalize: the successor being normalized
+	failed      int                 // 1 + the index of the assertion the current effect failed
+	lastFailed  int                 // failed, for the transition apply performed last
+	lastT       explorer.Transition // Reduced: the transition invisible1 applied last
+	enabledOf   []int               // Reduced: enabled transitions per process
+	cands       []candidate         // Reduced: stubborn sets of processes
+	nv          View[S, M]          // Normalize: the successor being normalized
 	norm        []byte
 	normScratch normScratch
 	track       bool     // record the types of the messages sent (TrackTypes)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/dolthub/swiss"
 )
 
 // dfsEntry is a state on the DFS stack: its encoding in the arena, its
@@ -57,7 +58,16 @@ func (s *search) dfs() {
 	var arena []byte
 	var stack []dfsEntry
 	var trail []dfsStep
+	var reducer Reducer
+	var open *swiss.Map[uint64, struct{}] // under reduction: pushed, and not yet done with
+	if s.reducers != nil {
+		reducer = s.reducers[0]
+		open = swiss.NewMap[uint64, struct{}](1024)
+	}
 	push := func(st []byte, fp uint64, depth int, act uint32) {
+		if open != nil {
+			open.Put(fp, struct{}{})
+		}
 		start := len(arena)
 		arena = append(arena, st...)
 		stack = append(stack, dfsEntry{start: start, end: len(arena), fp: fp, depth: depth, act: act})
@@ -99,10 +109,6 @@ func (s *search) dfs() {
 		}
 		a++
 	}
-	var reducer Reducer
-	if s.reducers != nil {
-		reducer = s.reducers[0]
-	}
 	emitAt := func(act uint32, t Transition, next []byte) {
 		if !t.Fault {
 			live++
@@ -118,6 +124,13 @@ func (s *search) dfs() {
 		stack = stack[:len(stack)-1]
 		cur = append(cur[:0], arena[e.start:e.end]...)
 		curFP = e.fp
+		if open != nil {
+			// The states of the path from depth e.depth on are done: so is
+			// everything they led to.
+			for _, st := range trail[min(e.depth, len(trail)):] {
+				open.Delete(st.fp)
+			}
+		}
 		trail = append(trail[:e.depth], dfsStep{fp: e.fp, act: e.act})
 		arena = arena[:e.start]
 		expand = s.cfg.MaxDepth == 0 || e.depth < s.cfg.MaxDepth
@@ -125,7 +138,7 @@ func (s *search) dfs() {
 		live, a = 0, 0
 		var err error
 		if reducer != nil && expand {
-			err = s.dfsReduced(reducer, w, seen, cur, &succ, &live, &a, emit, emitAt)
+			err = s.dfsReduced(reducer, w, open, cur, &succ, &live, &a, emit, emitAt)
 		} else {
 			_, err = w.Successors(cur, emit)
 		}
@@ -204,17 +217,25 @@ func (s *search) dfs() {
 
 // dfsReduced expands cur with the reducer's subset of its transitions into
 // succ, or with all of them when the subset is all or one of its successors
-// was visited before (the cycle proviso: every cycle of the reduced graph
-// then has a fully expanded state, so no transition is ignored forever).
+// is open: waiting on the stack, or on the current path (cur included).
+// That is the cycle proviso: every cycle of the reduced graph has a fully
+// expanded state, so no transition is ignored forever. Proof: suppose no
+// edge of a cycle leads to an open state, and let u be the state of the
+// cycle expanded first. An edge from a state expanded within u's subtree
+// leads to a new state, which becomes a descendant of u, or to a done one,
+// expanded after u and before the edge's source, so within u's subtree
+// too. So the whole cycle is expanded within u's subtree, and the edge
+// that returns to u leaves a descendant of u, which has u on its path:
+// open after all.
 // emit and emitAt count the transitions explored in *a.
-func (s *search) dfsReduced(r Reducer, w Worker, seen *fpSet, cur []byte, succ *bucket, live *int, a *uint32,
+func (s *search) dfsReduced(r Reducer, w Worker, open *swiss.Map[uint64, struct{}], cur []byte, succ *bucket, live *int, a *uint32,
 	emit func(Transition, []byte), emitAt func(uint32, Transition, []byte)) error {
 	_, all, err := r.Reduced(cur, emitAt)
 	if err != nil || all {
 		return err
 	}
 	for _, h := range succ.fps {
-		if seen.Has(h) {
+		if open.Has(h) {
 			succ.reset()
 			*live, *a = 0, 0
 			_, err := w.Successors(cur, emit)

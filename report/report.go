@@ -21,6 +21,9 @@ type Run struct {
 	BoundDoc string
 	Params   map[string]any
 	Result   *explorer.Result
+	// Reducible says that the model allows partial-order reduction, for
+	// the hint an incomplete run gives.
+	Reducible bool
 }
 
 // vars is an ordered list of state variables that marshals to a JSON object
@@ -264,7 +267,11 @@ func Text(w io.Writer, run Run) error {
 	b.WriteString("\n")
 	switch r.Status {
 	case explorer.OK:
-		b.WriteString("result: OK, every property holds\n")
+		if r.Cut > 0 {
+			fmt.Fprintf(&b, "result: OK within the model's bound: every property holds in the %s states explored; %s states beyond it were not expanded\n", group(r.States), group(r.Cut))
+		} else {
+			b.WriteString("result: OK, every property holds\n")
+		}
 	case explorer.Violated:
 		b.WriteString("result: VIOLATED\n")
 		if r.Reason != "" {
@@ -272,6 +279,9 @@ func Text(w io.Writer, run Run) error {
 		}
 	case explorer.Incomplete:
 		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s states explored\n", r.Reason, group(r.States))
+		if run.Reducible && r.Reduction != explorer.PartialOrder && r.Failure == nil {
+			b.WriteString("hint: this spec allows partial-order reduction; --reduction por checks its safety properties in far fewer states\n")
+		}
 	case explorer.Failed:
 		b.WriteString("result: ERROR in the model\n")
 	}

@@ -157,10 +157,40 @@ func (p *echoNode) Receive(from int, m echoMsg, fx *automaton.Effects[echoMsg]) 
 		// edge) answers the explorer sent on this port.
 		p.Done |= 1 << uint(from)
 		p.check(fx)
+	case m.J > p.Cur:
+		fx.Assert(echoLabel, false) // an ECHO of a wave the node is not in
 	}
-	// Otherwise m belongs to a weaker wave and is swallowed. ECHO(j) with
-	// j > cur cannot arrive: the invariant echo-label checks that.
+	// Otherwise m belongs to a weaker wave and is swallowed.
 }
+
+// Commutes implements automaton.Commuter, for partial-order reduction: a
+// message of a weaker wave is swallowed whenever it is received, and an
+// answer of the current wave that is not the last one the node waits for
+// only marks its port done. Until it is received, that port keeps the node
+// from echoing, so every other answer also only marks a port, and a
+// stronger wave resets done whether the answer came first or is swallowed
+// afterwards; start is disabled once cur ≠ 0. Receiving it first or last
+// gives the same node and the same messages.
+func (p *echoNode) Commutes(from int, m echoMsg) bool {
+	if p.Cur == 0 || m.J > p.Cur {
+		return false // wakes the node, conquers it or fails echo-label
+	}
+	if m.J < p.Cur || p.EchoSent == p.Cur {
+		return true // swallowed, or the wave is echoed already
+	}
+	if echoParent(from) == p.Parent {
+		return false
+	}
+	for _, q := range p.Nbrs {
+		if q != from && echoParent(q) != p.Parent && !p.Done.has(q) {
+			return true // another answer is still missing
+		}
+	}
+	return false
+}
+
+// echoLabel is the assertion of receive ECHO(j) in 1.11: j ≤ cur.
+const echoLabel = "echo-label"
 
 // join is JOIN(j, p): the node enters the wave j with the tree edge to
 // from, and explores every other port. A woken designated initiator becomes
@@ -297,7 +327,7 @@ func echoElectionSpecs() []Spec {
 }
 
 func echoElection(broken bool) Spec {
-	claims := []string{properties.Uniqueness, properties.Validity, "echo-label", "winner-final", properties.DeadlockFreedom}
+	claims := []string{properties.Uniqueness, properties.Validity, echoLabel, "winner-final", properties.DeadlockFreedom}
 	s := Spec{
 		Name:    "echo-election",
 		Section: "1.11",
@@ -357,18 +387,6 @@ func echoElection(broken bool) Spec {
 				w := echoWinner(v)
 				return w < 0 || v.Proc(w).U == echoMaxInitiator(v)
 			}},
-			{Name: "echo-label", Doc: "every ECHO(j) in transit to a process b has j ≤ cur_b (the assertion of receive ECHO in 1.11)", Holds: func(v *echoView) bool {
-				for a, nb := range adj {
-					for _, b := range nb {
-						for _, m := range v.Chan(a, b) {
-							if m.Kind == echoEcho && m.J > v.Proc(b).Cur {
-								return false
-							}
-						}
-					}
-				}
-				return true
-			}},
 			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN in 1.11)", Holds: func(v *echoView) bool {
 				w := echoWinner(v)
 				if w < 0 {
@@ -384,14 +402,21 @@ func echoElection(broken bool) Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[echoNode, echoMsg]{
-			Initial:     initial,
-			Links:       automaton.Undirected(adj),
-			Channels:    disc,
-			Capacity:    capacity,
-			Invariants:  invariants,
+			Initial:    initial,
+			Links:      automaton.Undirected(adj),
+			Channels:   disc,
+			Capacity:   capacity,
+			Invariants: invariants,
+			Assertions: []automaton.Assertion{{Name: echoLabel,
+				Doc: "a received ECHO(j) has j ≤ cur (the assertion of receive ECHO in 1.11)"}},
 			ValidEnd:    echoEnd,
 			Termination: echoEnd,
 			Explain:     echoExplain,
+			// The invariants read won, the roles and cur; every other
+			// transition is invisible to them.
+			PartialOrder: &automaton.PartialOrder[echoNode]{Visible: func(before, after *echoNode) bool {
+				return before.Won != after.Won || before.Role != after.Role || before.Cur != after.Cur
+			}},
 		})
 	}
 	return s

@@ -208,6 +208,41 @@ func (p *lamportNode) Receive(from int, m lamportMsg, fx *automaton.Effects[lamp
 	}
 }
 
+// Silent implements automaton.Silencer, for partial-order reduction: a
+// process sends to j on request and exit (to everyone) and when it
+// acknowledges j's REQUEST. So it cannot send to j while the frozen
+// processes send nothing new if it cannot request, is not critical, has
+// no REQUEST of j on its way, and, if trying, cannot enter: some frozen
+// process k has not yet sent it a message stamped after its request
+// (last[k] > myTs: late[k], or one in transit), or has a request ahead of
+// its own in Q and no RELEASE on its way. Anything the other processes
+// might send is assumed to arrive.
+func (p *lamportNode) Silent(self, to int, frozen func(int) bool, inTransit func(int) []lamportMsg) bool {
+	if p.Ust == userCritical || p.Ust == userIdle && p.Done < p.Requests {
+		return false
+	}
+	if slices.ContainsFunc(inTransit(to), func(m lamportMsg) bool { return m.Kind == lamportRequest }) {
+		return false
+	}
+	if p.Ust != userTrying {
+		return true // it only answers REQUESTs from now on
+	}
+	for k := range p.Late {
+		if k == self || !frozen(k) {
+			continue
+		}
+		msgs := inTransit(k)
+		if !p.Broken && !p.Late[k] && !slices.ContainsFunc(msgs, func(m lamportMsg) bool { return m.TS > p.MyTs }) {
+			return true
+		}
+		ahead := slices.ContainsFunc(p.Q, func(r lamportReq) bool { return r.ID == k && r.less(p.mine(self)) })
+		if ahead && !slices.ContainsFunc(msgs, func(m lamportMsg) bool { return m.Kind == lamportRelease }) {
+			return true
+		}
+	}
+	return false
+}
+
 // lamportTimestampOrder is FAIR-TS in state form: a critical process's
 // request (myTs, j) is smaller than the request of every trying process.
 //

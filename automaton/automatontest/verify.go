@@ -1,10 +1,13 @@
 package automatontest
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/report"
 )
 
@@ -27,4 +30,50 @@ func Verify(t testing.TB, m explorer.Model, cfg explorer.Config) *explorer.Resul
 		t.Fatalf("vacheck: %v\n%s", r.Status, b.String())
 	}
 	return r
+}
+
+// CheckReduction checks that partial-order reduction keeps m's verdicts,
+// for a test of a new PartialOrder, Commuter or Silencer on small
+// instances: it searches m without reduction and with it, breadth first
+// and depth first, and fails the test unless every search completes with
+// the same verdict on every safety property of m and deadlock-freedom, and
+// finds the same number of terminal states (a reduction keeps every
+// terminal state). It returns the full result and the reduced ones.
+func CheckReduction(t testing.TB, m explorer.Model) (full *explorer.Result, reduced []*explorer.Result) {
+	t.Helper()
+	props := []string{properties.DeadlockFreedom}
+	for _, p := range m.Properties() {
+		props = append(props, p.Name)
+	}
+	verdicts := func(r *explorer.Result) string {
+		var out []string
+		for _, v := range r.Violations {
+			out = append(out, v.Property)
+		}
+		slices.Sort(out)
+		return fmt.Sprintf("%v, violated %v", r.Status, out)
+	}
+	run := func(cfg explorer.Config) *explorer.Result {
+		cfg.Properties, cfg.Continue = props, true
+		r, err := explorer.Check(m, cfg)
+		if err != nil {
+			t.Fatalf("vacheck: %v", err)
+		}
+		if r.Status != explorer.OK && r.Status != explorer.Violated {
+			t.Fatalf("vacheck, %v, reduction %v: %v (%s)", cfg.Strategy, cfg.Reduction, r.Status, r.Reason)
+		}
+		return r
+	}
+	full = run(explorer.Config{})
+	for _, st := range []explorer.Strategy{explorer.BFS, explorer.DFS} {
+		r := run(explorer.Config{Strategy: st, Reduction: explorer.PartialOrder})
+		if got, want := verdicts(r), verdicts(full); got != want {
+			t.Errorf("vacheck, %v with partial-order reduction: %s; without: %s", st, got, want)
+		}
+		if r.Terminal != full.Terminal {
+			t.Errorf("vacheck, %v with partial-order reduction: %d terminal states; without: %d", st, r.Terminal, full.Terminal)
+		}
+		reduced = append(reduced, r)
+	}
+	return full, reduced
 }

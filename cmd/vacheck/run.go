@@ -39,7 +39,7 @@ func usagef(format string, args ...any) error {
 // engineFlags are the flags of `check` that are not spec parameters.
 func engineFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "strategy", Value: "bfs", Usage: "search order: bfs (shortest counterexamples) or dfs"},
+		&cli.StringFlag{Name: "strategy", DefaultText: "bfs, or dfs with --reduction por", Usage: "search order: bfs (shortest counterexamples) or dfs (one worker, a third of the memory per state, and with --reduction por far fewer states)"},
 		&cli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "parallel workers (BFS)"},
 		&cli.Int64Flag{Name: "max-states", Usage: "stop after this many distinct states (0: no limit)"},
 		&cli.IntFlag{Name: "max-depth", Usage: "do not explore beyond this depth (0: no limit)"},
@@ -218,7 +218,8 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res}
+	_, reducible := model.NewWorker().(explorer.Reducer)
+	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Reducible: reducible}
 	if b, ok := model.(interface{ BoundDoc() string }); ok {
 		run.BoundDoc = b.BoundDoc()
 	}
@@ -244,8 +245,10 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 func engineConfig(c *cli.Context, spec specs.Spec) (explorer.Config, string, error) {
 	var cfg explorer.Config
 	var err error
-	if cfg.Strategy, err = explorer.ParseStrategy(c.String("strategy")); err != nil {
-		return cfg, "", usageError{err}
+	if c.IsSet("strategy") {
+		if cfg.Strategy, err = explorer.ParseStrategy(c.String("strategy")); err != nil {
+			return cfg, "", usageError{err}
+		}
 	}
 	cfg.Workers = c.Int("workers")
 	if cfg.Workers < 1 || cfg.Workers > 256 {
@@ -278,6 +281,12 @@ func engineConfig(c *cli.Context, spec specs.Spec) (explorer.Config, string, err
 	}
 	if cfg.Reduction, err = explorer.ParseReduction(c.String("reduction")); err != nil {
 		return cfg, "", usageError{err}
+	}
+	if cfg.Reduction == explorer.PartialOrder && !c.IsSet("strategy") {
+		// Depth first, the cycle proviso expands fully only states that
+		// close a cycle with the search stack; breadth first, every state
+		// that reaches an earlier level, which is far more.
+		cfg.Strategy = explorer.DFS
 	}
 	cfg.Metrics = c.StringSlice("metric")
 	cfg.Properties = spec.Claims
