@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,6 +201,13 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	cfg, format, err := engineConfig(c, spec)
 	if err != nil {
 		return exitUsage, err
+	}
+	if cfg.MaxMemory > 0 {
+		// The limit counts what the runtime holds, garbage included; with
+		// the default GOGC the heap may hold twice what is live before a
+		// collection. A soft limit below --max-memory makes the collector
+		// work harder instead, so the visited set can fill most of it.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(cfg.MaxMemory / 8 * 7)))
 	}
 	model, err := spec.Build(params)
 	if err != nil {
