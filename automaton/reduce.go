@@ -107,7 +107,8 @@ func (w reducingWorker[S, M, P]) Reduced(s []byte, emit func(a uint32, t explore
 	w.load(&w.v, s)
 	w.enumerate()
 	if k, ok := w.commuting(); ok {
-		// commuting applied the transition last: w.out is its successor.
+		// commuting stepped the transition last: finish its successor.
+		w.finish(w.acts[k], w.lastChanged[0], w.lastChanged[1])
 		emit(uint32(k), w.lastT, w.out)
 		return len(w.acts), false, nil
 	}
@@ -129,7 +130,7 @@ func (w reducingWorker[S, M, P]) Reduced(s []byte, emit func(a uint32, t explore
 
 // commuting returns the index in w.acts of the first enabled receive that
 // its process declares commuting (Commuter) and that is invisible, having
-// applied it last, or reports that there is none.
+// stepped it last, or reports that there is none.
 func (w *worker[S, M, P]) commuting() (int, bool) {
 	sys, v := w.sys, &w.v
 	if !sys.commuter || len(w.acts) < 2 {
@@ -278,11 +279,12 @@ func (w *worker[S, M, P]) invisible(mask uint64) bool {
 	return true
 }
 
-// invisible1 applies a and reports whether it is invisible: it changes
-// nothing Visible watches, fails no assertion and overfills no channel.
+// invisible1 steps a (worker.step) and reports whether it is invisible: it
+// changes nothing Visible watches, fails no assertion and overfills no
+// channel.
 func (w *worker[S, M, P]) invisible1(a action) bool {
 	sys, v := w.sys, &w.v
-	w.lastT = w.apply(a)
+	w.lastT, w.lastChanged[0], w.lastChanged[1] = w.step(a)
 	if w.lastFailed != 0 || sys.cfg.PartialOrder.Visible(v.Proc(a.proc), &w.work) {
 		return false
 	}

@@ -84,7 +84,8 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	out         []byte
 	failed      int                 // 1 + the index of the assertion the current effect failed
 	lastFailed  int                 // failed, for the transition apply performed last
-	lastT       explorer.Transition // Reduced: the transition invisible1 applied last
+	lastT       explorer.Transition // Reduced: the transition invisible1 stepped last
+	lastChanged [2]bool             // Reduced: its process and globals changed (worker.step)
 	enabledOf   []int               // Reduced: enabled transitions per process
 	cands       []candidate         // Reduced: stubborn sets of processes
 	nv          View[S, M]          // Normalize: the successor being normalized
@@ -196,6 +197,16 @@ func (w *worker[S, M, P]) decodeWork(i int) {
 
 // apply performs transition a of w.v and leaves the successor in w.out.
 func (w *worker[S, M, P]) apply(a action) explorer.Transition {
+	t, procChanged, globalsChanged := w.step(a)
+	w.finish(a, procChanged, globalsChanged)
+	return t
+}
+
+// step performs transition a of w.v on the worker's scratch state: the
+// process's new state in w.work, the channels it changed in w.pend, the
+// globals in w.gseg. finish then writes the successor; partial-order
+// reduction inspects a step without paying for that.
+func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, globalsChanged bool) {
 	sys, v := w.sys, &w.v
 	w.workArena.reset()
 	for _, c := range w.touched {
@@ -204,8 +215,7 @@ func (w *worker[S, M, P]) apply(a action) explorer.Transition {
 	w.touched = w.touched[:0]
 	w.sent = 0
 	w.sentTypes = w.sentTypes[:0]
-	t := explorer.Transition{Task: int32(a.proc)}
-	procChanged, globalsChanged := false, false
+	t = explorer.Transition{Task: int32(a.proc)}
 	switch a.kind {
 	case Output, Internal:
 		w.decodeWork(a.proc)
@@ -244,14 +254,19 @@ func (w *worker[S, M, P]) apply(a action) explorer.Transition {
 		globalsChanged = true
 		w.failed = 0
 	}
+	return t, procChanged, globalsChanged
+}
+
+// finish writes the successor of the last step into w.out: the state of
+// w.v with the changed segments replaced, normalized.
+func (w *worker[S, M, P]) finish(a action, procChanged, globalsChanged bool) {
 	if procChanged {
-		w.enc = sys.pc.enc(unsafe.Pointer(&w.work), w.enc[:0])
+		w.enc = w.sys.pc.enc(unsafe.Pointer(&w.work), w.enc[:0])
 	}
 	w.assemble(a.proc, procChanged, globalsChanged)
-	if sys.cfg.Normalize != nil {
+	if w.sys.cfg.Normalize != nil {
 		w.normalize()
 	}
-	return t
 }
 
 // assemble writes the successor into w.out: the expanded state with the
