@@ -521,9 +521,9 @@ func TestLamportReductions(t *testing.T) {
 		{"2", "3", "absolute", figures{13681, 24796, 40}, figures{8524, 12429, 40}, figures{8524, 12429, 40}},
 		{"2", "3", "relative", figures{4879, 9214, 3}, figures{2898, 4389, 3}, figures{2898, 4389, 3}},
 		{"3", "1", "relative", figures{407854, 1100924, 37}, figures{208025, 391152, 37}, figures{208025, 391152, 37}},
-		{"2", "2", "minimal", figures{927, 1678, 1}, figures{621, 906, 1}, figures{621, 906, 1}},
-		{"2", "3", "minimal", figures{4233, 8183, 1}, figures{2599, 4007, 1}, figures{2599, 4007, 1}},
-		{"3", "1", "minimal", figures{197746, 562453, 1}, figures{109426, 224421, 1}, figures{109426, 224421, 1}},
+		{"2", "2", "minimal", figures{817, 1504, 1}, figures{551, 820, 1}, figures{551, 820, 1}},
+		{"2", "3", "minimal", figures{3909, 7626, 1}, figures{2424, 3784, 1}, figures{2424, 3784, 1}},
+		{"3", "1", "minimal", figures{36481, 112592, 1}, figures{22109, 48615, 1}, figures{22109, 48615, 1}},
 	}
 	for _, c := range cases {
 		if testing.Short() && c.n == "3" {
@@ -644,6 +644,7 @@ func TestLamportMinimalIsBisimulation(t *testing.T) {
 		{2, 3, []bool{true, true}, "all"},
 		{3, 1, []bool{true, false, true}, "1,3"},
 		{3, 2, []bool{false, true, false}, "2"},
+		{3, 1, []bool{true, true, true}, "all"},
 	}
 	for _, c := range cases {
 		init := ilInitial(c.n)
