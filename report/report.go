@@ -24,6 +24,8 @@ type Run struct {
 	// Reducible says that the model allows partial-order reduction, for
 	// the hint an incomplete run gives.
 	Reducible bool
+	// Hint is the spec's own suggestion for an incomplete run, if any.
+	Hint string
 }
 
 // vars is an ordered list of state variables that marshals to a JSON object
@@ -281,6 +283,9 @@ func Text(w io.Writer, run Run) error {
 		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s states explored\n", r.Reason, group(r.States))
 		if run.Reducible && r.Reduction != explorer.PartialOrder && r.Failure == nil {
 			b.WriteString("hint: this spec allows partial-order reduction; --reduction por checks its safety properties in far fewer states\n")
+		}
+		if run.Hint != "" && r.Failure == nil {
+			fmt.Fprintf(&b, "hint: %s\n", run.Hint)
 		}
 	case explorer.Failed:
 		b.WriteString("result: ERROR in the model\n")

@@ -344,6 +344,12 @@ func lamport(broken bool) Spec {
 		s.Bug = "the entry condition checks only that the own request heads the local queue and forgets to wait for a later-stamped message from every other process"
 		s.Claims = []string{properties.MutualExclusion, properties.DeadlockFreedom}
 	}
+	s.Hint = func(p *Params) string {
+		if p.String("clocks") == "minimal" {
+			return ""
+		}
+		return "--clocks minimal stores only the timestamps a later step can still tell apart, exactly: N=3 has 36,481 states instead of 470,392 (22,109 with --reduction por)"
+	}
 	s.Build = func(p *Params) (explorer.Model, error) {
 		n, err := p.Int("n", 1, maxN)
 		if err != nil {

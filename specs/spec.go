@@ -38,6 +38,10 @@ type Spec struct {
 	Claims []string
 	// Build makes the model for the given parameters.
 	Build func(p *Params) (explorer.Model, error)
+	// Hint, when set, suggests parameters that make a run smaller, for
+	// the CLI to print when a run with p is incomplete; "" when it has
+	// nothing to suggest.
+	Hint func(p *Params) string
 }
 
 // Catalog returns every spec, ordered by section then name.

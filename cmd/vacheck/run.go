@@ -228,6 +228,9 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	}
 	_, reducible := model.NewWorker().(explorer.Reducer)
 	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Reducible: reducible}
+	if spec.Hint != nil {
+		run.Hint = spec.Hint(params)
+	}
 	if b, ok := model.(interface{ BoundDoc() string }); ok {
 		run.BoundDoc = b.BoundDoc()
 	}
