@@ -554,6 +554,31 @@ func TestLamportReductions(t *testing.T) {
 	}
 }
 
+// TestLamportFourProcesses pins lamport with N=4 and three requesters under
+// minimal clocks and partial-order reduction, depth first and breadth first
+// on two workers: the same figures, and every property holds. (With all
+// four requesting, the same search takes an hour: see the README.)
+func TestLamportFourProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("458,771 states twice: skipped in -short")
+	}
+	m := build(t, "lamport", map[string]string{"n": "4", "requesters": "1,2,3", "clocks": "minimal"})
+	for _, cfg := range []explorer.Config{
+		{Strategy: explorer.DFS, Reduction: explorer.PartialOrder},
+		{Workers: 2, Reduction: explorer.PartialOrder},
+	} {
+		cfg.Properties = safetyNames(m)
+		r, err := explorer.Check(m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != explorer.OK || r.States != 458771 || r.Transitions != 1282533 || r.Terminal != 1 {
+			t.Errorf("%v with %d workers: %v, %d states, %d transitions, %d terminal; want ok, 458771, 1282533, 1",
+				r.Strategy, r.Workers, r.Status, r.States, r.Transitions, r.Terminal)
+		}
+	}
+}
+
 // TestLamportReductionsFindBugs checks that both reductions keep the
 // counterexamples: lamport-broken and lamport over unordered channels
 // violate GA1 with each of them and with both.
