@@ -669,9 +669,12 @@ func TestLamportMinimalIsBisimulation(t *testing.T) {
 		{2, 3, []bool{true, true}, "all"},
 		{3, 1, []bool{true, false, true}, "1,3"},
 		{3, 2, []bool{false, true, false}, "2"},
-		{3, 1, []bool{true, true, true}, "all"},
+		{3, 1, []bool{true, true, true}, "all"}, // 852,607 literal states
 	}
 	for _, c := range cases {
+		if testing.Short() && c.requesters == "all" && c.n == 3 {
+			continue
+		}
 		init := ilInitial(c.n)
 		seen := map[string]bool{init.key(): true}
 		succ := map[string]string{} // class -> its successor classes
