@@ -414,7 +414,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		reducer = s.reducers[w]
 	}
 	for x.r = lo; x.r < hi; x.r++ {
-		if x.r&255 == 0 && s.stopped() {
+		if x.r&255 == 0 && (s.stopped() || x.r&4095 == 0 && s.overMemory()) {
 			break
 		}
 		st, fp := cur.get(x.r)

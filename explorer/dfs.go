@@ -117,7 +117,7 @@ func (s *search) dfs() {
 		a++
 	}
 	for steps := 0; len(stack) > 0; steps++ {
-		if steps&255 == 0 && s.stopped() {
+		if steps&255 == 0 && (s.stopped() || steps&4095 == 0 && s.overMemory()) {
 			return
 		}
 		e := stack[len(stack)-1]

@@ -261,6 +261,18 @@ func (s *search) sampleMemory() uint64 {
 	}
 }
 
+// overMemory samples the memory now and stops the search when it has
+// reached MaxMemory. The monitor samples every 50 ms, but on a loaded
+// machine its goroutine may wait for a core while the search allocates;
+// the search loops call this every few thousand states as well.
+func (s *search) overMemory() bool {
+	if s.cfg.MaxMemory == 0 || s.sampleMemory() < s.cfg.MaxMemory {
+		return false
+	}
+	s.stop.CompareAndSwap(running, stopMemory)
+	return true
+}
+
 // done reports whether the violations found so far end the search.
 func (s *search) done() bool {
 	if len(s.violations) == 0 {
