@@ -281,11 +281,13 @@ func Text(w io.Writer, run Run) error {
 		}
 	case explorer.Incomplete:
 		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s states explored\n", r.Reason, group(r.States))
-		if run.Reducible && r.Reduction != explorer.PartialOrder && r.Failure == nil {
-			b.WriteString("hint: this spec allows partial-order reduction; --reduction por checks its safety properties in far fewer states\n")
-		}
-		if run.Hint != "" && r.Failure == nil {
-			fmt.Fprintf(&b, "hint: %s\n", run.Hint)
+		if r.Failure == nil {
+			if run.Reducible && r.Reduction != explorer.PartialOrder {
+				b.WriteString("hint: this spec allows partial-order reduction; --reduction por checks its safety properties in far fewer states\n")
+			}
+			if run.Hint != "" {
+				fmt.Fprintf(&b, "hint: %s\n", run.Hint)
+			}
 		}
 	case explorer.Failed:
 		b.WriteString("result: ERROR in the model\n")

@@ -634,8 +634,9 @@ func lamportRequestsAhead(p *lamportNode) bool {
 // rule is a bisimulation, like the others of lamportMinimize. No value
 // compares with a threshold that is gone: a threshold only goes (an exit,
 // a REQUEST received), so later states are mapped with fewer thresholds
-// and a smaller E, never needing what was erased. TestLamportMinimalIsBisimulation
-// checks the whole normalization against the literal model, N=3 included.
+// and a smaller E, never needing what was erased.
+// TestLamportMinimalIsBisimulation checks the whole normalization against
+// the literal model, N=3 included.
 func lamportRegions(procs []lamportNode, chans [][]lamportMsg, live []bool, to []int) {
 	n := len(procs)
 	var thBuf, mapBuf [32]int

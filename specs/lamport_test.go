@@ -557,7 +557,7 @@ func TestLamportReductions(t *testing.T) {
 // TestLamportFourProcesses pins lamport with N=4 and three requesters under
 // minimal clocks and partial-order reduction, depth first and breadth first
 // on two workers: the same figures, and every property holds. (With all
-// four requesting, the same search takes an hour: see the README.)
+// four requesting, the same search takes two hours: see the README.)
 func TestLamportFourProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("458,771 states twice: skipped in -short")
