@@ -110,6 +110,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 					return err
 				},
 			},
+			quorumsCommand(),
 		},
 	}
 	err := app.Run(reorder(args))
@@ -124,11 +125,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// reorder moves the positional SPEC of `check` after its flags: the flag
-// parser stops at the first positional argument, and people write
-// `vacheck check chang-roberts --n 4`.
+// reorder moves the positional argument of `check` (SPEC) and `quorums`
+// (SYSTEM) after their flags: the flag parser stops at the first positional
+// argument, and people write `vacheck check chang-roberts --n 4`.
 func reorder(args []string) []string {
-	i := slices.Index(args, "check")
+	i := slices.IndexFunc(args, func(a string) bool { return a == "check" || a == "quorums" })
 	if i < 0 {
 		return args
 	}
