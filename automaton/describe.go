@@ -57,6 +57,9 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 		}
 		vars = append(vars, explorer.Var{Name: "crashed", Value: crashed}, explorer.Var{Name: "crashes-left", Value: v.CrashesLeft()})
 	}
+	if sys.cfg.Recoveries > 0 {
+		vars = append(vars, explorer.Var{Name: "recoveries-left", Value: v.g.recoveries})
+	}
 	return vars, nil
 }
 
@@ -89,7 +92,7 @@ func display(v reflect.Value) any {
 
 // Label implements explorer.Describer: the name of transition a of state s,
 // with processes numbered from 1, e.g. send(5)_{1,2}, receive(5)_{1,2},
-// enter_{3}, crash_{2}.
+// enter_{3}, crash_{2}, recover_{2}.
 func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -113,6 +116,9 @@ func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
 		l := sys.cfg.Links[act.ch]
 		return fmt.Sprintf("receive(%s)_{%d,%d}", msgString(m), l.From+1, l.To+1), nil
 	case Fault:
+		if act.recover {
+			return fmt.Sprintf("recover_{%d}", act.proc+1), nil
+		}
 		return fmt.Sprintf("crash_{%d}", act.proc+1), nil
 	}
 	st := w.steps[act.step]

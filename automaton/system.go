@@ -112,6 +112,13 @@ type Config[S any, M Message] struct {
 	// (ALGORITHMS.md 0.4): crash_i stops process i; messages to a crashed
 	// process are received and discarded.
 	Crashes int
+	// Recoveries is the number of recoveries the environment may inject
+	// (crash-recovery, ALGORITHMS.md 0.4): recover_i brings a crashed
+	// process i back up and calls its Recover method (the process type must
+	// implement Recoverer), which resets the volatile variables, keeps the
+	// stable ones and runs the algorithm's recovery action, all in the same
+	// step. Messages sent to i while it was down stay lost.
+	Recoveries int
 	// Invariants are checked in every reachable state, in order.
 	Invariants []Invariant[S, M]
 	// Assertions name the assertions effects may make with
@@ -193,7 +200,15 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	if cfg.Crashes < 0 || (cfg.Crashes > 0 && n > 64) {
 		return nil, fmt.Errorf("%w: crashes are modelled for at most 64 processes, and the budget must not be negative", ErrConfig)
 	}
-	if cfg.PartialOrder != nil && (cfg.Crashes > 0 || cfg.PartialOrder.Visible == nil || n > 64) {
+	if cfg.Recoveries < 0 {
+		return nil, fmt.Errorf("%w: the recovery budget must not be negative", ErrConfig)
+	}
+	if cfg.Recoveries > 0 {
+		if _, ok := any(new(S)).(Recoverer[M]); !ok {
+			return nil, fmt.Errorf("%w: Recoveries is %d but %T does not implement Recoverer (Recover(fx *Effects[M]))", ErrConfig, cfg.Recoveries, new(S))
+		}
+	}
+	if cfg.PartialOrder != nil && (cfg.Crashes > 0 || cfg.Recoveries > 0 || cfg.PartialOrder.Visible == nil || n > 64) {
 		return nil, fmt.Errorf("%w: PartialOrder needs a Visible function, no crashes and at most 64 processes", ErrConfig)
 	}
 	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity}
@@ -285,7 +300,7 @@ func (sys *System[S, M, P]) NewWorker() explorer.Worker {
 // processes are up), then each process, then each channel in Links order.
 func (sys *System[S, M, P]) encodeInitial(procs []S) []byte {
 	var out, seg []byte
-	seg = sys.encodeGlobals(seg[:0], globals{budget: sys.cfg.Crashes})
+	seg = sys.encodeGlobals(seg[:0], globals{budget: sys.cfg.Crashes, recoveries: sys.cfg.Recoveries})
 	out = appendSeg(out, seg)
 	for i := range procs {
 		seg = sys.pc.enc(unsafe.Pointer(&procs[i]), seg[:0])
@@ -304,14 +319,24 @@ func appendSeg(out, seg []byte) []byte {
 
 // globals is the environment's bookkeeping in a state.
 type globals struct {
-	budget int    // crashes left
-	down   uint64 // bit i: process i has crashed
-	failed int    // 1 + the index of an assertion an effect failed, or 0
+	budget     int    // crashes left
+	down       uint64 // bit i: process i has crashed
+	failed     int    // 1 + the index of an assertion an effect failed, or 0
+	recoveries int    // recoveries left (encoded only when Config.Recoveries > 0)
 }
 
 // hasGlobals reports whether states carry the environment's bookkeeping.
 func (sys *System[S, M, P]) hasGlobals() bool {
 	return sys.cfg.Crashes > 0 || len(sys.cfg.Assertions) > 0
+}
+
+// Recoverer is implemented by a process type that can recover from a crash
+// (Config.Recoveries). Recover is the effect of recover_i (ALGORITHMS.md
+// 0.4): reset the volatile variables to the algorithm's recovery values,
+// keep the stable ones, then run the algorithm's recovery action, which may
+// send messages through fx.
+type Recoverer[M Message] interface {
+	Recover(fx *Effects[M])
 }
 
 func (sys *System[S, M, P]) encodeGlobals(b []byte, g globals) []byte {
@@ -320,7 +345,11 @@ func (sys *System[S, M, P]) encodeGlobals(b []byte, g globals) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(g.budget))
 	b = binary.AppendUvarint(b, g.down)
-	return binary.AppendUvarint(b, uint64(g.failed))
+	b = binary.AppendUvarint(b, uint64(g.failed))
+	if sys.cfg.Recoveries > 0 {
+		b = binary.AppendUvarint(b, uint64(g.recoveries))
+	}
+	return b
 }
 
 func (sys *System[S, M, P]) decodeGlobals(b []byte) globals {
@@ -329,8 +358,13 @@ func (sys *System[S, M, P]) decodeGlobals(b []byte) globals {
 	}
 	budget, k := binary.Uvarint(b)
 	down, k2 := binary.Uvarint(b[k:])
-	failed, _ := binary.Uvarint(b[k+k2:])
-	return globals{budget: int(budget), down: down, failed: int(failed)}
+	failed, k3 := binary.Uvarint(b[k+k2:])
+	g := globals{budget: int(budget), down: down, failed: int(failed)}
+	if sys.cfg.Recoveries > 0 {
+		rec, _ := binary.Uvarint(b[k+k2+k3:])
+		g.recoveries = int(rec)
+	}
+	return g
 }
 
 // modelError is a panic raised by the framework for a modelling mistake

@@ -730,3 +730,89 @@ func TestNewRejects(t *testing.T) {
 		}
 	}
 }
+
+// ---- (f') Crash-recovery ----
+
+// phoenix is relay with a recovery: Got is volatile (reset to false), Sent
+// is stable (kept), and the recovery action of the sender announces itself
+// with 9.
+type phoenix struct {
+	Sender bool `vacheck:"-"`
+	Sent   bool
+	Got    bool
+}
+
+func (p *phoenix) Steps(_ *automaton.View[phoenix, int], out []automaton.Step) []automaton.Step {
+	if p.Sender && !p.Sent {
+		out = append(out, automaton.Out("send", 1))
+	}
+	return out
+}
+
+func (p *phoenix) Do(_ automaton.Step, fx *automaton.Effects[int]) {
+	p.Sent = true
+	fx.Send(1, 5)
+}
+
+func (p *phoenix) Receive(int, int, *automaton.Effects[int]) { p.Got = true }
+
+func (p *phoenix) Recover(fx *automaton.Effects[int]) {
+	p.Got = false
+	if p.Sender && fx.Up(fx.Self()) {
+		fx.Send(1, 9)
+	}
+}
+
+// TestRecoveries checks recover_i (ALGORITHMS.md 0.4): it is a fault
+// enabled for a crashed process while the budget lasts, it resets the
+// volatile variables and keeps the stable ones, its recovery action runs in
+// the same step with the process up, and a model whose process cannot
+// recover is refused.
+func TestRecoveries(t *testing.T) {
+	m := mustNew(t, automaton.Config[phoenix, int]{
+		Initial:    [][]phoenix{{{Sender: true}, {}}},
+		Links:      []automaton.Link{{From: 0, To: 1}},
+		Crashes:    1,
+		Recoveries: 1,
+	})
+	automatontest.CheckPure(t, m, 1000)
+	init, _ := m.Initial()
+	next, lbls, _ := successors(t, m, init[0])
+	if want := []string{"send(5)_{1,2}", "crash_{1}", "crash_{2}"}; !slices.Equal(lbls, want) {
+		t.Fatalf("labels %q, want %q", lbls, want)
+	}
+	// send, crash_1, recover_1: Sent is kept and the recovery sends 9.
+	sent := next[0]
+	afterCrash, lbls, _ := successors(t, m, sent)
+	if want := []string{"receive(5)_{1,2}", "crash_{1}", "crash_{2}"}; !slices.Equal(lbls, want) {
+		t.Fatalf("after send: labels %q, want %q", lbls, want)
+	}
+	back, lbls, ts := successors(t, m, afterCrash[1])
+	if want := []string{"receive(5)_{1,2}", "recover_{1}"}; !slices.Equal(lbls, want) {
+		t.Fatalf("after crash_{1}: labels %q, want %q", lbls, want)
+	}
+	if !ts[1].Fault || ts[1].Task != -1 || ts[1].Messages != 1 {
+		t.Errorf("recover_{1} transition %+v, want a fault sending one message", ts[1])
+	}
+	if got, want := describe(t, m, back[1]), "p1.sent=true p1.got=false p2.sent=false p2.got=false queue_{1,2}=[5 9] crashed=[] crashes-left=0 recoveries-left=0"; got != want {
+		t.Errorf("after recover_{1}:\n got %s\nwant %s", got, want)
+	}
+	// crash_2 after it got 5, recover_2: Got is volatile and reset.
+	got, _, _ := successors(t, m, afterCrash[0])
+	up, lbls, _ := successors(t, m, got[1])
+	if want := []string{"recover_{2}"}; !slices.Equal(lbls, want) {
+		t.Fatalf("after crash_{2}: labels %q, want %q", lbls, want)
+	}
+	if got, want := describe(t, m, up[0]), "p1.sent=true p1.got=false p2.sent=false p2.got=false queue_{1,2}=[] crashed=[] crashes-left=0 recoveries-left=0"; got != want {
+		t.Errorf("after recover_{2}:\n got %s\nwant %s", got, want)
+	}
+	r := check(t, m)
+	if r.Status != explorer.OK {
+		t.Errorf("status %v", r.Status)
+	}
+
+	_, err := automaton.New(automaton.Config[relay, int]{Initial: [][]relay{{{Sender: true}, {}}}, Links: []automaton.Link{{From: 0, To: 1}}, Crashes: 1, Recoveries: 1})
+	if !errors.Is(err, automaton.ErrConfig) || !strings.Contains(err.Error(), "Recoverer") {
+		t.Errorf("a process without Recover: err %v, want ErrConfig naming Recoverer", err)
+	}
+}

@@ -52,10 +52,11 @@ func (sys *System[S, M, P]) decodeChan(v *View[S, M], c int) {
 // action is one enabled transition of the state being expanded.
 type action struct {
 	kind       Kind
-	proc       int // the process whose step, input or crash it is
-	step       int // Output, Internal: index into worker.steps
-	ch         int // Input: channel index
-	start, end int // Input: payload bounds of the message in the channel segment
+	proc       int  // the process whose step, input, crash or recovery it is
+	recover    bool // Fault: recover_i rather than crash_i
+	step       int  // Output, Internal: index into worker.steps
+	ch         int  // Input: channel index
+	start, end int  // Input: payload bounds of the message in the channel segment
 }
 
 // worker expands states of one System for one goroutine.
@@ -160,6 +161,13 @@ func (w *worker[S, M, P]) enumerate() {
 			}
 		}
 	}
+	if v.g.recoveries > 0 {
+		for i := 0; i < sys.n; i++ {
+			if !v.Up(i) {
+				w.acts = append(w.acts, action{kind: Fault, proc: i, recover: true})
+			}
+		}
+	}
 }
 
 // Successors implements explorer.Worker.
@@ -239,8 +247,21 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 		}
 	case Fault:
 		g := v.g
-		g.budget--
-		g.down |= 1 << uint(a.proc)
+		if a.recover {
+			g.recoveries--
+			g.down &^= 1 << uint(a.proc)
+			// The recovery action runs as the process is up again, so
+			// that fx.Up(self) is true inside Recover.
+			w.v.g.down &^= 1 << uint(a.proc)
+			w.decodeWork(a.proc)
+			w.fx.self = a.proc
+			any(&w.work).(Recoverer[M]).Recover(&w.fx)
+			w.v.g.down |= 1 << uint(a.proc)
+			procChanged = true
+		} else {
+			g.budget--
+			g.down |= 1 << uint(a.proc)
+		}
 		w.gseg = sys.encodeGlobals(w.gseg[:0], g)
 		globalsChanged = true
 		t.Task, t.Fault = -1, true

@@ -2,6 +2,7 @@ package specs
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,6 +91,13 @@ type buNode struct {
 	// Broken makes timeoutAnswer wait only for the ANSWERs in transit, not
 	// for the larger processes to be crashed: the bug of bully-broken.
 	Broken bool `vacheck:"-"`
+	// Weak is --answer-timeout weak: T_ANSWER waits only until no ANSWER
+	// is in transit to i and no ELECTION of i's is in transit to a live
+	// larger process (what real timing gives when messages to a down
+	// process are lost; 1.14, Choice).
+	Weak bool `vacheck:"-"`
+	// AcceptAll is --accept always: ACCEPT(c) ≡ true.
+	AcceptAll bool `vacheck:"-"`
 }
 
 type buView = automaton.View[buNode, buMsg]
@@ -146,6 +154,14 @@ func (p *buNode) tAnswer(v *buView, i int) bool {
 		return false
 	}
 	if p.Broken {
+		return true
+	}
+	if p.Weak {
+		for j := i + 1; j < v.N(); j++ {
+			if v.Up(j) && slices.Contains(v.Chan(i, j), buMsg{Kind: buElection}) {
+				return false
+			}
+		}
 		return true
 	}
 	for j := i + 1; j < v.N(); j++ {
@@ -209,13 +225,28 @@ func (p *buNode) Do(s automaton.Step, fx *automaton.Effects[buMsg]) {
 	}
 }
 
+// Recover is recover_i (ALGORITHMS.md 0.4, 1.14): the election state is
+// volatile, so st := idle and coord := ⊥, then HOLD(). The premature-timeout
+// counter is the environment's bookkeeping and survives.
+func (p *buNode) Recover(fx *automaton.Effects[buMsg]) {
+	p.St, p.Coord = buIdle, 0
+	p.hold(fx)
+}
+
+// accept is ACCEPT(c) of 1.14: coord = ⊥ ∨ c ≥ coord ∨ ¬up_coord. It
+// rejects a stale announcement from a lower process that arrives after a
+// recovered higher process has announced itself. Without recovery it never
+// rejects (the invariant no-stale-coordinator checks it), so the counts of
+// crash-stop runs are those of ACCEPT ≡ true.
+func (p *buNode) accept(c int, fx *automaton.Effects[buMsg]) bool {
+	return p.AcceptAll || p.Coord == 0 || c >= int(p.Coord) || !fx.Up(int(p.Coord)-1)
+}
+
 // Receive performs the receive transitions of a live process (the framework
 // discards messages to a crashed one). ELECTION: answer, and HOLD if idle
 // (a process already electing or waiting only answers). ANSWER: stop
 // electing and wait for COORDINATOR; a stale one is ignored.
-// COORDINATOR(c): adopt c. ACCEPT(c) of 1.14 is true here: it matters only
-// with recovery, and the invariant no-stale-coordinator checks that it
-// would never reject.
+// COORDINATOR(c): adopt c if ACCEPT(c).
 func (p *buNode) Receive(from int, m buMsg, fx *automaton.Effects[buMsg]) {
 	switch m.Kind {
 	case buElection:
@@ -228,7 +259,9 @@ func (p *buNode) Receive(from int, m buMsg, fx *automaton.Effects[buMsg]) {
 			p.St = buWaiting
 		}
 	case buCoordinator:
-		p.Coord, p.St = buCoord(m.C), buIdle
+		if p.accept(m.C, fx) {
+			p.Coord, p.St = buCoord(m.C), buIdle
+		}
 	}
 }
 
@@ -379,6 +412,17 @@ func parseDetectors(p *Params, n int) ([]bool, error) {
 	return det, nil
 }
 
+// buChoice reads a two-valued flag and reports whether it is the second.
+func buChoice(p *Params, flag, first, second string) (bool, error) {
+	switch v := p.String(flag); v {
+	case first, second:
+		p.Set(flag, v)
+		return v == second, nil
+	default:
+		return false, Usagef(flag, v, "allowed values are %s and %s", first, second)
+	}
+}
+
 // bullySpecs returns the Bully algorithm (ALGORITHMS.md 1.14) and its
 // broken twin.
 func bullySpecs() []Spec { return []Spec{bully(false), bully(true)} }
@@ -391,7 +435,9 @@ func bully(broken bool) Spec {
 		Params: []Param{
 			{Flag: "n", Default: "4", Usage: "number of processes; process i has ID i"},
 			{Flag: "crashes", Default: "1", Usage: "crash-stop faults the environment may inject, 0 to N-1"},
-			{Flag: "recoveries", Default: "0", Usage: "recoveries (not modelled yet: only 0)"},
+			{Flag: "recoveries", Default: "0", Usage: "recoveries the environment may inject (recover_i: st := idle, coord := ⊥, HOLD()), 0 to 4"},
+			{Flag: "answer-timeout", Default: "strict", Usage: "T_ANSWER: strict (every larger process crashed, 1.14) or weak (no ELECTION of mine still in transit to a live larger process)"},
+			{Flag: "accept", Default: "rule", Usage: "ACCEPT(c) on COORDINATOR(c): rule (coord = ⊥ or c ≥ coord or coord crashed, 1.14) or always"},
 			{Flag: "start", Default: "stable", Usage: "initial coord: stable (the max ID everywhere) or election (⊥ everywhere: election at system start)"},
 			{Flag: "detectors", Default: "all", Usage: "processes that may detect a failed or unknown coordinator (detect_i): all, or a list such as 1,3"},
 			{Flag: "timeouts", Default: "perfect", Usage: "perfect (justified timeouts) or unrestricted (only the local waiting condition, with a budget of premature timeouts)"},
@@ -415,10 +461,21 @@ func bully(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		if r := p.String("recoveries"); strings.TrimSpace(r) != "0" {
-			return nil, Usagef("recoveries", r, "recovery is not modelled yet (the framework has crash-stop faults only); allowed: 0")
+		recoveries, err := p.Int("recoveries", 0, 4)
+		if err != nil {
+			return nil, err
 		}
-		p.Set("recoveries", 0)
+		if recoveries > 0 && crashes == 0 {
+			return nil, Usagef("recoveries", p.String("recoveries"), "a recovery needs a crash first; give --crashes 1 or more")
+		}
+		weak, err := buChoice(p, "answer-timeout", "strict", "weak")
+		if err != nil {
+			return nil, err
+		}
+		acceptAll, err := buChoice(p, "accept", "rule", "always")
+		if err != nil {
+			return nil, err
+		}
 		start := p.String("start")
 		if start != "stable" && start != "election" {
 			return nil, Usagef("start", start, "allowed values are stable and election")
@@ -450,7 +507,7 @@ func bully(broken bool) Spec {
 		}
 		procs := make([]buNode, n)
 		for i := range procs {
-			procs[i] = buNode{U: i + 1, Detects: det[i], Perfect: mode == "perfect", Premature: premature, Broken: broken}
+			procs[i] = buNode{U: i + 1, Detects: det[i], Perfect: mode == "perfect", Premature: premature, Broken: broken, Weak: weak, AcceptAll: acceptAll}
 			if start == "stable" {
 				procs[i].Coord = buCoord(n)
 			}
@@ -461,6 +518,7 @@ func bully(broken bool) Spec {
 			Channels:   disc,
 			Capacity:   capacity,
 			Crashes:    crashes,
+			Recoveries: recoveries,
 			Invariants: buInvariants(),
 			ValidEnd:   buSettled,
 			// BU-TERM: every fair run reaches a valid end state (faults are
