@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode"
 	"unsafe"
 )
 
@@ -38,6 +39,8 @@ type codec struct {
 
 type constField struct {
 	off, size uintptr
+	index     int    // field index in the struct
+	name      string // Go field name, for errors
 }
 
 // fieldInfo names a field of a process state for traces.
@@ -67,7 +70,7 @@ func compile(t reflect.Type) (*codec, error) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if isConst(f) {
-			c.consts = append(c.consts, constField{off: f.Offset, size: f.Type.Size()})
+			c.consts = append(c.consts, constField{off: f.Offset, size: f.Type.Size(), index: i, name: f.Name})
 			continue
 		}
 		e, d, err := compileType(f.Type, t.String()+"."+f.Name)
@@ -87,12 +90,17 @@ func isConst(f reflect.StructField) bool {
 }
 
 // displayName is the name a trace shows for a field: its `vacheck:"name"`
-// tag, or the field name with a lower-case first letter. A tag
-// `vacheck:",omitempty"` keeps the field name and hides the field in traces
-// while it is zero or empty.
+// tag, or the field name with a lower-case first letter ("Status" shows as
+// status, as pseudocode writes it), except that a name that starts with an
+// acronym is shown as written (PC, RN, TSV). A tag `vacheck:",omitempty"`
+// keeps the field name and hides the field in traces while it is zero or
+// empty.
 func displayName(f reflect.StructField) string {
 	if tag, _, _ := strings.Cut(f.Tag.Get("vacheck"), ","); tag != "" && tag != "-" {
 		return tag
+	}
+	if len(f.Name) > 1 && unicode.IsUpper(rune(f.Name[1])) {
+		return f.Name
 	}
 	return strings.ToLower(f.Name[:1]) + f.Name[1:]
 }

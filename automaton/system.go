@@ -95,6 +95,9 @@ type Assertion struct {
 // Config describes a system: processes of type S exchanging messages of
 // type M over channels.
 type Config[S any, M Message] struct {
+	// Name names the system in reports (automatontest.Verify prints it
+	// above a counterexample); optional.
+	Name string
 	// Initial lists the initial states, each a value for every process.
 	// All must have the same number of processes; constant fields
 	// (`vacheck:"-"`) are taken from the first.
@@ -241,6 +244,12 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	if len(sys.mc.consts) > 0 {
 		return nil, fmt.Errorf("%w: message type %s has constant fields", ErrConfig, reflect.TypeFor[M]())
 	}
+	if err := sys.checkConstants(); err != nil {
+		return nil, err
+	}
+	if err := checkOptionalMethods[S, M](); err != nil {
+		return nil, err
+	}
 	sys.protos = cfg.Initial[0]
 	_, sys.accepts = any(P(&sys.protos[0])).(Acceptor[M])
 	if cfg.PartialOrder != nil {
@@ -274,8 +283,55 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	return sys, nil
 }
 
+// checkConstants checks that every initial state gives each process the
+// same value of every constant field (`vacheck:"-"`) as the first: constants
+// are not stored in states, so a difference would be lost silently.
+func (sys *System[S, M, P]) checkConstants() error {
+	first := sys.cfg.Initial[0]
+	for k, init := range sys.cfg.Initial[1:] {
+		for i := range init {
+			a, b := reflect.ValueOf(&first[i]).Elem(), reflect.ValueOf(&init[i]).Elem()
+			for _, c := range sys.pc.consts {
+				// NewAt reads unexported fields too.
+				fa, fb := a.Field(c.index), b.Field(c.index)
+				va := reflect.NewAt(fa.Type(), unsafe.Pointer(fa.UnsafeAddr())).Elem().Interface()
+				vb := reflect.NewAt(fb.Type(), unsafe.Pointer(fb.UnsafeAddr())).Elem().Interface()
+				if !reflect.DeepEqual(va, vb) {
+					return fmt.Errorf("%w: field %s of process %d is constant (tagged vacheck:\"-\") but initial state %d gives it %v and initial state 1 gives %v; constants must be the same in every initial state (drop the tag to make it part of the state)",
+						ErrConfig, c.name, i+1, k+2, vb, va)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkOptionalMethods refuses a process type with a method named like one
+// of an optional interface (Acceptor, Commuter, Silencer, Recoverer) whose
+// signature does not match it: such a method would be ignored silently and
+// change what is explored.
+func checkOptionalMethods[S any, M Message]() error {
+	pv := reflect.New(reflect.TypeFor[S]())
+	for _, want := range []reflect.Type{
+		reflect.TypeFor[Acceptor[M]](), reflect.TypeFor[Commuter[M]](),
+		reflect.TypeFor[Silencer[M]](), reflect.TypeFor[Recoverer[M]](),
+	} {
+		name := want.Method(0).Name
+		m := pv.MethodByName(name)
+		if !m.IsValid() || pv.Type().Implements(want) {
+			continue
+		}
+		return fmt.Errorf("%w: %s has a method %s of type %s, but the optional interface %s needs %s; fix the signature or rename the method",
+			ErrConfig, pv.Type(), name, m.Type(), want, want.Method(0).Type)
+	}
+	return nil
+}
+
 // N returns the number of processes.
 func (sys *System[S, M, P]) N() int { return sys.n }
+
+// Name returns Config.Name.
+func (sys *System[S, M, P]) Name() string { return sys.cfg.Name }
 
 // Capacity returns the channel capacity.
 func (sys *System[S, M, P]) Capacity() int { return sys.capacity }

@@ -3,6 +3,8 @@ package automaton
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -392,17 +394,21 @@ func messageType(m any) string {
 }
 
 // assert records a failed assertion of the current effect.
+// The name is checked whether or not the assertion holds, so that a
+// misspelled or undeclared assertion is an error the first time it is
+// reached, not only when it fails.
 func (w *worker[S, M, P]) assert(name string, ok bool) {
-	if ok || w.failed != 0 {
-		return
-	}
-	for k, a := range w.sys.cfg.Assertions {
-		if a.Name == name {
-			w.failed = k + 1
-			return
+	k := slices.IndexFunc(w.sys.cfg.Assertions, func(a Assertion) bool { return a.Name == name })
+	if k < 0 {
+		var names []string
+		for _, a := range w.sys.cfg.Assertions {
+			names = append(names, strconv.Quote(a.Name))
 		}
+		panic(modelError{fmt.Sprintf("process %d asserted %q, which is not among the Config's Assertions (declared: %s)", w.fx.self+1, name, strings.Join(names, ", "))})
 	}
-	panic(modelError{fmt.Sprintf("process %d asserted %q, which is not among the Config's Assertions", w.fx.self+1, name)})
+	if !ok && w.failed == 0 {
+		w.failed = k + 1
+	}
 }
 
 // Check implements explorer.Worker.

@@ -25,11 +25,41 @@ func Verify(t testing.TB, m explorer.Model, cfg explorer.Config) *explorer.Resul
 		t.Fatalf("vacheck: %v", err)
 	}
 	if r.Status != explorer.OK {
-		var b strings.Builder
-		_ = report.Text(&b, report.Run{Spec: t.Name(), Result: r})
-		t.Fatalf("vacheck: %v\n%s", r.Status, b.String())
+		t.Fatalf("vacheck: %v\n%s", r.Status, story(t, m, r))
 	}
 	return r
+}
+
+// ExpectViolation checks m for the one property prop and fails the test
+// unless the search finds a counterexample to it: the test of a broken
+// twin. The counterexample is logged as a story (shown with go test -v).
+// It returns the result so that a test can pin the trace's length:
+//
+//	r := automatontest.ExpectViolation(t, broken, properties.MutualExclusion)
+//	if n := len(r.Violations[0].Trace.Steps); n != 7 { t.Errorf(...) }
+func ExpectViolation(t testing.TB, m explorer.Model, prop string) *explorer.Result {
+	t.Helper()
+	r, err := explorer.Check(m, explorer.Config{Properties: []string{prop}})
+	if err != nil {
+		t.Fatalf("vacheck: %v", err)
+	}
+	if r.Status != explorer.Violated || len(r.Violations) == 0 || r.Violations[0].Property != prop {
+		t.Fatalf("vacheck: expected a violation of %s, got %v (%s)\n%s", prop, r.Status, r.Reason, story(t, m, r))
+	}
+	t.Logf("vacheck: %s is violated, as expected:\n%s", prop, story(t, m, r))
+	return r
+}
+
+// story renders r as the CLI's text report, under the model's name when it
+// has one (automaton.Config.Name) and the test's name otherwise.
+func story(t testing.TB, m explorer.Model, r *explorer.Result) string {
+	name := t.Name()
+	if nm, ok := m.(interface{ Name() string }); ok && nm.Name() != "" {
+		name = nm.Name()
+	}
+	var b strings.Builder
+	_ = report.Text(&b, report.Run{Spec: name, Result: r})
+	return b.String()
 }
 
 // CheckReduction checks that partial-order reduction keeps m's verdicts,
