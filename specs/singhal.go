@@ -61,7 +61,14 @@ func (m sgMsg) String() string {
 // It follows the section's staircase initialisation and, with --choice
 // round-robin (the default), its Choice of the next holder: the first
 // requester from i+1 on. --choice any lets exit_i hand the token to any
-// believed requester, the "arbitrary choice" 2.12 warns about.
+// believed requester, the "arbitrary choice" 2.12 warns about. With bounded
+// R the state graph is acyclic, so GA2' cannot fail by overtaking (the
+// others run out of requests); --choice any only adds interleavings.
+//
+// As written, the section's pseudocode is deadlock-free with one request
+// per process (N ≤ 4) but deadlocks at N=3 with two each: a REQUEST reaches
+// a former holder in state N after it passed the token on, and the new
+// holder never learns of it (TestSinghalTwoRequests).
 type sgNode struct {
 	Ust      userState
 	Done     int
