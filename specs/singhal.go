@@ -1,0 +1,314 @@
+package specs
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// sgBelief is a believed state in Singhal's SV and TSV: R requesting, E
+// executing, H holding the idle token, N none.
+type sgBelief = byte
+
+const (
+	sgR sgBelief = 'R'
+	sgE sgBelief = 'E'
+	sgH sgBelief = 'H'
+	sgN sgBelief = 'N'
+)
+
+// sgBeliefs is an array of beliefs indexed by process (SV, TSV), a string
+// so that a TOKEN stays comparable.
+type sgBeliefs string
+
+func (b sgBeliefs) set(j int, v sgBelief) sgBeliefs {
+	s := []byte(b)
+	s[j] = v
+	return sgBeliefs(s)
+}
+
+func (b sgBeliefs) String() string {
+	return "[" + strings.Join(strings.Split(string(b), ""), ",") + "]"
+}
+
+// sgMsg is REQUEST(j, sn) or TOKEN(TSV, TSN).
+type sgMsg struct {
+	Kind skKind // skRequest or skToken
+	J    int    // REQUEST: the requester (0-based)
+	SN   int    // REQUEST: its request number
+	TSV  sgBeliefs
+	TSN  skCounts
+}
+
+func (m sgMsg) String() string {
+	if m.Kind == skRequest {
+		return fmt.Sprintf("REQUEST(%d,%d)", m.J+1, m.SN)
+	}
+	return fmt.Sprintf("TOKEN(%v,%v)", m.TSV, m.TSN)
+}
+
+// sgNode is process P_i of Singhal's heuristic token algorithm
+// (ALGORITHMS.md 2.12; Singhal, "A heuristically-aided algorithm for mutual
+// exclusion in distributed systems", IEEE Trans. Computers 38(5), 1989):
+// the user part of 2.0, SV and SN (what i believes of every process and its
+// request numbers) and, while it holds the token, the token's TSV and TSN
+// (empty otherwise, so that states stay canonical).
+//
+// It follows the section's staircase initialisation and, with --choice
+// round-robin (the default), its Choice of the next holder: the first
+// requester from i+1 on. --choice any lets exit_i hand the token to any
+// believed requester, the "arbitrary choice" 2.12 warns about. With bounded
+// R the state graph is acyclic, so GA2' cannot fail by overtaking (the
+// others run out of requests); --choice any only adds interleavings.
+//
+// As written, the section's pseudocode is deadlock-free with one request
+// per process (N ≤ 4) but deadlocks at N=3 with two each: a REQUEST reaches
+// a former holder in state N after it passed the token on, and the new
+// holder never learns of it (TestSinghalTwoRequests).
+type sgNode struct {
+	Ust      userState
+	Done     int
+	SV       sgBeliefs `vacheck:"SV"`
+	SN       skCounts  `vacheck:"SN"`
+	HasToken bool
+	TSV      sgBeliefs `vacheck:"TSV"`
+	TSN      skCounts  `vacheck:"TSN"`
+	Requests int       `vacheck:"-"` // R for a requester, 0 otherwise
+	Any      bool      `vacheck:"-"` // --choice any
+	// Broken makes a requesting process that learns of another requester
+	// j mark it R without sending j its own request: the bug of
+	// singhal-broken.
+	Broken bool `vacheck:"-"`
+}
+
+type sgView = automaton.View[sgNode, sgMsg]
+
+func sgUser(p *sgNode) (userState, int) { return p.Ust, p.Done }
+
+// Steps: request_i, enter_i (trying with SV[i] = E: the token is here),
+// exit_i; with --choice any, one exit per believed requester the token may
+// go to (exit(j), j = 0 when it is kept).
+func (p *sgNode) Steps(v *sgView, out []automaton.Step) []automaton.Step {
+	i := v.Self()
+	switch {
+	case p.Ust == userIdle && p.Done < p.Requests:
+		out = append(out, automaton.Broadcast("request"))
+	case p.Ust == userTrying && p.SV[i] == sgE:
+		out = append(out, automaton.Do("enter"))
+	case p.Ust == userCritical && p.Any:
+		next, k0 := p.merged(i), len(out)
+		for k := 1; k < v.N(); k++ {
+			if j := (i + k) % v.N(); next[j] == sgR {
+				out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output, Arg: j + 1, HasArg: true})
+			}
+		}
+		if len(out) == k0 {
+			out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
+		}
+	case p.Ust == userCritical:
+		out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
+	}
+	return out
+}
+
+// merged returns SV as exit_i will leave it, for Steps.
+func (p *sgNode) merged(i int) sgBeliefs {
+	q := *p
+	q.exchange(i)
+	return q.SV
+}
+
+// exchange is the first part of exit_i: SV[i] := N; TSV[i] := N, then for
+// every j the newer of (SV[j], SN[j]) and (TSV[j], TSN[j]) wins, in both.
+func (p *sgNode) exchange(i int) {
+	p.SV, p.TSV = p.SV.set(i, sgN), p.TSV.set(i, sgN)
+	for j := range len(p.SV) {
+		if p.SN.at(j) > p.TSN.at(j) {
+			p.TSV, p.TSN = p.TSV.set(j, p.SV[j]), p.TSN.set(j, p.SN.at(j))
+		} else {
+			p.SV, p.SN = p.SV.set(j, p.TSV[j]), p.SN.set(j, p.TSN.at(j))
+		}
+	}
+}
+
+// Do performs request_i, enter_i and exit_i.
+func (p *sgNode) Do(s automaton.Step, fx *automaton.Effects[sgMsg]) {
+	i := fx.Self()
+	switch s.Name {
+	case "request":
+		p.Ust = userTrying
+		if p.SV[i] == sgH {
+			p.SV = p.SV.set(i, sgE) // enter at once, no message
+			return
+		}
+		p.SV, p.SN = p.SV.set(i, sgR), p.SN.set(i, p.SN.at(i)+1)
+		for j := 0; j < fx.N(); j++ {
+			if j != i && p.SV[j] == sgR {
+				fx.Send(j, sgMsg{Kind: skRequest, J: i, SN: p.SN.at(i)})
+			}
+		}
+	case "enter":
+		p.Ust = userCritical
+	case "exit":
+		p.Ust, p.Done = userIdle, p.Done+1
+		p.exchange(i)
+		if !strings.ContainsRune(string(p.SV), rune(sgR)) {
+			p.SV = p.SV.set(i, sgH) // ∀j: SV[j] = N
+			return
+		}
+		j := s.Arg - 1
+		if !p.Any {
+			for k := 1; k < fx.N(); k++ { // round robin from i+1
+				if j = (i + k) % fx.N(); p.SV[j] == sgR {
+					break
+				}
+			}
+		}
+		p.sendToken(j, fx)
+	}
+}
+
+// sendToken sends TOKEN(TSV, TSN) to j.
+func (p *sgNode) sendToken(j int, fx *automaton.Effects[sgMsg]) {
+	fx.Send(j, sgMsg{Kind: skToken, TSV: p.TSV, TSN: p.TSN})
+	p.HasToken, p.TSV, p.TSN = false, "", ""
+}
+
+// Receive performs receive REQUEST(j, sn), by the case of SV[i], and
+// receive TOKEN (SV[i] := E: the trying receiver may enter).
+func (p *sgNode) Receive(_ int, m sgMsg, fx *automaton.Effects[sgMsg]) {
+	i := fx.Self()
+	if m.Kind == skToken {
+		p.HasToken, p.TSV, p.TSN = true, m.TSV, m.TSN
+		p.SV = p.SV.set(i, sgE)
+		return
+	}
+	j := m.J
+	if m.SN <= p.SN.at(j) {
+		return // outdated
+	}
+	p.SN = p.SN.set(j, m.SN)
+	switch p.SV[i] {
+	case sgN, sgE:
+		p.SV = p.SV.set(j, sgR)
+	case sgR:
+		if p.SV[j] != sgR {
+			p.SV = p.SV.set(j, sgR)
+			if !p.Broken {
+				fx.Send(j, sgMsg{Kind: skRequest, J: i, SN: p.SN.at(i)})
+			}
+		}
+	case sgH:
+		p.SV = p.SV.set(j, sgR)
+		p.TSV, p.TSN = p.TSV.set(j, sgR), p.TSN.set(j, m.SN)
+		p.SV = p.SV.set(i, sgN)
+		p.sendToken(j, fx)
+	}
+}
+
+// sgTokens counts the tokens: holders and TOKEN messages in transit.
+func sgTokens(v *sgView) int {
+	k := properties.Count(v.N(), func(i int) bool { return v.Proc(i).HasToken })
+	for i := 0; i < v.N(); i++ {
+		for j := 0; j < v.N(); j++ {
+			for _, m := range v.Chan(i, j) {
+				if m.Kind == skToken {
+					k++
+				}
+			}
+		}
+	}
+	return k
+}
+
+// sgExplain says who holds the token and what each process believes.
+func sgExplain(v *sgView) []string {
+	var lines []string
+	for i := 0; i < v.N(); i++ {
+		p := v.Proc(i)
+		s := fmt.Sprintf("process %d is %v, SV %v", i+1, p.Ust, p.SV)
+		if p.HasToken {
+			s += fmt.Sprintf(", holds the token (TSV %v, TSN %v)", p.TSV, p.TSN)
+		}
+		lines = append(lines, s)
+	}
+	if n := v.InTransit(); n > 0 {
+		lines = append(lines, inTransit(n))
+	}
+	return lines
+}
+
+// singhalSpecs returns singhal and its broken twin (ALGORITHMS.md 2.12).
+func singhalSpecs() []Spec { return []Spec{singhal(false), singhal(true)} }
+
+func singhal(broken bool) Spec {
+	s := Spec{
+		Name:    "singhal",
+		Section: "2.12",
+		Summary: "Singhal's heuristic token algorithm: REQUESTs go only to the processes believed to be requesting (staircase initialisation)",
+		Params: []Param{
+			{Flag: "n", Default: "3", Usage: "number of processes; the token starts at process 1"},
+			requestsParam,
+			requestersParam,
+			{Flag: "choice", Default: "round-robin", Usage: "next holder at exit: round-robin (the first believed requester from i+1 on) or any (every believed requester)"},
+		},
+		Claims: []string{properties.MutualExclusion, properties.TokenUniqueness, properties.DeadlockFreedom,
+			properties.Progress, properties.StarvationFreedom},
+	}
+	if broken {
+		s.Name = "singhal-broken"
+		s.Summary = "Singhal's algorithm with a bug"
+		s.Bug = "a requesting process that learns of another requester j (case R of receive REQUEST) marks j as requesting but does not send j its own request, so a request can miss the token holder for good"
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		n, err := p.Int("n", 1, maxN)
+		if err != nil {
+			return nil, err
+		}
+		users, err := parseMutexUsers(p, n)
+		if err != nil {
+			return nil, err
+		}
+		choice := p.String("choice")
+		if choice != "round-robin" && choice != "any" {
+			return nil, Usagef("choice", choice, "allowed values are round-robin and any")
+		}
+		p.Set("choice", choice)
+		// A channel i→j holds at most R REQUESTs of i, R forwarded
+		// REQUESTs and the token.
+		disc, capacity, err := channelParams(p, channel.FIFO, 2*users.R+1)
+		if err != nil {
+			return nil, err
+		}
+		procs := make([]sgNode, n)
+		for i := range procs {
+			sv := []byte(strings.Repeat(string(sgN), n))
+			for j := 0; j < i; j++ {
+				sv[j] = sgR // the staircase: R below i, N from i on
+			}
+			procs[i] = sgNode{Ust: userIdle, SV: sgBeliefs(sv), SN: skCounts(make([]byte, n)),
+				Requests: users.Requests(i), Any: choice == "any", Broken: broken}
+		}
+		procs[0].SV = procs[0].SV.set(0, sgH)
+		procs[0].HasToken = true
+		procs[0].TSV, procs[0].TSN = sgBeliefs(strings.Repeat(string(sgN), n)), skCounts(make([]byte, n))
+		return automaton.New(automaton.Config[sgNode, sgMsg]{
+			Initial:  [][]sgNode{procs},
+			Links:    automaton.Complete(n, false),
+			Channels: disc,
+			Capacity: capacity,
+			Invariants: []automaton.Invariant[sgNode, sgMsg]{
+				mutualExclusion[sgNode, sgMsg](sgUser),
+				{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, held or in transit", Holds: func(v *sgView) bool { return sgTokens(v) == 1 }},
+			},
+			ValidEnd: mutexValidEnd[sgNode, sgMsg](users, sgUser, func(*sgNode) bool { return true }),
+			Liveness: mutexLiveness[sgNode, sgMsg](sgUser),
+			Explain:  sgExplain,
+		})
+	}
+	return s
+}

@@ -1,0 +1,174 @@
+package specs
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+func sgCheck(t *testing.T, broken bool, flags map[string]string, cfg explorer.Config) *explorer.Result {
+	t.Helper()
+	s := singhal(broken)
+	if cfg.Properties == nil {
+		cfg.Properties = s.Claims
+	}
+	r, err := explorer.Check(buildSpec(t, s, flags), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Err != nil {
+		t.Fatalf("%v: %v", flags, r.Err)
+	}
+	return r
+}
+
+// TestSinghalCounts pins the state spaces of singhal with one request per
+// requester, the same for BFS with one and two workers and DFS, with every
+// claim holding (GA1, TOKEN-1, DLF, GA2, GA2').
+//
+//   - --n 1, by hand: request (SV[1] = H: no message), enter, exit: 4
+//     states, 3 transitions.
+//   - --n 2, by hand: process 2's staircase SV[1] = R makes it send its
+//     REQUEST to 1; process 1 (SV[2] = N) never sends one and enters with
+//     the token if it still holds it. This is Suzuki-Kasami at N=2 over
+//     FIFO channels step for step (one REQUEST, one TOKEN, the same
+//     branching), and gives its 28 states, 37 transitions, 2 terminal
+//     states (TestSuzukiKasamiCounts, derived there by skReference).
+//   - the others: regression values, cross-checked by BFS, DFS and two
+//     workers.
+func TestSinghalCounts(t *testing.T) {
+	cases := []struct {
+		flags                         map[string]string
+		states, transitions, terminal int64
+		large                         bool
+	}{
+		{map[string]string{"n": "1"}, 4, 3, 1, false},
+		{map[string]string{"n": "2"}, 28, 37, 2, false},
+		{map[string]string{"n": "3"}, 602, 1338, 7, false},
+		{map[string]string{"n": "3", "choice": "any"}, 689, 1507, 7, false},
+		{map[string]string{"n": "3", "requesters": "2,3"}, 89, 167, 2, false},
+		{map[string]string{"n": "4"}, 41804, 152545, 55, true},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
+			if c.large && testing.Short() {
+				t.Skip("41,804 states three times: skipped in -short")
+			}
+			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+				r := sgCheck(t, false, c.flags, cfg)
+				if r.Status != explorer.OK {
+					t.Fatalf("%v workers=%d: status %v (%v)", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
+				}
+				if r.States != c.states || r.Transitions != c.transitions || r.Terminal != c.terminal {
+					t.Errorf("%v workers=%d: %d states, %d transitions, %d terminal; want %d, %d, %d",
+						cfg.Strategy, cfg.Workers, r.States, r.Transitions, r.Terminal, c.states, c.transitions, c.terminal)
+				}
+			}
+		})
+	}
+}
+
+// TestSinghalMessages pins total messages over complete executions:
+// ALGORITHMS.md 2.12 says 0 ... N per entry. A lone requester k sends its
+// REQUEST to the processes j < k of its staircase (SV[j] = R), and the
+// token comes back in one message: k messages, from 0 (process 1, the
+// holder) to N (process N: N-1 REQUESTs + 1 TOKEN). With everyone
+// requesting once: 2 ... 4 at N=2, 5 ... 9 at N=3, 9 ... 16 at N=4
+// (regression values; the maximum N·N is N per entry).
+func TestSinghalMessages(t *testing.T) {
+	type span struct {
+		flags    map[string]string
+		min, max int
+	}
+	var cases []span
+	for n := 2; n <= 4; n++ {
+		ns := fmt.Sprint(n)
+		for k := 1; k <= n; k++ {
+			cases = append(cases, span{map[string]string{"n": ns, "requesters": fmt.Sprint(k)}, k, k})
+		}
+		cases[len(cases)-n].min, cases[len(cases)-n].max = 0, 0 // process 1 holds the token
+		cases = append(cases, span{map[string]string{"n": ns, "requesters": "1", "requests": "3"}, 0, 0})
+	}
+	cases = append(cases,
+		span{map[string]string{"n": "2"}, 2, 4},
+		span{map[string]string{"n": "3"}, 5, 9},
+		span{map[string]string{"n": "4"}, 9, 16})
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
+			r := sgCheck(t, false, c.flags, explorer.Config{Metrics: []string{"messages"}, Properties: []string{}})
+			if m := r.Metrics[0]; m.Min != int64(c.min) || m.Max != int64(c.max) || m.Unbounded {
+				t.Errorf("messages min %d max %d; want %d, %d", m.Min, m.Max, c.min, c.max)
+			}
+		})
+	}
+}
+
+// TestSinghalTwoRequests records a finding: the section's pseudocode, as
+// written, deadlocks at N=3 with two requests each. Process 3's second
+// REQUEST goes only to process 1 (its exit copied SV[2] = N from the
+// token), process 1 gets it after it has passed the token to process 2,
+// and being in state N only notes it; process 2 ends as the idle holder
+// knowing nothing of it.
+func TestSinghalTwoRequests(t *testing.T) {
+	r := sgCheck(t, false, map[string]string{"n": "3", "requests": "2"}, explorer.Config{Workers: 1, Properties: []string{properties.DeadlockFreedom}})
+	if r.Status != explorer.Violated || len(r.Violations[0].Trace.Steps) != 24 {
+		t.Fatalf("status %v %v; want a deadlock in 24 steps", r.Status, r.Violations)
+	}
+	expl := strings.Join(r.Violations[0].Trace.Explanation, "\n")
+	for _, line := range []string{"process 2 is idle, SV [N,H,N], holds the token", "process 3 is trying, SV [R,N,R]"} {
+		if !strings.Contains(expl, line) {
+			t.Errorf("explanation %q lacks %q", expl, line)
+		}
+	}
+	// GA1 and TOKEN-1 still hold.
+	r = sgCheck(t, false, map[string]string{"n": "3", "requests": "2"}, explorer.Config{Workers: 1, Properties: []string{properties.MutualExclusion, properties.TokenUniqueness}})
+	if r.Status != explorer.OK {
+		t.Errorf("GA1, TOKEN-1: status %v %v", r.Status, r.Violations)
+	}
+}
+
+// TestSinghalBroken: without forwarding its own request in case R, process
+// 2 learns of process 3's request but never tells process 3, which ends up
+// as the idle holder while process 2 waits for ever.
+func TestSinghalBroken(t *testing.T) {
+	want := []string{"request_{1}", "enter_{1}", "exit_{1}", "request_{2}", "request_{3}",
+		"receive(REQUEST(3,1))_{3,1}", "receive(TOKEN([N,N,R],[0,0,1]))_{1,3}", "enter_{3}", "exit_{3}",
+		"receive(REQUEST(2,1))_{2,1}", "receive(REQUEST(3,1))_{3,2}"}
+	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
+		r := sgCheck(t, true, map[string]string{"n": "3"}, cfg)
+		if r.Status != explorer.Violated || r.Violations[0].Property != properties.DeadlockFreedom {
+			t.Fatalf("status %v %v; want deadlock-freedom violated", r.Status, r.Violations)
+		}
+		if got := explorer.Actions(r.Violations[0].Trace.Steps); !slices.Equal(got, want) {
+			t.Errorf("counterexample %q, want %q", got, want)
+		}
+	}
+	r := sgCheck(t, true, map[string]string{"n": "3"}, explorer.Config{Workers: 1, Properties: []string{properties.Progress}})
+	if r.Status != explorer.Violated {
+		t.Errorf("progress: status %v, want violated", r.Status)
+	}
+	if s := singhal(true); s.Name != "singhal-broken" || s.Bug == "" {
+		t.Errorf("twin %q, bug %q", s.Name, s.Bug)
+	}
+}
+
+// TestSinghalUsage checks that bad parameters are usage errors.
+func TestSinghalUsage(t *testing.T) {
+	for _, flags := range []map[string]string{
+		{"n": "0"}, {"requests": "0"}, {"requesters": "5"}, {"choice": "random"}, {"channels": "x"},
+	} {
+		s := singhal(false)
+		p, err := NewParams(s, flags)
+		if err == nil {
+			_, err = s.Build(p)
+		}
+		if !errors.Is(err, ErrUsage) {
+			t.Errorf("%v: error %v, want ErrUsage", flags, err)
+		}
+	}
+}

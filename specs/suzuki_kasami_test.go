@@ -1,0 +1,333 @@
+package specs
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// skRef is a literal reference model of Suzuki-Kasami (ALGORITHMS.md 2.10),
+// written without the automaton and explorer packages so that it checks
+// them: plain slices, ints for RN and LN, and channels as message lists
+// (kept sorted when unordered). ust: 0 idle, 1 trying, 2 critical.
+type skRef struct {
+	ust, done []int
+	rn        [][]int
+	holder    int   // process holding the token, -1 while it travels
+	ln        []int // the token's LN, wherever the token is
+	q         []int // the token's queue
+	ch        [][][]string
+}
+
+func (r *skRef) clone() *skRef {
+	c := &skRef{ust: slices.Clone(r.ust), done: slices.Clone(r.done), holder: r.holder, ln: slices.Clone(r.ln), q: slices.Clone(r.q)}
+	for i := range r.rn {
+		c.rn = append(c.rn, slices.Clone(r.rn[i]))
+		var row [][]string
+		for _, q := range r.ch[i] {
+			row = append(row, slices.Clone(q))
+		}
+		c.ch = append(c.ch, row)
+	}
+	return c
+}
+
+func (r *skRef) key() string { return fmt.Sprint(r.ust, r.done, r.rn, r.holder, r.ln, r.q, r.ch) }
+
+func (r *skRef) send(i, j int, m string, fifo bool) {
+	r.ch[i][j] = append(r.ch[i][j], m)
+	if !fifo {
+		sort.Strings(r.ch[i][j])
+	}
+}
+
+// giveToken sends the token from i to j. Its contents travel in r.ln and
+// r.q; the message only names it.
+func (r *skRef) giveToken(i, j int, fifo bool) {
+	r.holder = -1
+	r.send(i, j, "T", fifo)
+}
+
+func (r *skRef) next(reqs []int, fifo bool) []*skRef {
+	n := len(r.ust)
+	var out []*skRef
+	for i := 0; i < n; i++ {
+		s := r.clone()
+		switch {
+		case r.ust[i] == 0 && r.done[i] < reqs[i]:
+			s.ust[i] = 1
+			if r.holder != i {
+				s.rn[i][i]++
+				for j := 0; j < n; j++ {
+					if j != i {
+						s.send(i, j, fmt.Sprintf("R%d,%d", i, s.rn[i][i]), fifo)
+					}
+				}
+			}
+		case r.ust[i] == 1 && r.holder == i:
+			s.ust[i] = 2
+		case r.ust[i] == 2:
+			s.ust[i], s.done[i] = 0, r.done[i]+1
+			s.ln[i] = s.rn[i][i]
+			for k := 1; k < n; k++ {
+				j := (i + k) % n
+				if !slices.Contains(s.q, j) && s.rn[i][j] == s.ln[j]+1 {
+					s.q = append(s.q, j)
+				}
+			}
+			if len(s.q) > 0 {
+				j := s.q[0]
+				s.q = s.q[1:]
+				s.giveToken(i, j, fifo)
+			}
+		default:
+			continue
+		}
+		out = append(out, s)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			for k, m := range r.ch[i][j] {
+				if fifo && k > 0 {
+					break
+				}
+				s := r.clone()
+				s.ch[i][j] = slices.Delete(s.ch[i][j], k, k+1)
+				if m == "T" {
+					s.holder = j
+				} else {
+					var who, sn int
+					fmt.Sscanf(m, "R%d,%d", &who, &sn)
+					s.rn[j][who] = max(s.rn[j][who], sn)
+					if s.holder == j && s.ust[j] == 0 && s.rn[j][who] == s.ln[who]+1 {
+						s.giveToken(j, who, fifo)
+					}
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// skReference returns the distinct states, transitions and terminal states
+// of the reference model, where reqs[i] is the number of requests of i.
+func skReference(reqs []int, fifo bool) (states, transitions, terminal int64) {
+	n := len(reqs)
+	r := &skRef{ust: make([]int, n), done: make([]int, n), ln: make([]int, n)}
+	for i := 0; i < n; i++ {
+		r.rn = append(r.rn, make([]int, n))
+		r.ch = append(r.ch, make([][]string, n))
+	}
+	seen := map[string]bool{r.key(): true}
+	for frontier := []*skRef{r}; len(frontier) > 0; {
+		var next []*skRef
+		for _, s := range frontier {
+			succ := s.next(reqs, fifo)
+			transitions += int64(len(succ))
+			if len(succ) == 0 {
+				terminal++
+			}
+			for _, t := range succ {
+				if k := t.key(); !seen[k] {
+					seen[k] = true
+					next = append(next, t)
+				}
+			}
+		}
+		frontier = next
+	}
+	return int64(len(seen)), transitions, terminal
+}
+
+func skCheck(t *testing.T, broken bool, flags map[string]string, cfg explorer.Config) *explorer.Result {
+	t.Helper()
+	s := suzukiKasami(broken)
+	if cfg.Properties == nil {
+		cfg.Properties = s.Claims
+	}
+	r, err := explorer.Check(buildSpec(t, s, flags), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Err != nil {
+		t.Fatalf("%v: %v", flags, r.Err)
+	}
+	return r
+}
+
+// TestSuzukiKasamiCounts pins the state spaces of suzuki-kasami, the same
+// for BFS with one and two workers and DFS, with every claim holding
+// (TOKEN-1, GA1, token-to-trying, DLF, GA2, GA2'), under unordered (the
+// default) and FIFO channels. Every count is derived independently by
+// skReference; --n 1 also by hand: request (the holder, no message),
+// enter, exit: 4 states, 3 transitions.
+func TestSuzukiKasamiCounts(t *testing.T) {
+	cases := []struct {
+		flags                         map[string]string
+		states, transitions, terminal int64
+	}{
+		{map[string]string{"n": "1"}, 4, 3, 1},
+		{map[string]string{"n": "2"}, 29, 39, 2},
+		{map[string]string{"n": "2", "channels": "fifo"}, 28, 37, 2},
+		{map[string]string{"n": "2", "requests": "2"}, 120, 176, 4},
+		{map[string]string{"n": "3", "requesters": "2,3"}, 113, 252, 2},
+		{map[string]string{"n": "3"}, 1018, 2962, 5},
+		{map[string]string{"n": "3", "channels": "fifo"}, 818, 2295, 5},
+		{map[string]string{"n": "3", "requests": "2", "requesters": "1,3"}, 631, 1743, 4},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
+			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+				r := skCheck(t, false, c.flags, cfg)
+				if r.Status != explorer.OK {
+					t.Fatalf("%v workers=%d: status %v (%v)", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
+				}
+				if r.States != c.states || r.Transitions != c.transitions || r.Terminal != c.terminal {
+					t.Errorf("%v workers=%d: %d states, %d transitions, %d terminal; want %d, %d, %d",
+						cfg.Strategy, cfg.Workers, r.States, r.Transitions, r.Terminal, c.states, c.transitions, c.terminal)
+				}
+			}
+		})
+	}
+}
+
+// TestSuzukiKasamiReference checks the pinned counts against skReference.
+func TestSuzukiKasamiReference(t *testing.T) {
+	cases := []struct {
+		reqs []int
+		fifo bool
+		want [3]int64
+	}{
+		{[]int{1}, true, [3]int64{4, 3, 1}},
+		{[]int{1, 1}, false, [3]int64{29, 39, 2}},
+		{[]int{1, 1}, true, [3]int64{28, 37, 2}},
+		{[]int{2, 2}, false, [3]int64{120, 176, 4}},
+		{[]int{0, 1, 1}, false, [3]int64{113, 252, 2}},
+		{[]int{1, 1, 1}, false, [3]int64{1018, 2962, 5}},
+		{[]int{1, 1, 1}, true, [3]int64{818, 2295, 5}},
+		{[]int{2, 0, 2}, false, [3]int64{631, 1743, 4}},
+	}
+	for _, c := range cases {
+		s, tr, term := skReference(c.reqs, c.fifo)
+		if got := [3]int64{s, tr, term}; got != c.want {
+			t.Errorf("reference %v fifo=%v: %v, want %v", c.reqs, c.fifo, got, c.want)
+		}
+	}
+}
+
+// TestSuzukiKasamiMessages pins the total messages over all complete
+// executions (metric "messages"). ALGORITHMS.md 2.10: N per entry (N-1
+// REQUESTs + 1 TOKEN) when the token is not held, 0 when it is. So:
+//   - only process 1, the initial holder, requests: 0 per entry;
+//   - only process 2 requests once: exactly N;
+//   - everyone requests once: min N(N-1) (process 1 enters with the token
+//     it holds), max N·N (process 1 gave the token away before its own
+//     request);
+//   - process 2 requests twice: N (it keeps the token after its first
+//     exit and enters again with no message).
+//
+// N=2..4: "max N·N = 16 at N=4", "min N(N-1) = 12 at N=4".
+func TestSuzukiKasamiMessages(t *testing.T) {
+	type span struct {
+		flags    map[string]string
+		min, max int
+		large    bool
+	}
+	var cases []span
+	for n := 2; n <= 4; n++ {
+		ns := fmt.Sprint(n)
+		cases = append(cases,
+			span{map[string]string{"n": ns, "requesters": "1", "requests": "3"}, 0, 0, false},
+			span{map[string]string{"n": ns, "requesters": "2"}, n, n, false},
+			span{map[string]string{"n": ns, "requesters": "2", "requests": "2"}, n, n, false},
+			span{map[string]string{"n": ns}, n * (n - 1), n * n, n == 4},
+		)
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
+			if c.large && testing.Short() {
+				t.Skip("N=4, everyone requesting: 177,079 states and their graph, skipped in -short")
+			}
+			r := skCheck(t, false, c.flags, explorer.Config{Metrics: []string{"messages"}, Properties: []string{}})
+			if m := r.Metrics[0]; m.Min != int64(c.min) || m.Max != int64(c.max) || m.Unbounded {
+				t.Errorf("messages min %d max %d (unbounded %v); want %d, %d", m.Min, m.Max, m.Unbounded, c.min, c.max)
+			}
+		})
+	}
+}
+
+// TestSuzukiKasamiBroken: without LN[i] := RN[i] at exit, process 2's
+// served request still looks outstanding, and process 1, leaving the
+// critical section, sends the token back to process 2, which is idle.
+func TestSuzukiKasamiBroken(t *testing.T) {
+	want := []string{
+		"request_{2}", "receive(REQUEST(2,1))_{2,1}", "request_{1}", "receive(REQUEST(1,1))_{1,2}",
+		"receive(TOKEN([0,0,0],[]))_{1,2}", "enter_{2}", "exit_{2}", "receive(TOKEN([0,0,0],[]))_{2,1}",
+		"enter_{1}", "exit_{1}",
+	}
+	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
+		r := skCheck(t, true, map[string]string{"n": "3"}, cfg)
+		if r.Status != explorer.Violated || r.Violations[0].Property != skTokenToTryingName {
+			t.Fatalf("workers=%d: status %v %v; want token-to-trying violated", cfg.Workers, r.Status, r.Violations)
+		}
+		v := r.Violations[0]
+		if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, want) {
+			t.Errorf("counterexample %q, want %q", got, want)
+		}
+		if expl := strings.Join(v.Trace.Explanation, "\n"); !strings.Contains(expl, "process 2 is idle and a TOKEN is on its way to it") {
+			t.Errorf("explanation %q", expl)
+		}
+	}
+	if s := suzukiKasami(true); s.Name != "suzuki-kasami-broken" || s.Bug == "" {
+		t.Errorf("twin %q, bug %q", s.Name, s.Bug)
+	}
+}
+
+// TestSuzukiKasamiCrash checks section 3's expected failure: with one
+// crash, GA2 fails when the token holder crashes: processes 2 and 3 wait
+// for a token nobody will send.
+func TestSuzukiKasamiCrash(t *testing.T) {
+	r := skCheck(t, false, map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.Progress}})
+	if r.Status != explorer.Violated || r.Violations[0].Property != properties.Progress {
+		t.Fatalf("status %v %v; want progress violated", r.Status, r.Violations)
+	}
+	steps := explorer.Actions(r.Violations[0].Trace.Steps)
+	if last := steps[len(steps)-1]; last != "crash_{1}" {
+		t.Errorf("counterexample %q should end with the holder's crash", steps)
+	}
+	// The safety claims that do not count tokens survive the crash;
+	// TOKEN-1 does not: a token sent to a crashed process is discarded
+	// (ALGORITHMS.md 0.4).
+	r = skCheck(t, false, map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.MutualExclusion, skTokenToTryingName}})
+	if r.Status != explorer.OK {
+		t.Errorf("with a crash: status %v %v; want GA1 and token-to-trying to hold", r.Status, r.Violations)
+	}
+	r = skCheck(t, false, map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.TokenUniqueness}})
+	if r.Status != explorer.Violated {
+		t.Errorf("with a crash: status %v; want token-uniqueness violated", r.Status)
+	}
+}
+
+// TestSuzukiKasamiUsage checks that bad parameters are usage errors.
+func TestSuzukiKasamiUsage(t *testing.T) {
+	for _, flags := range []map[string]string{
+		{"n": "0"}, {"n": "x"}, {"requests": "0"}, {"requests": "9"}, {"requesters": "4"},
+		{"requesters": "1,1"}, {"crashes": "3"}, {"crashes": "-1"}, {"channels": "lifo"}, {"capacity": "0"},
+	} {
+		s := suzukiKasami(false)
+		p, err := NewParams(s, flags)
+		if err == nil {
+			_, err = s.Build(p)
+		}
+		if !errors.Is(err, ErrUsage) {
+			t.Errorf("%v: error %v, want ErrUsage", flags, err)
+		}
+	}
+}
