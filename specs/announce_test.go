@@ -1,7 +1,10 @@
 package specs
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
@@ -54,6 +57,36 @@ func TestChangRobertsAnnounceBroken(t *testing.T) {
 	r, _ = explorer.Check(m, explorer.Config{Properties: []string{"no-elect-after-done"}})
 	if r.Status != explorer.Violated {
 		t.Errorf("unordered channels: no-elect-after-done %v, want violated", r.Status)
+	}
+}
+
+// TestChangRobertsAnnounceCrash: with one crash-stop fault (ALGORITHMS.md
+// 1.2, 0.4) termination fails with a finite counterexample: the ring is
+// broken, and messages to the crashed process are discarded, so the run
+// stops in a terminal state where not every process knows the leader (at
+// N=3 with increasing IDs: 1 and 2 are discarded, then 3 crashes with its
+// own ID still in its send buffer); safety still holds.
+func TestChangRobertsAnnounceCrash(t *testing.T) {
+	m := build(t, "chang-roberts-announce", map[string]string{"n": "3", "ids": "increasing", "crashes": "1"})
+	r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Termination}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != explorer.Violated || r.Violations[0].Property != properties.Termination {
+		t.Fatalf("%v %+v, want termination violated", r.Status, r.Violations)
+	}
+	tr := r.Violations[0].Trace
+	if len(tr.Cycle) != 0 || !slices.ContainsFunc(tr.Steps, func(s explorer.Step) bool { return strings.HasPrefix(s.Action, "crash") }) {
+		t.Errorf("counterexample of %d steps and a cycle of %d: want a finite run with a crash", len(tr.Steps), len(tr.Cycle))
+	}
+	r, err = explorer.Check(m, explorer.Config{Properties: []string{properties.Uniqueness, properties.Agreement, properties.Validity}})
+	if err != nil || r.Status != explorer.OK {
+		t.Errorf("safety with a crash: %v %v, want ok", r.Status, err)
+	}
+	s, _ := Lookup("chang-roberts-announce")
+	p, _ := NewParams(s, map[string]string{"n": "3", "crashes": "3"})
+	if _, err := s.Build(p); !errors.Is(err, ErrUsage) {
+		t.Errorf("--crashes 3 with --n 3: %v, want ErrUsage", err)
 	}
 }
 

@@ -100,7 +100,8 @@ func changRobertsAnnounce(broken bool) Spec {
 		Name:    "chang-roberts-announce",
 		Section: "1.2",
 		Summary: "Chang-Roberts with leader announcement: the leader's ELECTED message tells every process, so the election terminates",
-		Params:  []Param{{Flag: "n", Default: "4", Usage: "number of processes"}, idsParam},
+		Params: []Param{{Flag: "n", Default: "4", Usage: "number of processes"}, idsParam,
+			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (with one, termination fails: 1.2)"}},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done",
 			properties.DeadlockFreedom, properties.Termination},
 	}
@@ -115,6 +116,12 @@ func changRobertsAnnounce(broken bool) Spec {
 			return nil, err
 		}
 		idsets, err := parseIDs(p, n)
+		if err != nil {
+			return nil, err
+		}
+		// With a crash the ring is broken and the algorithm has no failure
+		// handling: termination fails (1.2).
+		crashes, err := p.Int("crashes", 0, n-1)
 		if err != nil {
 			return nil, err
 		}
@@ -156,6 +163,7 @@ func changRobertsAnnounce(broken bool) Spec {
 			Links:    automaton.Ring(n),
 			Channels: disc,
 			Capacity: capacity,
+			Crashes:  crashes,
 			Invariants: []automaton.Invariant[craNode, craMsg]{
 				{Name: properties.Uniqueness, Doc: "never two processes in a leader state", Holds: func(v *craView) bool {
 					return properties.Count(v.N(), func(i int) bool { return craIsLeader(v.Proc(i)) }) <= 1

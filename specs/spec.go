@@ -60,6 +60,9 @@ func Catalog() []Spec {
 	all = append(all, lamportSpecs()...)
 	all = append(all, suzukiKasamiSpecs()...)
 	all = append(all, singhalSpecs()...)
+	all = append(all, changRobertsWakeupSpecs()...)
+	all = append(all, lelannSpecs()...)
+	all = append(all, changRobertsBidirectionalSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)

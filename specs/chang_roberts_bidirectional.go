@@ -1,0 +1,185 @@
+package specs
+
+import (
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// crbDir is a port of a bidirectional ring: CW to i+1, CCW to i−1.
+type crbDir uint8
+
+const (
+	crbCW crbDir = iota
+	crbCCW
+)
+
+func (d crbDir) String() string {
+	if d == crbCCW {
+		return "CCW"
+	}
+	return "CW"
+}
+
+// crbNode is a process of Chang-Roberts on a bidirectional ring
+// (ALGORITHMS.md 1.4): every process sends its own ID in a direction of its
+// own; an ID travels on, away from the port it arrived on, while it beats
+// the best ID the process has seen, and it is discarded otherwise. The
+// Choice of 1.4 is followed: the "random" direction is a nondeterministic
+// initial choice per process (2^N direction vectors per arrangement). All
+// processes start (st = cand initially); start_i is the only locally
+// controlled step. The ring needs N ≥ 3: with N = 2 both neighbours are the
+// same process and the two links would have to be told apart by port.
+type crbNode struct {
+	U       int
+	Dir     crbDir
+	Best    int
+	Chosen  bool // st: chosen, else cand
+	Started bool
+	Obj     objective `vacheck:"-"`
+	// Broken forwards an ID back on the port it arrived on
+	// (chang-roberts-bidirectional-broken), so it bounces home at once.
+	Broken bool `vacheck:"-"`
+}
+
+type crbView = automaton.View[crbNode, int]
+
+// port returns the neighbour on port d of process i.
+func crbPort(i, n int, d crbDir) int {
+	if d == crbCCW {
+		return (i + n - 1) % n
+	}
+	return (i + 1) % n
+}
+
+// Steps: start_i, pre st = cand ∧ ¬started.
+func (p *crbNode) Steps(v *crbView, out []automaton.Step) []automaton.Step {
+	if !p.Chosen && !p.Started {
+		out = append(out, automaton.Out("start", crbPort(v.Self(), v.N(), p.Dir)))
+	}
+	return out
+}
+
+// Do performs start_i: started := true; send ELECT(u) on port dir.
+func (p *crbNode) Do(_ automaton.Step, fx *automaton.Effects[int]) {
+	p.Started = true
+	fx.Send(crbPort(fx.Self(), fx.N(), p.Dir), p.U)
+}
+
+// Receive performs receive ELECT(v) on the port from: chosen on the own
+// ID; forward a winning ID on the opposite port d; discard a losing one.
+func (p *crbNode) Receive(from int, v int, fx *automaton.Effects[int]) {
+	i, n := fx.Self(), fx.N()
+	d := crbCW // the message travels away from from
+	if from == (i+1)%n {
+		d = crbCCW
+	}
+	if p.Broken {
+		d = 1 - d // the bug: back where it came from
+	}
+	switch {
+	case v == p.U:
+		p.Chosen = true
+	case p.Obj.beats(v, p.Best):
+		p.Best = v
+		fx.Send(crbPort(i, n, d), v)
+	default:
+		// v = best ≠ u would mean an ID visits a process twice.
+		fx.Assert(crbOnce, v != p.Best)
+	}
+}
+
+// crbOnce is the assertion of 1.4: v = best ≠ u is unreachable.
+const crbOnce = "visit-once"
+
+// crbWinner returns the position of the winning ID.
+func crbWinner(v *crbView) int {
+	ids := make([]int, v.N())
+	for i := range ids {
+		ids[i] = v.Proc(i).U
+	}
+	return v.Proc(0).Obj.winner(ids)
+}
+
+func changRobertsBidirectionalSpecs() []Spec {
+	return []Spec{changRobertsBidirectional(false), changRobertsBidirectional(true)}
+}
+
+func changRobertsBidirectional(broken bool) Spec {
+	s := Spec{
+		Name:    "chang-roberts-bidirectional",
+		Section: "1.4",
+		Summary: "Chang-Roberts on a bidirectional ring: every ID goes in a direction of its own and is discarded by a process that has seen a better one",
+		Params: []Param{
+			{Flag: "n", Default: "4", Usage: "number of processes, at least 3"},
+			idsParam,
+			objectiveParam,
+		},
+		Claims: []string{properties.Uniqueness, properties.Validity, crbOnce, properties.Quiescence, properties.DeadlockFreedom},
+	}
+	if broken {
+		s.Name = "chang-roberts-bidirectional-broken"
+		s.Summary = "Chang-Roberts on a bidirectional ring with a port mix-up"
+		s.Bug = "a process forwards an ID on the port it arrived on instead of the opposite one, so the ID bounces back to its origin, which is chosen"
+		s.Claims = []string{properties.Uniqueness, properties.DeadlockFreedom}
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		if v := p.String("n"); v == "1" || v == "2" {
+			return nil, Usagef("n", v, "allowed: 3 to %d (with N = 2 both ports lead to the same process, and the model's channels are per pair of processes)", maxN)
+		}
+		n, err := p.Int("n", 3, maxN)
+		if err != nil {
+			return nil, err
+		}
+		idsets, err := parseIDs(p, n)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
+		disc, capacity, err := channelParams(p, channel.FIFO, n)
+		if err != nil {
+			return nil, err
+		}
+		var initial [][]crbNode
+		for _, ids := range idsets {
+			for mask := 0; mask < 1<<n; mask++ { // bit i: process i sends CCW
+				procs := make([]crbNode, n)
+				for i := range procs {
+					procs[i] = crbNode{U: ids[i], Best: ids[i], Dir: crbDir(mask >> i & 1), Obj: obj, Broken: broken}
+				}
+				initial = append(initial, procs)
+			}
+		}
+		return automaton.New(automaton.Config[crbNode, int]{
+			Initial:  initial,
+			Links:    automaton.BiRing(n),
+			Channels: disc,
+			Capacity: capacity,
+			Invariants: []automaton.Invariant[crbNode, int]{
+				{Name: properties.Uniqueness, Doc: "never two processes chosen", Holds: func(v *crbView) bool {
+					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Chosen }) <= 1
+				}},
+				{Name: properties.Validity, Doc: "a chosen process holds the winning ID", Holds: func(v *crbView) bool {
+					w := crbWinner(v)
+					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Chosen && i != w }) == 0
+				}},
+			},
+			Assertions: []automaton.Assertion{{Name: crbOnce, Doc: "no ID reaches a process whose best it already is, other than its origin (v = best ≠ u is unreachable, 1.4)"}},
+			Liveness: []automaton.Liveness[crbNode, int]{{Name: properties.Quiescence,
+				Doc: "every fair run reaches a state with all channels empty and no enabled transition", Goal: func(v *crbView, _ int) bool {
+					return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return !v.Proc(i).Started }) == 0
+				}}},
+			// A valid end state: channels empty, exactly the winner chosen
+			// (0.8; non-leaders may be undecided).
+			ValidEnd: func(v *crbView) bool {
+				w := crbWinner(v)
+				return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return v.Proc(i).Chosen != (i == w) }) == 0
+			},
+		})
+	}
+	return s
+}

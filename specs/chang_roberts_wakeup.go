@@ -1,0 +1,358 @@
+package specs
+
+import (
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// crwStatus is st of 1.3: asleep, cand, relay, chosen or done.
+type crwStatus uint8
+
+const (
+	crwAsleep crwStatus = iota
+	crwCand
+	crwRelay
+	crwChosen
+	crwDone
+)
+
+func (s crwStatus) String() string {
+	return [...]string{"asleep", "cand", "relay", "chosen", "done"}[s]
+}
+
+// crwWake is WAKE of 1.3: what a sleeping process does when a message
+// wakes it.
+type crwWake uint8
+
+const (
+	crwJoin    crwWake = iota // becomes a candidate and sends its own ID
+	crwJoinOpt                // as JOIN, but suppresses its ID if the waking ID wins
+	crwRelayW                 // never becomes a candidate, only forwards
+)
+
+// crwNode is a process of Chang-Roberts with spontaneous (on-demand) start
+// (ALGORITHMS.md 1.3; Chang & Roberts 1979): designated initiators start on
+// their own, the others take part after a first message, as WAKE says.
+// Messages are those of 1.2 (craMsg): ELECT(v), and ELECTED(w) with the
+// announcement. "send" appends to the channel directly (0.2: no send
+// buffer in 1.3).
+//
+// Choices: (1) Init (designated initiator) is a state variable, not a
+// constant, because --initiators subsets gives each initial state its own
+// set; it never changes. (2) leader := u is set when a process is chosen,
+// with or without the announcement, so that agreement reads the same in
+// both. (3) No history variable records the actual initiators: validity
+// for RELAY is checked against the processes in st cand or chosen, which
+// are exactly the actual initiators until the announcement starts (a
+// process becomes done only after a leader is chosen, and every larger
+// initiator is then still a candidate).
+type crwNode struct {
+	U         int
+	Init      bool
+	St        crwStatus
+	Electable bool
+	Best      int
+	Leader    int       // 0: ⊥
+	Wake      crwWake   `vacheck:"-"`
+	CmpBest   bool      `vacheck:"-"` // CMP = BEST (else OWN)
+	Announce  bool      `vacheck:"-"`
+	Obj       objective `vacheck:"-"`
+	// Broken drops the st = asleep precondition of start: an initiator may
+	// start after it has relayed (chang-roberts-wakeup-broken, RELAY only).
+	Broken bool `vacheck:"-"`
+}
+
+type crwView = automaton.View[crwNode, craMsg]
+
+// Steps: start_i, pre i is a designated initiator and st = asleep (the
+// wake-up rule of 0.6; the broken twin also allows st = relay).
+func (p *crwNode) Steps(_ *crwView, out []automaton.Step) []automaton.Step {
+	if p.Init && (p.St == crwAsleep || (p.Broken && p.St == crwRelay)) {
+		out = append(out, automaton.Do("start"))
+	}
+	return out
+}
+
+// Do performs start_i: st := cand; electable := true; send ELECT(u).
+func (p *crwNode) Do(_ automaton.Step, fx *automaton.Effects[craMsg]) {
+	p.St, p.Electable = crwCand, true
+	p.send(fx, craMsg{V: p.U})
+}
+
+func (p *crwNode) send(fx *automaton.Effects[craMsg], m craMsg) {
+	fx.Send((fx.Self()+1)%fx.N(), m)
+}
+
+// Receive performs receive ELECT(v) and receive ELECTED(w).
+func (p *crwNode) Receive(_ int, m craMsg, fx *automaton.Effects[craMsg]) {
+	if m.Elected { // 1.2: the announcement
+		if m.V != p.U {
+			p.Leader = m.V
+			p.send(fx, m)
+		}
+		p.St = crwDone
+		return
+	}
+	v := m.V
+	switch p.St {
+	case crwAsleep:
+		switch p.Wake {
+		case crwJoin:
+			p.St, p.Electable = crwCand, true
+			p.send(fx, craMsg{V: p.U})
+			p.candidate(v, fx)
+		case crwJoinOpt:
+			p.St = crwCand
+			if p.Obj.beats(p.U, v) {
+				p.Electable = true
+				p.send(fx, craMsg{V: p.U})
+				p.candidate(v, fx)
+			} else {
+				p.Best = v // own ID suppressed, electable stays false
+				p.send(fx, m)
+			}
+		case crwRelayW:
+			p.St = crwRelay
+			p.send(fx, m)
+		}
+	case crwRelay:
+		p.send(fx, m)
+	case crwCand:
+		p.candidate(v, fx)
+	default:
+		// chosen/done: reachable only under unordered channels; apply the
+		// discard/forward part of CANDIDATE without changing st.
+		if v != p.U && p.Obj.beats(v, p.ref()) {
+			p.Best = p.Obj.best(p.Best, v)
+			p.send(fx, m)
+		}
+	}
+}
+
+// ref is what a candidate compares an arriving ID with: u (CMP = OWN) or
+// the best ID seen so far (CMP = BEST).
+func (p *crwNode) ref() int {
+	if p.CmpBest {
+		return p.Best
+	}
+	return p.U
+}
+
+// candidate is CANDIDATE(v): chosen on the own ID, forward a winning ID,
+// discard a losing one.
+func (p *crwNode) candidate(v int, fx *automaton.Effects[craMsg]) {
+	switch {
+	case v == p.U:
+		fx.Assert(crwElectable, p.Electable)
+		p.St, p.Leader = crwChosen, p.U
+		if p.Announce {
+			p.send(fx, craMsg{Elected: true, V: p.U})
+		}
+	case p.Obj.beats(v, p.ref()):
+		p.Best = p.Obj.best(p.Best, v)
+		p.Electable = false
+		p.send(fx, craMsg{V: v})
+	}
+}
+
+// crwElectable is the assertion of CANDIDATE: a returning own ID finds
+// the process still electable.
+const crwElectable = "electable"
+
+// crwIsLeader: st = chosen, or done with leader = u.
+func crwIsLeader(p *crwNode) bool {
+	return p.St == crwChosen || (p.St == crwDone && p.Leader == p.U)
+}
+
+// crwValid is VALID of 1.3 for every known leader value L: L is the
+// global winner for JOIN and JOIN_OPT; for RELAY no actual initiator (a
+// process in st cand or chosen) beats L.
+func crwValid(v *crwView) bool {
+	o, n := v.Proc(0).Obj, v.N()
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = v.Proc(i).U
+	}
+	for i := 0; i < n; i++ {
+		l := v.Proc(i).Leader
+		if l == 0 {
+			continue
+		}
+		if v.Proc(0).Wake != crwRelayW {
+			if l != o.best(ids...) {
+				return false
+			}
+			continue
+		}
+		for j := 0; j < n; j++ {
+			if q := v.Proc(j); (q.St == crwCand || q.St == crwChosen) && o.beats(q.U, l) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// crwEnd is the valid end state (0.8): channels empty and exactly one
+// leader; with the announcement also every process done and knowing it.
+// With announce false it is also the goal of termination when every
+// process must know the leader (KNOW), which then fails.
+func crwEnd(know bool) func(v *crwView) bool {
+	return func(v *crwView) bool {
+		if !v.ChannelsEmpty() || properties.Count(v.N(), func(i int) bool { return crwIsLeader(v.Proc(i)) }) != 1 {
+			return false
+		}
+		leader := 0
+		for i := 0; i < v.N(); i++ {
+			if crwIsLeader(v.Proc(i)) {
+				leader = v.Proc(i).U
+			}
+		}
+		for i := 0; i < v.N(); i++ {
+			q := v.Proc(i)
+			if q.Init && q.St == crwAsleep {
+				return false
+			}
+			if know && (q.Leader != leader || (q.Announce && q.St != crwDone)) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// crwQuiet is the goal of QUIESCE: nothing in transit and no start
+// enabled, so no transition is enabled.
+func crwQuiet(v *crwView, _ int) bool {
+	if !v.ChannelsEmpty() {
+		return false
+	}
+	for i := 0; i < v.N(); i++ {
+		if q := v.Proc(i); q.Init && q.St == crwAsleep {
+			return false
+		}
+	}
+	return true
+}
+
+// changRobertsWakeupSpecs returns chang-roberts-wakeup and its broken twin.
+func changRobertsWakeupSpecs() []Spec {
+	return []Spec{changRobertsWakeup(false), changRobertsWakeup(true)}
+}
+
+func changRobertsWakeup(broken bool) Spec {
+	s := Spec{
+		Name:    "chang-roberts-wakeup",
+		Section: "1.3",
+		Summary: "Chang-Roberts with spontaneous start: designated initiators start, the others join, join without a losing ID, or only relay",
+		Params: []Param{
+			{Flag: "n", Default: "4", Usage: "number of processes"},
+			idsParam,
+			initiatorsParam("subsets"),
+			{Flag: "wakeup", Default: "join", Usage: "what a woken process does: join (sends its own ID), join-opt (only if its ID wins against the waking one) or relay (never a candidate)"},
+			{Flag: "compare", Default: "own", Usage: "a candidate compares arriving IDs with its own ID (own) or the best ID seen (best)"},
+			{Flag: "announce", Default: "off", Usage: "leader announcement (ELECTED round, as in 1.2): on or off"},
+			objectiveParam,
+		},
+		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, crwElectable,
+			properties.Quiescence, properties.DeadlockFreedom},
+	}
+	if broken {
+		s.Name = "chang-roberts-wakeup-broken"
+		s.Summary = "Chang-Roberts with spontaneous start and relaying, without the wake-up rule"
+		s.Bug = "start_i lacks its st = asleep precondition, so an initiator that has relayed a smaller ID may still start: two processes are chosen"
+		s.Params[3] = Param{Flag: "wakeup", Default: "relay", Usage: "relay only: the wake-up rule matters only when woken processes relay"}
+		s.Claims = []string{properties.Uniqueness, properties.DeadlockFreedom}
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		n, err := p.Int("n", 1, maxN)
+		if err != nil {
+			return nil, err
+		}
+		idsets, err := parseIDs(p, n)
+		if err != nil {
+			return nil, err
+		}
+		inits, err := parseInitiators(p, n)
+		if err != nil {
+			return nil, err
+		}
+		var wake crwWake
+		switch w := p.String("wakeup"); {
+		case w == "join" && !broken:
+			wake = crwJoin
+		case w == "join-opt" && !broken:
+			wake = crwJoinOpt
+		case w == "relay":
+			wake = crwRelayW
+		case broken:
+			return nil, Usagef("wakeup", w, "allowed for %s: relay (with join or join-opt a woken process never relays, so the missing wake-up rule changes nothing)", s.Name)
+		default:
+			return nil, Usagef("wakeup", w, "allowed: join, join-opt or relay")
+		}
+		p.Set("wakeup", p.String("wakeup"))
+		cmp := p.String("compare")
+		if cmp != "own" && cmp != "best" {
+			return nil, Usagef("compare", cmp, "allowed: own or best")
+		}
+		p.Set("compare", cmp)
+		ann := p.String("announce")
+		if ann != "on" && ann != "off" {
+			return nil, Usagef("announce", ann, "allowed: on or off")
+		}
+		p.Set("announce", ann)
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
+		// Every process sends its own ID at most once and forwards each ID
+		// at most once: at most N ELECT and one ELECTED per channel.
+		disc, capacity, err := channelParams(p, channel.FIFO, n+1)
+		if err != nil {
+			return nil, err
+		}
+		var initial [][]crwNode
+		for _, ids := range idsets {
+			for _, set := range inits {
+				procs := make([]crwNode, n)
+				for i := range procs {
+					procs[i] = crwNode{U: ids[i], Init: set[i], Best: ids[i], Wake: wake, CmpBest: cmp == "best",
+						Announce: ann == "on", Obj: obj, Broken: broken}
+				}
+				initial = append(initial, procs)
+			}
+		}
+		return automaton.New(automaton.Config[crwNode, craMsg]{
+			Initial:  initial,
+			Links:    automaton.Ring(n),
+			Channels: disc,
+			Capacity: capacity,
+			Invariants: []automaton.Invariant[crwNode, craMsg]{
+				{Name: properties.Uniqueness, Doc: "never two processes in a leader state (chosen, or done with leader = u)", Holds: func(v *crwView) bool {
+					return properties.Count(v.N(), func(i int) bool { return crwIsLeader(v.Proc(i)) }) <= 1
+				}},
+				{Name: properties.Agreement, Doc: "no two different non-⊥ leader values", Holds: func(v *crwView) bool {
+					known := 0
+					for i := 0; i < v.N(); i++ {
+						if l := v.Proc(i).Leader; l != 0 {
+							if known != 0 && l != known {
+								return false
+							}
+							known = l
+						}
+					}
+					return true
+				}},
+				{Name: properties.Validity, Doc: "every leader value is the global winner (join, join-opt) or beaten by no actual initiator (relay)", Holds: crwValid},
+			},
+			Assertions: []automaton.Assertion{{Name: crwElectable, Doc: "a returning own ID finds the candidate electable (assert electable in CANDIDATE, 1.3)"}},
+			Liveness: []automaton.Liveness[crwNode, craMsg]{{Name: properties.Quiescence,
+				Doc: "every fair run reaches a state with all channels empty and no enabled transition", Goal: crwQuiet}},
+			ValidEnd:    crwEnd(ann == "on"),
+			Termination: crwEnd(true),
+		})
+	}
+	return s
+}
