@@ -223,6 +223,9 @@ func TestTreeElectionReference(t *testing.T) {
 		{"n": "5", "topology": "random:3:4", "ids": "decreasing", "initiators": "1,4"},
 	} {
 		t.Run(fmt.Sprint(flags), func(t *testing.T) {
+			if flags["initiators"] == "subsets" && testing.Short() {
+				t.Skip("the literal reference is slow on 31 initial states; run without -short")
+			}
 			s := treeElection(false)
 			r := teCheck(t, buildSpec(t, s, flags), []string{properties.Validity}, explorer.Config{Workers: 1})
 			p, err := NewParams(s, flags)
@@ -262,6 +265,9 @@ func TestTreeElectionAssumed(t *testing.T) {
 		{map[string]string{"n": "5", "topology": "star", "wakeup": "assumed", "objective": "min"}, 22080, 48960},
 	} {
 		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
+			if tt.flags["n"] == "5" && testing.Short() {
+				t.Skip("22,080 states; run without -short")
+			}
 			s := treeElection(false)
 			m := buildSpec(t, s, tt.flags)
 			want := s.Claims
