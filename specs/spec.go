@@ -63,6 +63,9 @@ func Catalog() []Spec {
 	all = append(all, changRobertsWakeupSpecs()...)
 	all = append(all, lelannSpecs()...)
 	all = append(all, changRobertsBidirectionalSpecs()...)
+	all = append(all, treeElectionSpecs()...)
+	all = append(all, floodmaxSpecs()...)
+	all = append(all, dfsTokenSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)

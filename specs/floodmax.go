@@ -1,0 +1,261 @@
+package specs
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// fmMsg is MAX(x) of 1.9, tagged with the round it was sent in (for the
+// round-sync assertion; with FIFO the tag is the message's position on its
+// link, so it adds no states).
+type fmMsg struct {
+	X     int
+	Round int
+}
+
+func (m fmMsg) String() string { return fmt.Sprintf("MAX(%d)@%d", m.X, m.Round) }
+
+// fmStatus is st of 1.9.
+type fmStatus uint8
+
+const (
+	fmRunning fmStatus = iota
+	fmLeader
+	fmNonleader
+)
+
+func (s fmStatus) String() string { return [...]string{"running", "leader", "nonleader"}[s] }
+
+// fmNode is the process automaton of FloodMax on a connected graph
+// (ALGORITHMS.md 1.9; Lynch, Distributed Algorithms, 4.1.2): synchronous
+// rounds simulated over FIFO channels. In every round a process sends the
+// largest ID it has seen to every neighbour and waits for one message from
+// each; after D rounds, D the known diameter bound, it decides.
+//
+// The rounds are synchronised by receive preconditions (the Choice of 0.2,
+// automaton.Acceptor): a process accepts a message only after it has sent
+// its own round's messages and only one per neighbour per round, so
+// information travels one hop per round. Ports are the neighbours in
+// ascending order; heard holds process indices. Leader 0 is ⊥.
+type fmNode struct {
+	U       int
+	Round   int
+	MaxSeen int
+	Sent    bool
+	Heard   echoSet
+	Leader  int
+	St      fmStatus
+	Nbrs    []int     `vacheck:"-"`
+	D       int       `vacheck:"-"`
+	Obj     objective `vacheck:"-"`
+}
+
+type fmView = automaton.View[fmNode, fmMsg]
+
+// Steps: sendRound_i (running, this round's messages not yet sent) and
+// endRound_i (sent, and heard from every port).
+func (p *fmNode) Steps(_ *fmView, out []automaton.Step) []automaton.Step {
+	switch {
+	case p.St != fmRunning:
+	case !p.Sent:
+		out = append(out, automaton.Broadcast("sendRound"))
+	case p.Heard == p.all():
+		out = append(out, automaton.Do("endRound"))
+	}
+	return out
+}
+
+// all is the set of every port.
+func (p *fmNode) all() echoSet {
+	var s echoSet
+	for _, q := range p.Nbrs {
+		s |= 1 << uint(q)
+	}
+	return s
+}
+
+// Do performs sendRound_i or endRound_i.
+func (p *fmNode) Do(s automaton.Step, fx *automaton.Effects[fmMsg]) {
+	if s.Name == "sendRound" {
+		for _, q := range p.Nbrs {
+			fx.Send(q, fmMsg{p.MaxSeen, p.Round})
+		}
+		p.Sent = true
+		return
+	}
+	if p.Round < p.D {
+		p.Round, p.Sent, p.Heard = p.Round+1, false, 0
+		return
+	}
+	p.Leader, p.St = p.MaxSeen, fmNonleader
+	if p.MaxSeen == p.U {
+		p.St = fmLeader
+	}
+}
+
+// Accepts is the process side of receive MAX(x) on p: st = running ∧ sent
+// ∧ p ∉ heard.
+func (p *fmNode) Accepts(from int, _ fmMsg) bool {
+	return p.St == fmRunning && p.Sent && !p.Heard.has(from)
+}
+
+// Receive performs receive MAX(x) on the port from.
+func (p *fmNode) Receive(from int, m fmMsg, fx *automaton.Effects[fmMsg]) {
+	fx.Assert(fmRoundSync, m.Round == p.Round)
+	p.MaxSeen = p.Obj.best(p.MaxSeen, m.X)
+	p.Heard |= 1 << uint(from)
+}
+
+// fmRoundSync asserts that every message is received in the round it was
+// sent in (what FIFO and the receive precondition guarantee).
+const fmRoundSync = "round-sync"
+
+// fmBest returns the best ID of all processes.
+func fmBest(v *fmView) int {
+	ids := make([]int, v.N())
+	for i := range ids {
+		ids[i] = v.Proc(i).U
+	}
+	return v.Proc(0).Obj.best(ids...)
+}
+
+// fmEnd is the valid end state of 0.8: every process finished round D and
+// decided; channels empty.
+func fmEnd(v *fmView) bool {
+	for i := 0; i < v.N(); i++ {
+		if v.Proc(i).St == fmRunning {
+			return false
+		}
+	}
+	return v.ChannelsEmpty()
+}
+
+func fmExplain(v *fmView) []string {
+	var lines []string
+	for i := 0; i < v.N(); i++ {
+		p := v.Proc(i)
+		if p.St != fmRunning {
+			lines = append(lines, fmt.Sprintf("process %d (ID %d): %v after %d rounds, leader %d", i+1, p.U, p.St, p.Round, p.Leader))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("process %d (ID %d): round %d of %d, maxSeen %d, heard from %v", i+1, p.U, p.Round, p.D, p.MaxSeen, p.Heard))
+	}
+	return lines
+}
+
+// floodmaxSpecs returns floodmax and its broken twin.
+func floodmaxSpecs() []Spec { return []Spec{floodmax(false), floodmax(true)} }
+
+func floodmax(broken bool) Spec {
+	s := Spec{
+		Name:    "floodmax",
+		Section: "1.9",
+		Summary: "FloodMax on a connected graph: D synchronous rounds of flooding the largest ID seen, 2ED messages",
+		Params: []Param{
+			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)"},
+			{Flag: "topology", Default: "line", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
+			idsParam,
+			{Flag: "diameter", Default: "graph", Usage: "the diameter bound D every process knows: graph (the graph's diameter) or a number ≥ 1; below the graph's diameter, agreement and uniqueness fail"},
+			objectiveParam,
+		},
+		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, fmRoundSync,
+			properties.DeadlockFreedom, properties.Termination},
+	}
+	if broken {
+		s.Name = "floodmax-broken"
+		s.Summary = "FloodMax with a bug"
+		s.Bug = "every process takes D = the graph's diameter − 1, one round too few: the ends of a longest path never hear of each other"
+		s.Params = append(s.Params[:3:3], objectiveParam)
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		g, err := parseGraphTopology(p)
+		if err != nil {
+			return nil, err
+		}
+		n, diam := g.N, g.Diameter()
+		d := max(diam, 1)
+		switch v := p.String("diameter"); {
+		case broken:
+			if diam < 2 {
+				return nil, Usagef("topology", p.String("topology"), "%s has diameter %d; floodmax-broken needs a graph of diameter at least 2 (such as line with --n 3)", g.Name, diam)
+			}
+			d = diam - 1
+		case v != "graph":
+			if d, err = strconv.Atoi(v); err != nil || d < 1 || d > maxN {
+				return nil, Usagef("diameter", v, "allowed: graph (the graph's diameter, %d) or a number from 1 to %d", diam, maxN)
+			}
+		}
+		p.Set("diameter", d)
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
+		idsets, err := parseIDs(p, n)
+		if err != nil {
+			return nil, err
+		}
+		// A neighbour is at most one round ahead: two messages per link.
+		disc, capacity, err := channelParams(p, channel.FIFO, 2)
+		if err != nil {
+			return nil, err
+		}
+		var initial [][]fmNode
+		for _, ids := range idsets {
+			procs := make([]fmNode, n)
+			for i := range procs {
+				procs[i] = fmNode{U: ids[i], Round: 1, MaxSeen: ids[i], Nbrs: g.Adj[i], D: d, Obj: obj}
+			}
+			initial = append(initial, procs)
+		}
+		allKnow := func(v *fmView) bool {
+			w := fmBest(v)
+			for i := 0; i < v.N(); i++ {
+				if v.Proc(i).Leader != w {
+					return false
+				}
+			}
+			return fmEnd(v)
+		}
+		return automaton.New(automaton.Config[fmNode, fmMsg]{
+			Initial:  initial,
+			Links:    automaton.Undirected(g.Adj),
+			Channels: disc,
+			Capacity: capacity,
+			Invariants: []automaton.Invariant[fmNode, fmMsg]{
+				{Name: properties.Uniqueness, Doc: "never two processes in st = leader", Holds: func(v *fmView) bool {
+					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).St == fmLeader }) <= 1
+				}},
+				{Name: properties.Agreement, Doc: "no two processes hold different leaders", Holds: func(v *fmView) bool {
+					known := 0
+					for i := 0; i < v.N(); i++ {
+						l := v.Proc(i).Leader
+						if l != 0 && known != 0 && l != known {
+							return false
+						}
+						known = max(known, l)
+					}
+					return true
+				}},
+				{Name: properties.Validity, Doc: "a process in st = leader holds the best ID of all", Holds: func(v *fmView) bool {
+					w := fmBest(v)
+					for i := 0; i < v.N(); i++ {
+						if q := v.Proc(i); q.St == fmLeader && q.U != w {
+							return false
+						}
+					}
+					return true
+				}},
+			},
+			Assertions:  []automaton.Assertion{{Name: fmRoundSync, Doc: "every MAX is received in the round it was sent in"}},
+			ValidEnd:    fmEnd,
+			Termination: allKnow,
+			Explain:     fmExplain,
+		})
+	}
+	return s
+}

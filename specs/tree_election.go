@@ -1,0 +1,399 @@
+package specs
+
+import (
+	"fmt"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// teKind tells the three messages of tree election apart.
+type teKind uint8
+
+const (
+	teExplore teKind = 1 + iota // EXPLORE: the wake-up (explosion) wave
+	tePropose                   // PROPOSE(x): the echo (saturation) wave
+	teResult                    // RESULT(x): the information wave
+)
+
+// teMsg is a message of 1.8: EXPLORE, PROPOSE(x) or RESULT(x).
+type teMsg struct {
+	Kind teKind
+	X    int
+}
+
+func (m teMsg) String() string {
+	switch m.Kind {
+	case tePropose:
+		return fmt.Sprintf("PROPOSE(%d)", m.X)
+	case teResult:
+		return fmt.Sprintf("RESULT(%d)", m.X)
+	}
+	return "EXPLORE"
+}
+
+// teStatus is st of 1.8.
+type teStatus uint8
+
+const (
+	teAsleep teStatus = iota
+	teAwake
+	teSent
+	teDone
+)
+
+func (s teStatus) String() string {
+	return [...]string{"asleep", "awake", "sent", "done"}[s]
+}
+
+// teNode is the process automaton of election on a tree by explosion,
+// echo (saturation) and information waves (ALGORITHMS.md 1.8; Mattern,
+// Verteilte Basisalgorithmen, 1989; Lynch, Distributed Algorithms, 4.2 and
+// 15.1). A node that has heard a PROPOSE from all neighbours but one
+// proposes the best ID of the part of the tree behind it to that last
+// neighbour; exactly two adjacent nodes end up proposing to each other
+// (they saturate) and both know the global optimum; under --wakeup assumed
+// a node can also hear from every neighbour before it proposes (the root
+// case). With --info on they send the result down the tree.
+//
+// Ports are the neighbours in ascending order (topology.Graph); on a tree
+// a neighbour identifies its port, so got and parentPort hold process
+// indices, shown 1-based. Leader 0 is ⊥.
+type teNode struct {
+	U          int
+	Designated bool // a designated initiator (0.6); start needs st = asleep
+	St         teStatus
+	Got        echoSet // ports from which a PROPOSE arrived
+	Best       int
+	ParentPort echoParent
+	Leader     int
+	Nbrs       []int     `vacheck:"-"`
+	Flood      bool      `vacheck:"-"` // WAKEUP = FLOOD (else ASSUMED)
+	Info       bool      `vacheck:"-"` // INFO = ON
+	Obj        objective `vacheck:"-"`
+	// Broken proposes u instead of best: the bug of tree-election-broken.
+	Broken bool `vacheck:"-"`
+}
+
+type teView = automaton.View[teNode, teMsg]
+
+// Steps: start_i (a designated initiator still asleep) and, under
+// ASSUMED, leafStart_i (an awake leaf that has heard nothing).
+func (p *teNode) Steps(_ *teView, out []automaton.Step) []automaton.Step {
+	if p.Designated && p.St == teAsleep {
+		out = append(out, automaton.Do("start"))
+	}
+	if !p.Flood && p.St == teAwake && len(p.Nbrs) <= 1 && p.Got == 0 {
+		out = append(out, automaton.Do("leafStart"))
+	}
+	return out
+}
+
+// Do performs start_i (WAKE(⊥)) or leafStart_i (TRY()).
+func (p *teNode) Do(s automaton.Step, fx *automaton.Effects[teMsg]) {
+	if s.Name == "start" {
+		p.wake(echoNoParent, fx)
+		return
+	}
+	p.try(fx)
+}
+
+// Receive performs receive EXPLORE, PROPOSE(x) and RESULT(x) on the port
+// from.
+func (p *teNode) Receive(from int, m teMsg, fx *automaton.Effects[teMsg]) {
+	switch m.Kind {
+	case teExplore:
+		if p.St == teAsleep {
+			p.wake(echoParent(from), fx)
+		} // otherwise ignored
+	case tePropose:
+		if p.St == teAsleep {
+			p.wake(echoParent(from), fx) // only possible without FIFO
+		}
+		p.Best = p.Obj.best(p.Best, m.X)
+		p.Got |= 1 << uint(from)
+		switch p.St {
+		case teAwake:
+			if p.Got.count() == len(p.Nbrs) {
+				p.root(fx) // heard from everybody before proposing (ASSUMED only)
+			} else {
+				p.try(fx)
+			}
+		case teSent: // saturated
+			fx.Assert(teParentPort, echoParent(from) == p.ParentPort)
+			p.Leader, p.St = p.Best, teDone
+			if p.Info {
+				p.sendAll(teMsg{teResult, p.Leader}, from, fx)
+			}
+		default:
+			fx.Assert(teParentPort, false) // a PROPOSE after deciding
+		}
+	case teResult:
+		fx.Assert(teParentPort, p.St == teSent && echoParent(from) == p.ParentPort)
+		p.Leader, p.St = m.X, teDone
+		p.sendAll(m, from, fx)
+	}
+}
+
+// wake is WAKE(from).
+func (p *teNode) wake(from echoParent, fx *automaton.Effects[teMsg]) {
+	p.St = teAwake
+	if p.Flood {
+		p.sendAll(teMsg{Kind: teExplore}, int(from), fx)
+	}
+	p.try(fx)
+}
+
+// try is TRY(): decide alone (N = 1), or propose once only one neighbour
+// is missing.
+func (p *teNode) try(fx *automaton.Effects[teMsg]) {
+	switch {
+	case len(p.Nbrs) == 0:
+		p.Leader, p.St = p.U, teDone
+	case p.Got.count() == len(p.Nbrs)-1:
+		for _, q := range p.Nbrs {
+			if !p.Got.has(q) {
+				p.ParentPort = echoParent(q)
+			}
+		}
+		x := p.Best
+		if p.Broken {
+			x = p.U // the bug: the subtree behind the node is forgotten
+		}
+		fx.Send(int(p.ParentPort), teMsg{tePropose, x})
+		p.St = teSent
+	}
+}
+
+// root is ROOT().
+func (p *teNode) root(fx *automaton.Effects[teMsg]) {
+	p.Leader, p.St = p.Best, teDone
+	if p.Info {
+		p.sendAll(teMsg{teResult, p.Leader}, -1, fx)
+	}
+}
+
+// sendAll sends m on every port except except.
+func (p *teNode) sendAll(m teMsg, except int, fx *automaton.Effects[teMsg]) {
+	for _, q := range p.Nbrs {
+		if q != except {
+			fx.Send(q, m)
+		}
+	}
+}
+
+func (s echoSet) count() int {
+	c := 0
+	for r := uint64(s); r != 0; r &= r - 1 {
+		c++
+	}
+	return c
+}
+
+// teParentPort is the assertion of 1.8: a PROPOSE that arrives after the
+// node proposed, and every RESULT, comes over parentPort.
+const teParentPort = "parent-port"
+
+// teWinner returns the ID every node should end up with: the best of all.
+func teWinner(v *teView) int {
+	ids := make([]int, v.N())
+	for i := range ids {
+		ids[i] = v.Proc(i).U
+	}
+	return v.Proc(0).Obj.best(ids...)
+}
+
+// teQuiet: all channels empty and no process has an enabled step.
+func teQuiet(v *teView) bool {
+	if !v.ChannelsEmpty() {
+		return false
+	}
+	for i := 0; i < v.N(); i++ {
+		if len(v.Proc(i).Steps(v, nil)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// teAllKnow is KNOW with the end of TERM: channels empty, every process
+// done with leader = the winner.
+func teAllKnow(v *teView) bool {
+	w := teWinner(v)
+	for i := 0; i < v.N(); i++ {
+		if p := v.Proc(i); p.St != teDone || p.Leader != w {
+			return false
+		}
+	}
+	return v.ChannelsEmpty()
+}
+
+// teEndNoInfo is the valid end state without the information wave (0.8):
+// channels empty, every process has proposed or decided, and the one or
+// two deciders (the saturated pair, or the root) hold the winner.
+func teEndNoInfo(v *teView) bool {
+	if !v.ChannelsEmpty() {
+		return false
+	}
+	w, done := teWinner(v), 0
+	for i := 0; i < v.N(); i++ {
+		switch p := v.Proc(i); {
+		case p.St == teDone && p.Leader == w:
+			done++
+		case p.St != teSent:
+			return false
+		}
+	}
+	return done == 1 || done == 2
+}
+
+func teExplain(v *teView) []string {
+	var lines []string
+	for i := 0; i < v.N(); i++ {
+		p := v.Proc(i)
+		line := fmt.Sprintf("process %d (ID %d): %v, best %d", i+1, p.U, p.St, p.Best)
+		switch p.St {
+		case teAwake:
+			line += fmt.Sprintf(", has PROPOSEs from %v of %d neighbours", p.Got, len(p.Nbrs))
+		case teSent:
+			line += fmt.Sprintf(", proposed to %v", p.ParentPort)
+		case teDone:
+			line += fmt.Sprintf(", leader %d", p.Leader)
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// treeElectionSpecs returns tree-election and its broken twin.
+func treeElectionSpecs() []Spec { return []Spec{treeElection(false), treeElection(true)} }
+
+func treeElection(broken bool) Spec {
+	s := Spec{
+		Name:    "tree-election",
+		Section: "1.8",
+		Summary: "election on a tree by explosion, saturation (echo) and information waves",
+		Params: []Param{
+			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)"},
+			{Flag: "topology", Default: "line", Usage: "a tree: line, star, random:SEED:EDGES with EDGES = N−1, or an edge-list file of a tree"},
+			initiatorsParam("all"),
+			idsParam,
+			{Flag: "info", Default: "on", Usage: "information wave announcing the result: on or off (off: only the saturated pair or the root knows; termination fails)"},
+			{Flag: "wakeup", Default: "flood", Usage: "flood (initiators send EXPLORE) or assumed (everybody awake, the leaves start)"},
+			objectiveParam,
+		},
+		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, teParentPort,
+			properties.Quiescence, properties.DeadlockFreedom, properties.Termination},
+	}
+	if broken {
+		s.Name = "tree-election-broken"
+		s.Summary = "tree election with a bug"
+		s.Bug = "a node proposes its own ID instead of the best ID of the subtree behind it, so the saturated pair decides on too little"
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		g, err := parseGraphTopology(p)
+		if err != nil {
+			return nil, err
+		}
+		if !g.IsTree() {
+			return nil, Usagef("topology", p.String("topology"), "%s has %d edges on %d nodes and is not a tree; allowed: a tree (N−1 edges): line, star, random:SEED:%d, or an edge-list file of a tree",
+				g.Name, g.NumEdges(), g.N, g.N-1)
+		}
+		n := g.N
+		var info, flood bool
+		switch v := p.String("info"); v {
+		case "on", "off":
+			info = v == "on"
+			p.Set("info", v)
+		default:
+			return nil, Usagef("info", v, "allowed: on or off")
+		}
+		switch v := p.String("wakeup"); v {
+		case "flood", "assumed":
+			flood = v == "flood"
+			p.Set("wakeup", v)
+		default:
+			return nil, Usagef("wakeup", v, "allowed: flood or assumed")
+		}
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
+		inits := [][]bool{make([]bool, n)}
+		if flood {
+			if inits, err = parseInitiators(p, n); err != nil {
+				return nil, err
+			}
+		} else if p.Given("initiators") {
+			return nil, Usagef("initiators", p.String("initiators"), "does not apply with --wakeup assumed (every process is awake and the leaves start)")
+		}
+		idsets, err := parseIDs(p, n)
+		if err != nil {
+			return nil, err
+		}
+		// A channel carries at most an EXPLORE, a PROPOSE and a RESULT.
+		disc, capacity, err := channelParams(p, channel.FIFO, 3)
+		if err != nil {
+			return nil, err
+		}
+		var initial [][]teNode
+		for _, ids := range idsets {
+			for _, set := range inits {
+				procs := make([]teNode, n)
+				for i := range procs {
+					procs[i] = teNode{U: ids[i], Designated: set[i], Best: ids[i], ParentPort: echoNoParent,
+						Nbrs: g.Adj[i], Flood: flood, Info: info, Obj: obj, Broken: broken}
+					if !flood {
+						procs[i].St = teAwake
+					}
+				}
+				initial = append(initial, procs)
+			}
+		}
+		validEnd := teEndNoInfo
+		if info {
+			validEnd = teAllKnow
+		}
+		return automaton.New(automaton.Config[teNode, teMsg]{
+			Initial:  initial,
+			Links:    automaton.Undirected(g.Adj),
+			Channels: disc,
+			Capacity: capacity,
+			Invariants: []automaton.Invariant[teNode, teMsg]{
+				{Name: properties.Uniqueness, Doc: "at most one process has decided on its own ID", Holds: func(v *teView) bool {
+					return properties.Count(v.N(), func(i int) bool { q := v.Proc(i); return q.St == teDone && q.Leader == q.U }) <= 1
+				}},
+				{Name: properties.Agreement, Doc: "no two processes hold different leaders", Holds: func(v *teView) bool {
+					known := 0
+					for i := 0; i < v.N(); i++ {
+						if l := v.Proc(i).Leader; l != 0 && known != 0 && l != known {
+							return false
+						} else if l != 0 {
+							known = l
+						}
+					}
+					return true
+				}},
+				{Name: properties.Validity, Doc: "every leader held is the best ID of all processes", Holds: func(v *teView) bool {
+					w := teWinner(v)
+					for i := 0; i < v.N(); i++ {
+						if l := v.Proc(i).Leader; l != 0 && l != w {
+							return false
+						}
+					}
+					return true
+				}},
+			},
+			Assertions: []automaton.Assertion{{Name: teParentPort,
+				Doc: "a PROPOSE received after proposing, and every RESULT, arrives over parentPort (the assertion of 1.8)"}},
+			ValidEnd: validEnd,
+			Liveness: []automaton.Liveness[teNode, teMsg]{{Name: properties.Quiescence,
+				Doc: "every fair run reaches a state with all channels empty and no enabled transition", Goal: func(v *teView, _ int) bool { return teQuiet(v) }}},
+			Termination: teAllKnow,
+			Explain:     teExplain,
+		})
+	}
+	return s
+}
