@@ -2,6 +2,7 @@ package automaton_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -127,5 +128,15 @@ func TestExpectViolation(t *testing.T) {
 	}
 	if m.Name() != "ticker" {
 		t.Errorf("Name() = %q", m.Name())
+	}
+}
+
+// TestLinkBuilders checks Star and Tree.
+func TestLinkBuilders(t *testing.T) {
+	if got, want := fmt.Sprint(automaton.Star(3, 0)), "[{0 1} {1 0} {0 2} {2 0}]"; got != want {
+		t.Errorf("Star(3, 0) = %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(automaton.Tree([]int{-1, 0, 0, 1})), "[{0 1} {1 0} {0 2} {2 0} {1 3} {3 1}]"; got != want {
+		t.Errorf("Tree = %s, want %s", got, want)
 	}
 }

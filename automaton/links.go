@@ -1,0 +1,30 @@
+package automaton
+
+// Link builders beside Ring, BiRing, Complete and Undirected (system.go):
+// the topologies of ALGORITHMS.md 0.6 as channel lists. For a graph read
+// by the topology package (--topology), Undirected(g.Adj) gives both
+// directions of every edge, in the order the adjacency lists give them.
+
+// Star returns the links of a star: both directions between center and
+// every other process (the central coordinator of ALGORITHMS.md 2.1).
+func Star(n, center int) []Link {
+	var links []Link
+	for i := 0; i < n; i++ {
+		if i != center {
+			links = append(links, Link{center, i}, Link{i, center})
+		}
+	}
+	return links
+}
+
+// Tree returns the links of a rooted tree given by parent pointers
+// (parent[root] = -1): both directions of every tree edge, child by child.
+func Tree(parent []int) []Link {
+	var links []Link
+	for i, p := range parent {
+		if p >= 0 {
+			links = append(links, Link{p, i}, Link{i, p})
+		}
+	}
+	return links
+}
