@@ -203,8 +203,8 @@ func TestPetersonCounts(t *testing.T) {
 			}
 			m := build(t, "peterson", map[string]string{"n": fmt.Sprint(tt.n), "ids": tt.ids})
 			cfgs := []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}}
-			if tt.states > 100000 {
-				cfgs = cfgs[1:2] // the large instance once, to bound the test's time
+			if tt.states > 100000 || (testing.Short() && tt.states > 10000) {
+				cfgs = cfgs[1:2] // large instances once, to bound the test's time
 			}
 			for _, cfg := range cfgs {
 				cfg.Properties = peterson(false).Claims
