@@ -60,6 +60,10 @@ func (m ptMsg) String() string {
 // The three asserts of the pseudocode (first = ⊥ on ONE, first ≠ ⊥ on TWO,
 // "assert false" for a message at the elected process) are the assertion
 // phase-alignment. With --objective min every comparison is reversed.
+// The section's "temporary IDs of active processes are pairwise distinct"
+// is checked per phase (distinct-tids): across phases it is false, since a
+// survivor adopts its predecessor's tid while that predecessor, still in
+// the earlier phase, holds it too until its TWO drops it out.
 type ptNode struct {
 	U       int
 	Started bool
