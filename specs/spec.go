@@ -66,6 +66,8 @@ func Catalog() []Spec {
 	all = append(all, treeElectionSpecs()...)
 	all = append(all, floodmaxSpecs()...)
 	all = append(all, dfsTokenSpecs()...)
+	all = append(all, petersonSpecs()...)
+	all = append(all, tokenRingRecoverySpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)

@@ -1,0 +1,292 @@
+package specs
+
+import (
+	"fmt"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// ptMode is the mode of a Peterson process: active, relay or elected.
+type ptMode uint8
+
+const (
+	ptActive ptMode = iota
+	ptRelay
+	ptElected
+)
+
+func (m ptMode) String() string {
+	switch m {
+	case ptRelay:
+		return "relay"
+	case ptElected:
+		return "elected"
+	}
+	return "active"
+}
+
+// ptMsg is a Peterson message: ONE(x) (a temporary ID on its first hop of
+// the phase) or TWO(y) (the predecessor's value passed one active process
+// further).
+type ptMsg struct {
+	Two bool
+	V   int
+}
+
+func (m ptMsg) String() string {
+	if m.Two {
+		return fmt.Sprintf("TWO(%d)", m.V)
+	}
+	return fmt.Sprintf("ONE(%d)", m.V)
+}
+
+// ptNode is a process of Peterson's O(N log N) unidirectional election
+// (ALGORITHMS.md 1.6; G. L. Peterson, TOPLAS 4(4), 1982; the same scheme by
+// Dolev, Klawe & Rodeh, J. Algorithms 3, 1982). The state variables are the
+// section's: u, mode, tid (the temporary ID or support), first (the value
+// received first in the current phase, ⊥ = 0). The optional announcement
+// and leader are left out (the section's properties do not need them).
+//
+// Choices. The section's initial channel content C_{i,i+1} = [ONE(u_i)] is
+// its own alternative, an enabled start_i that sends it; until it has, the
+// process accepts no message (a receive precondition, 0.2 "Choice"), so the
+// ONE(u_i) is ahead of everything i sends, exactly as if it had been in the
+// channel from the start. Phase is a monitor, not part of the algorithm:
+// the number of phases the process has entered (1 at the start, +1 when it
+// survives), read only by the phase-survivors invariant.
+// The three asserts of the pseudocode (first = ⊥ on ONE, first ≠ ⊥ on TWO,
+// "assert false" for a message at the elected process) are the assertion
+// phase-alignment. With --objective min every comparison is reversed.
+// The section's "temporary IDs of active processes are pairwise distinct"
+// is checked per phase (distinct-tids): across phases it is false, since a
+// survivor adopts its predecessor's tid while that predecessor, still in
+// the earlier phase, holds it too until its TWO drops it out.
+type ptNode struct {
+	U       int
+	Started bool
+	Mode    ptMode
+	Tid     int
+	First   int
+	Phase   int // monitor
+
+	Obj objective `vacheck:"-"`
+	// Broken makes a survivor keep its own tid instead of adopting first:
+	// the bug of peterson-broken.
+	Broken bool `vacheck:"-"`
+}
+
+type ptView = automaton.View[ptNode, ptMsg]
+
+// Steps: start_i sends ONE(u_i), once.
+func (p *ptNode) Steps(v *ptView, out []automaton.Step) []automaton.Step {
+	if !p.Started {
+		out = append(out, automaton.Out("start", (v.Self()+1)%v.N()))
+	}
+	return out
+}
+
+// Do performs start_i.
+func (p *ptNode) Do(_ automaton.Step, fx *automaton.Effects[ptMsg]) {
+	p.Started = true
+	fx.Send((fx.Self()+1)%fx.N(), ptMsg{V: p.U})
+}
+
+// Accepts: nothing is received before start_i (the initial ONE(u_i) comes
+// first on the outgoing channel).
+func (p *ptNode) Accepts(_ int, _ ptMsg) bool { return p.Started }
+
+// Receive performs receive ONE(x) and receive TWO(y) of 1.6.
+func (p *ptNode) Receive(_ int, m ptMsg, fx *automaton.Effects[ptMsg]) {
+	next := (fx.Self() + 1) % fx.N()
+	switch p.Mode {
+	case ptRelay:
+		fx.Send(next, m)
+	case ptElected:
+		fx.Assert("phase-alignment", false)
+	case ptActive:
+		if !m.Two { // ONE(x)
+			fx.Assert("phase-alignment", p.First == 0)
+			if m.V == p.Tid {
+				p.Mode = ptElected // the only active process left
+			} else {
+				p.First = m.V
+				fx.Send(next, ptMsg{Two: true, V: m.V})
+			}
+			return
+		}
+		// TWO(y)
+		fx.Assert("phase-alignment", p.First != 0)
+		if p.First != 0 && p.Obj.beats(p.First, p.Tid) && p.Obj.beats(p.First, m.V) {
+			if !p.Broken {
+				p.Tid = p.First
+			}
+			p.First = 0
+			p.Phase++
+			fx.Send(next, ptMsg{V: p.Tid}) // next phase
+		} else {
+			p.Mode, p.First = ptRelay, 0
+		}
+	}
+}
+
+// ptSurvivors is the phase-survivors invariant: if a_k ≥ 2 processes are
+// active in phase k (Phase ≥ k), at most ⌊a_k/2⌋ of them enter phase k+1,
+// and once none of them is still deciding (active with Phase = k) at least
+// one has.
+func ptSurvivors(v *ptView) bool {
+	n := v.N()
+	for k := 1; ; k++ {
+		a := properties.Count(n, func(i int) bool { return v.Proc(i).Phase >= k })
+		if a < 2 {
+			return true
+		}
+		s := properties.Count(n, func(i int) bool { return v.Proc(i).Phase > k })
+		deciding := properties.Count(n, func(i int) bool { p := v.Proc(i); return p.Phase == k && p.Mode == ptActive })
+		if s > a/2 || (s == 0 && deciding == 0) {
+			return false
+		}
+	}
+}
+
+// ptBest returns the winning ID among all processes' own IDs.
+func ptBest(v *ptView) int {
+	w := v.Proc(0).U
+	for i := 1; i < v.N(); i++ {
+		w = v.Proc(0).Obj.best(w, v.Proc(i).U)
+	}
+	return w
+}
+
+func ptExplain(v *ptView) []string {
+	var out []string
+	for i := 0; i < v.N(); i++ {
+		p := v.Proc(i)
+		s := fmt.Sprintf("p%d (ID %d): %v, tid %d, phase %d", i+1, p.U, p.Mode, p.Tid, p.Phase)
+		if p.First != 0 {
+			s += fmt.Sprintf(", first %d", p.First)
+		}
+		if !p.Started {
+			s = fmt.Sprintf("p%d (ID %d): not started", i+1, p.U)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ptElectedIsExtremum is the name of the offered, refuted claim "the elected
+// process is i_max" (1.6, "Leader identity").
+const ptElectedIsExtremum = "elected-is-imax"
+
+func petersonSpecs() []Spec { return []Spec{peterson(false), peterson(true)} }
+
+func peterson(broken bool) Spec {
+	s := Spec{
+		Name:    "peterson",
+		Section: "1.6",
+		Summary: "Peterson / Dolev-Klawe-Rodeh O(N log N) election on a unidirectional ring: phases of ONE and TWO messages",
+		Params: []Param{
+			{Flag: "n", Default: "5", Usage: "number of processes"},
+			idsParam,
+			objectiveParam,
+		},
+		Claims: []string{properties.Uniqueness, properties.Validity, "phase-alignment", "phase-survivors", "distinct-tids",
+			properties.Quiescence, properties.DeadlockFreedom},
+	}
+	if broken {
+		s.Name = "peterson-broken"
+		s.Summary = "Peterson's election with a bug"
+		s.Bug = "a survivor keeps its own temporary ID instead of adopting its predecessor's (tid := first left out), so a non-maximal value can be elected"
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		n, err := p.Int("n", 1, maxN)
+		if err != nil {
+			return nil, err
+		}
+		idsets, err := parseIDs(p, n)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
+		disc, capacity, err := channelParams(p, channel.FIFO, 2*n)
+		if err != nil {
+			return nil, err
+		}
+		var initial [][]ptNode
+		for _, ids := range idsets {
+			procs := make([]ptNode, n)
+			for i, id := range ids {
+				procs[i] = ptNode{U: id, Tid: id, Phase: 1, Obj: obj, Broken: broken}
+			}
+			initial = append(initial, procs)
+		}
+		isElected := func(v *ptView) func(int) bool {
+			return func(i int) bool { return v.Proc(i).Mode == ptElected }
+		}
+		return automaton.New(automaton.Config[ptNode, ptMsg]{
+			Initial:  initial,
+			Links:    automaton.Ring(n),
+			Channels: disc,
+			Capacity: capacity,
+			Invariants: []automaton.Invariant[ptNode, ptMsg]{
+				{Name: properties.Uniqueness, Doc: "never two processes elected", Holds: func(v *ptView) bool {
+					return properties.Count(v.N(), isElected(v)) <= 1
+				}},
+				{Name: properties.Validity, Doc: "an elected process holds tid = the " + obj.String() + " ID (value form of VALID)", Holds: func(v *ptView) bool {
+					best := ptBest(v)
+					for i := 0; i < v.N(); i++ {
+						if v.Proc(i).Mode == ptElected && v.Proc(i).Tid != best {
+							return false
+						}
+					}
+					return true
+				}},
+				{Name: "phase-survivors", Doc: "of a ≥ 2 processes active in a phase, between 1 and ⌊a/2⌋ survive it", Holds: ptSurvivors},
+				{Name: "distinct-tids", Doc: "the temporary IDs of the active processes of one phase are pairwise distinct", Holds: func(v *ptView) bool {
+					for i := 0; i < v.N(); i++ {
+						for j := i + 1; j < v.N(); j++ {
+							p, q := v.Proc(i), v.Proc(j)
+							if p.Mode == ptActive && q.Mode == ptActive && p.Phase == q.Phase && p.Tid == q.Tid {
+								return false
+							}
+						}
+					}
+					return true
+				}},
+				{Name: ptElectedIsExtremum, Doc: "the elected process is the one whose own ID is the " + obj.String() + " (offered; refuted for N ≥ 2)", Holds: func(v *ptView) bool {
+					best := ptBest(v)
+					for i := 0; i < v.N(); i++ {
+						if v.Proc(i).Mode == ptElected && v.Proc(i).U != best {
+							return false
+						}
+					}
+					return true
+				}},
+			},
+			Assertions: []automaton.Assertion{{Name: "phase-alignment", Doc: "ONE reaches an active process only with first = ⊥, TWO only with first ≠ ⊥, nothing reaches the elected process"}},
+			// A valid end state (0.8): channels empty, exactly one process
+			// elected; the others may be relays or undecided.
+			ValidEnd: func(v *ptView) bool {
+				return v.ChannelsEmpty() && properties.Count(v.N(), isElected(v)) == 1
+			},
+			Liveness: []automaton.Liveness[ptNode, ptMsg]{{
+				Name: properties.Quiescence, Doc: "every fair run reaches a state with every process started and every channel empty (nothing enabled)",
+				Goal: func(v *ptView, _ int) bool {
+					for i := 0; i < v.N(); i++ {
+						if !v.Proc(i).Started {
+							return false
+						}
+					}
+					return v.ChannelsEmpty()
+				},
+			}},
+			Explain: ptExplain,
+		})
+	}
+	return s
+}
