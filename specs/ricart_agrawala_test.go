@@ -17,15 +17,18 @@ import (
 // it checks them: per process ust (0 idle, 1 trying, 2 critical), done, C,
 // myTs (⊥ = 0 outside trying and critical), waiting and deferred as bit
 // masks; ch[i][j] is the channel from i to j (a bag, kept sorted, when
-// unordered).
+// unordered). The Carvalho-Roucairol reference (cvNext) uses perm and
+// asked as well, and leaves waiting empty.
 type raRef struct {
 	ust, done, c, myTs, waiting, deferred []int
+	perm, asked                           []int
 	ch                                    [][][]raMsg
 }
 
 func (s raRef) clone() raRef {
 	d := raRef{ust: slices.Clone(s.ust), done: slices.Clone(s.done), c: slices.Clone(s.c),
-		myTs: slices.Clone(s.myTs), waiting: slices.Clone(s.waiting), deferred: slices.Clone(s.deferred)}
+		myTs: slices.Clone(s.myTs), waiting: slices.Clone(s.waiting), deferred: slices.Clone(s.deferred),
+		perm: slices.Clone(s.perm), asked: slices.Clone(s.asked)}
 	for _, row := range s.ch {
 		var r [][]raMsg
 		for _, q := range row {
@@ -37,7 +40,7 @@ func (s raRef) clone() raRef {
 }
 
 func (s raRef) key() string {
-	return fmt.Sprint(s.ust, s.done, s.c, s.myTs, s.waiting, s.deferred, s.ch)
+	return fmt.Sprint(s.ust, s.done, s.c, s.myTs, s.waiting, s.deferred, s.perm, s.asked, s.ch)
 }
 
 // raRefSend puts m on the channel i→j, sorting it when unordered.
@@ -116,11 +119,23 @@ func (s raRef) next(r int, req []bool, unordered, broken bool) (out []raRef, sen
 // a path to a terminal state (the graph is acyclic: every step moves a
 // process on or consumes a message).
 func raReference(n, r int, req []bool, unordered, broken bool) (states, transitions, lo, hi int) {
+	return refExplore(raRefInitial(n), func(s raRef) ([]raRef, []int) { return s.next(r, req, unordered, broken) })
+}
+
+// raRefInitial returns the initial state of n processes.
+func raRefInitial(n int) raRef {
 	init := raRef{ust: make([]int, n), done: make([]int, n), c: make([]int, n), myTs: make([]int, n),
-		waiting: make([]int, n), deferred: make([]int, n)}
+		waiting: make([]int, n), deferred: make([]int, n), perm: make([]int, n), asked: make([]int, n)}
 	for i := 0; i < n; i++ {
 		init.ch = append(init.ch, make([][]raMsg, n))
 	}
+	return init
+}
+
+// refExplore explores a literal model from init with next and returns its
+// distinct states and transitions and the least and most messages sent on
+// a path to a terminal state.
+func refExplore(init raRef, next func(raRef) ([]raRef, []int)) (states, transitions, lo, hi int) {
 	type span struct{ lo, hi int }
 	memo := map[string]span{}
 	var visit func(s raRef) span
@@ -128,10 +143,10 @@ func raReference(n, r int, req []bool, unordered, broken bool) (states, transiti
 		if sp, ok := memo[s.key()]; ok {
 			return sp
 		}
-		next, sent := s.next(r, req, unordered, broken)
-		transitions += len(next)
+		succ, sent := next(s)
+		transitions += len(succ)
 		sp := span{lo: -1}
-		for k, d := range next {
+		for k, d := range succ {
 			sub := visit(d)
 			if sp.lo < 0 || sent[k]+sub.lo < sp.lo {
 				sp.lo = sent[k] + sub.lo

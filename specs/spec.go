@@ -60,6 +60,7 @@ func Catalog() []Spec {
 	all = append(all, lamportSpecs()...)
 	all = append(all, raSpecs()...)
 	all = append(all, centralSpecs()...)
+	all = append(all, cvSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)
