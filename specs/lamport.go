@@ -281,6 +281,9 @@ func lamportExplain(v *lamportView) []string {
 	var lines []string
 	for i := 0; i < v.N(); i++ {
 		p := v.Proc(i)
+		if !v.Up(i) {
+			lines = append(lines, fmt.Sprintf("process %d has crashed", i+1))
+		}
 		switch p.Ust {
 		case userCritical:
 			lines = append(lines, fmt.Sprintf("process %d is in the critical section with request %v", i+1, p.mine(i)))
@@ -335,6 +338,7 @@ func lamport(broken bool) Spec {
 			{Flag: "requesters", Default: "all", Usage: "processes that request the critical section: all, or a list such as 1,3"},
 			{Flag: "clocks", Default: "absolute", Usage: "absolute; relative: store each state with all its timestamps shifted so that the smallest is 0 (exact: the algorithm only compares timestamps and takes max+1); or minimal: relative, with the timestamps no later step reads erased and, once nobody will request again, each kept only as its distance to the current requests (exact; N=3: 36,481 states against 407,854 relative). Traces then show normalized values"},
 			{Flag: "clock-limit", Default: "0", Usage: "state bound: states where a clock exceeds this value are checked but not expanded, and reported as cut (0: no bound; the model is finite without it)"},
+			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (one crash blocks every entry: progress fails); not with --clocks minimal or --reduction por"},
 		},
 		Claims: []string{properties.MutualExclusion, properties.TimestampOrder, properties.DeadlockFreedom},
 	}
@@ -363,6 +367,10 @@ func lamport(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
+		crashes, err := p.Int("crashes", 0, n-1)
+		if err != nil {
+			return nil, err
+		}
 		// A channel i→j holds at most R REQUESTs, R RELEASEs and the ACKs
 		// of j's R requests.
 		disc, capacity, err := channelParams(p, channel.FIFO, 3*users.R)
@@ -378,6 +386,7 @@ func lamport(broken bool) Spec {
 			Links:    automaton.Complete(n, false),
 			Channels: disc,
 			Capacity: capacity,
+			Crashes:  crashes,
 			Invariants: []automaton.Invariant[lamportNode, lamportMsg]{
 				exclusionInvariant[lamportNode, lamportMsg](lamportUser, "GA1: never two processes in the critical section"),
 				{Name: properties.TimestampOrder, Doc: "FAIR-TS: a process in the critical section has a smaller request (ts, ID) than every trying process", Holds: lamportTimestampOrder},
@@ -389,6 +398,11 @@ func lamport(broken bool) Spec {
 				progressLiveness[lamportNode, lamportMsg](lamportUser, "GA2: when nobody is critical and someone is trying, some process eventually enters"),
 			},
 		}
+		if crashes > 0 {
+			// GA2 for a system with crashes (ALGORITHMS.md 0.4): a
+			// crashed trying process alone does not refute it.
+			cfg.Liveness[1] = ctLiveProgress[lamportNode, lamportMsg](lamportUser)
+		}
 		switch c := p.String("clocks"); c {
 		case "absolute":
 		case "relative", "minimal":
@@ -396,6 +410,9 @@ func lamport(broken bool) Spec {
 				return nil, Usagef("clocks", c, "%s clocks cannot be combined with --clock-limit, which bounds absolute values", c)
 			}
 			cfg.Normalize = lamportShift
+			if c == "minimal" && crashes > 0 {
+				return nil, Usagef("clocks", c, "minimal clocks are shown exact without crashes only; use absolute or relative with --crashes %d", crashes)
+			}
 			if c == "minimal" {
 				cfg.Normalize = lamportMinimize(cfg.Links)
 			}
@@ -404,11 +421,14 @@ func lamport(broken bool) Spec {
 		}
 		// Processes interact only by messages, and the invariants read
 		// the user state and myTs: request, enter and exit are visible,
-		// receives are not.
-		cfg.PartialOrder = &automaton.PartialOrder[lamportNode]{
-			Visible: func(before, after *lamportNode) bool {
-				return before.Ust != after.Ust || before.MyTs != after.MyTs
-			},
+		// receives are not. (The framework has no partial-order reduction
+		// with crashes.)
+		if crashes == 0 {
+			cfg.PartialOrder = &automaton.PartialOrder[lamportNode]{
+				Visible: func(before, after *lamportNode) bool {
+					return before.Ust != after.Ust || before.MyTs != after.MyTs
+				},
+			}
 		}
 		if limit > 0 {
 			cfg.Bound = func(v *lamportView) bool {

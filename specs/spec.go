@@ -68,6 +68,9 @@ func Catalog() []Spec {
 	all = append(all, dfsTokenSpecs()...)
 	all = append(all, petersonSpecs()...)
 	all = append(all, tokenRingRecoverySpecs()...)
+	all = append(all, raSpecs()...)
+	all = append(all, centralSpecs()...)
+	all = append(all, cvSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)

@@ -1,0 +1,267 @@
+package specs
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// ctKind is the type of a central-coordinator message. The zero value is
+// invalid.
+type ctKind uint8
+
+const (
+	ctRequest ctKind = 1 + iota
+	ctReply
+	ctRelease
+)
+
+func (k ctKind) String() string {
+	switch k {
+	case ctRequest:
+		return "REQUEST"
+	case ctReply:
+		return "REPLY"
+	case ctRelease:
+		return "RELEASE"
+	}
+	return fmt.Sprintf("ctKind(%d)", uint8(k))
+}
+
+// ctMsg is a message of the central coordinator; the sender is the channel's.
+type ctMsg struct{ Kind ctKind }
+
+func (m ctMsg) String() string { return m.Kind.String() }
+
+// ctHolderAssertion is the assertion of "K receive RELEASE from j".
+const ctHolderAssertion = "release-from-holder"
+
+// ctNode is a process of the central-coordinator algorithm (ALGORITHMS.md
+// 2.1; the textbook solution, e.g. Singhal & Shivaratri 1994): a client has
+// the user part of 2.0 (ust, done) and granted, "a REPLY has been received
+// for the current request", which the entry condition reads; the
+// coordinator K has busy, holder (-1 for ⊥) and queue, the FIFO of
+// waiting clients.
+//
+// Numbering: --n counts the clients, as the section's "K plus N clients",
+// and the clients are processes 1..N, so that --requesters and traces use
+// the same numbers; K is process N+1. Choices: K does not request the CS
+// itself (the section's Choice); the channels are unordered by default,
+// since FIFO is not needed (a client's RELEASE and its next REQUEST may
+// then arrive in either order, which K handles: the REQUEST queues behind
+// the client's own hold).
+type ctNode struct {
+	Ust     userState
+	Done    int
+	Granted bool
+	Busy    bool
+	Holder  int
+	Queue   []int
+	// Coord marks K; Requests is R for a requesting client, 0 otherwise.
+	Coord    bool `vacheck:"-"`
+	Requests int  `vacheck:"-"`
+	// Broken makes K grant every REQUEST at once, busy or not: the bug of
+	// central-broken.
+	Broken bool `vacheck:"-"`
+}
+
+type ctView = automaton.View[ctNode, ctMsg]
+
+// ctUser reads the user part of a process (K stays idle).
+func ctUser(p *ctNode) (userState, int) { return p.Ust, p.Done }
+
+// Steps: a client's request_i, enter_i (a REPLY arrived) and exit_i. K
+// only receives.
+func (p *ctNode) Steps(v *ctView, out []automaton.Step) []automaton.Step {
+	k := v.N() - 1
+	switch {
+	case p.Ust == userIdle && p.Done < p.Requests:
+		out = append(out, automaton.Out("request", k))
+	case p.Ust == userTrying && p.Granted:
+		out = append(out, automaton.Do("enter"))
+	case p.Ust == userCritical:
+		out = append(out, automaton.Out("exit", k))
+	}
+	return out
+}
+
+// Do performs a client's request_i (REQUEST to K), enter_i, or exit_i
+// (RELEASE to K).
+func (p *ctNode) Do(s automaton.Step, fx *automaton.Effects[ctMsg]) {
+	k := fx.N() - 1
+	switch s.Name {
+	case "request":
+		p.Ust = userTrying
+		fx.Send(k, ctMsg{ctRequest})
+	case "enter":
+		p.Ust = userCritical
+		p.Granted = false
+	case "exit":
+		p.Ust = userIdle
+		p.Done++
+		fx.Send(k, ctMsg{ctRelease})
+	}
+}
+
+// Receive performs receive(m)_{j,i}. At a client, REPLY is the grant. At K,
+// REQUEST from j: grant if not busy, else queue j; RELEASE from j (assert
+// holder = j): grant the head of the queue, or become free.
+func (p *ctNode) Receive(from int, m ctMsg, fx *automaton.Effects[ctMsg]) {
+	switch m.Kind {
+	case ctReply:
+		p.Granted = true
+	case ctRequest:
+		if !p.Busy || p.Broken {
+			p.Busy, p.Holder = true, from
+			fx.Send(from, ctMsg{ctReply})
+		} else {
+			p.Queue = append(p.Queue, from)
+		}
+	case ctRelease:
+		fx.Assert(ctHolderAssertion, p.Holder == from)
+		if len(p.Queue) > 0 {
+			p.Holder, p.Queue = p.Queue[0], p.Queue[1:]
+			fx.Send(p.Holder, ctMsg{ctReply})
+		} else {
+			p.Busy, p.Holder = false, -1
+		}
+	}
+}
+
+// ctLiveProgress is GA2 where processes may crash (ALGORITHMS.md 0.4): if
+// no live process is critical and some live process is trying, some live
+// process eventually enters. Without crashes it is the kit's progress; with
+// them a crashed trying process alone does not make it fail, so a
+// counterexample shows a live process blocked. lamport uses it too.
+func ctLiveProgress[S any, M automaton.Message](user userPart[S]) automaton.Liveness[S, M] {
+	liveIn := func(v *automaton.View[S, M], want userState) bool {
+		for i := 0; i < v.N(); i++ {
+			if v.Up(i) && userIn(v, user, i, want) {
+				return true
+			}
+		}
+		return false
+	}
+	return automaton.Liveness[S, M]{
+		Name: properties.Progress,
+		Doc:  "GA2: if no live process is critical and some live process is trying, some live process eventually enters",
+		When: func(v *automaton.View[S, M], _ int) bool {
+			return !liveIn(v, userCritical) && liveIn(v, userTrying)
+		},
+		Goal: func(v *automaton.View[S, M], _ int) bool { return liveIn(v, userCritical) },
+	}
+}
+
+// ctExplain says whom K has granted and queued, and what clients wait for.
+func ctExplain(v *ctView) []string {
+	n := v.N() - 1
+	var lines []string
+	k := v.Proc(n)
+	switch {
+	case !v.Up(n):
+		lines = append(lines, fmt.Sprintf("the coordinator (process %d) has crashed", n+1))
+	case k.Busy:
+		lines = append(lines, fmt.Sprintf("the coordinator (process %d) has granted process %d, queue %s", n+1, k.Holder+1, "["+joinOneBased(k.Queue, " ")+"]"))
+	default:
+		lines = append(lines, fmt.Sprintf("the coordinator (process %d) is free", n+1))
+	}
+	for i := 0; i < n; i++ {
+		p, state := v.Proc(i), ""
+		switch {
+		case p.Ust == userCritical:
+			state = "is in the critical section"
+		case p.Ust == userTrying && p.Granted:
+			state = "is trying and may enter"
+		case p.Ust == userTrying:
+			state = "is trying, waiting for a REPLY"
+		}
+		if state != "" && !v.Up(i) {
+			state += " (crashed)"
+		}
+		if state != "" {
+			lines = append(lines, "process "+strconv.Itoa(i+1)+" "+state)
+		}
+	}
+	if m := v.InTransit(); m > 0 {
+		lines = append(lines, inTransit(m))
+	}
+	return lines
+}
+
+// centralSpecs returns central and its broken twin (ALGORITHMS.md 2.1).
+func centralSpecs() []Spec { return []Spec{central(false), central(true)} }
+
+// central returns the spec central of ALGORITHMS.md 2.1 or, when broken is
+// set, central-broken.
+func central(broken bool) Spec {
+	s := Spec{
+		Name:    "central",
+		Section: "2.1",
+		Summary: "central coordinator: clients 1..N send REQUEST to K (process N+1), which grants with REPLY in arrival order; RELEASE on exit",
+		Params: []Param{
+			{Flag: "n", Default: "3", Usage: "number of clients; the coordinator K is process N+1"},
+			requestsParam,
+			{Flag: "requesters", Default: "all", Usage: "clients that request the critical section: all, or distinct client numbers 1..N such as 1,3"},
+			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, at any process (K included), 0 to N"},
+		},
+		Claims: []string{properties.MutualExclusion, properties.Progress, properties.StarvationFreedom, properties.DeadlockFreedom, ctHolderAssertion},
+	}
+	if broken {
+		s.Name = "central-broken"
+		s.Summary = "central coordinator with a bug"
+		s.Bug = "the coordinator grants every REQUEST at once without checking busy, so two clients hold a REPLY and both enter"
+		s.Claims = []string{properties.MutualExclusion, properties.DeadlockFreedom}
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		n, err := p.Int("n", 1, maxN-1)
+		if err != nil {
+			return nil, err
+		}
+		users, err := parseMutexUsers(p, n)
+		if err != nil {
+			return nil, err
+		}
+		crashes, err := p.Int("crashes", 0, n)
+		if err != nil {
+			return nil, err
+		}
+		// A client's channel to K holds at most its RELEASE and its next
+		// REQUEST; K's channel to a client at most one REPLY.
+		disc, capacity, err := channelParams(p, channel.Unordered, 2)
+		if err != nil {
+			return nil, err
+		}
+		users.Requesters = append(users.Requesters, false) // K
+		procs := make([]ctNode, n+1)
+		for i := range procs {
+			procs[i] = ctNode{Ust: userIdle, Holder: -1, Requests: users.Requests(i), Broken: broken}
+		}
+		procs[n].Coord = true
+		var links []automaton.Link
+		for i := 0; i < n; i++ {
+			links = append(links, automaton.Link{From: i, To: n}, automaton.Link{From: n, To: i})
+		}
+		return automaton.New(automaton.Config[ctNode, ctMsg]{
+			Initial:    [][]ctNode{procs},
+			Links:      links,
+			Channels:   disc,
+			Capacity:   capacity,
+			Crashes:    crashes,
+			Invariants: []automaton.Invariant[ctNode, ctMsg]{mutualExclusion[ctNode, ctMsg](ctUser)},
+			Assertions: []automaton.Assertion{{Name: ctHolderAssertion, Doc: "K receives RELEASE only from the client it granted (assert holder = j)"}},
+			// Valid end (ALGORITHMS.md 0.8): all served, channels empty, K
+			// free with an empty queue.
+			ValidEnd: mutexValidEnd[ctNode, ctMsg](users, ctUser, func(p *ctNode) bool { return !p.Busy && len(p.Queue) == 0 }),
+			Liveness: []automaton.Liveness[ctNode, ctMsg]{
+				ctLiveProgress[ctNode, ctMsg](ctUser),
+				starvationLiveness[ctNode, ctMsg](ctUser, "GA2': every trying client eventually enters the critical section"),
+			},
+			Explain: ctExplain,
+		})
+	}
+	return s
+}
