@@ -57,6 +57,7 @@ func Catalog() []Spec {
 	all = append(all, maekawaSpecs()...)
 	all = append(all, bullySpecs()...)
 	all = append(all, echoElectionSpecs()...)
+	all = append(all, adoptionSpecs()...)
 	all = append(all, lamportSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
