@@ -63,6 +63,7 @@ func Catalog() []Spec {
 	all = append(all, echoElectionSpecs()...)
 	all = append(all, adoptionSpecs()...)
 	all = append(all, waitingSpecs()...)
+	all = append(all, virtualTreeSpecs()...)
 	all = append(all, lamportSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
