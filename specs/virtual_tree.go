@@ -51,7 +51,9 @@ func (m vtMember) String() string {
 // steps name the process they are about, and every label ends in _{1},
 // the registry.
 //
-// Nondeterminism: any absent process may join next (all join orders);
+// The scanned process must itself be in the tree (level_n ≥ 0), the
+// section's Choice; T3 then holds by construction and is checked as an
+// assertion of join. Nondeterminism: any absent process may join next (all join orders);
 // each connection attempt may fail (join enumerates every set of present
 // processes it connects to); "in some order" lets any connected in-tree
 // process of least level become the parent. A failed retry changes
