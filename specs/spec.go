@@ -42,6 +42,10 @@ type Spec struct {
 	// the CLI to print when a run with p is incomplete; "" when it has
 	// nothing to suggest.
 	Hint func(p *Params) string
+	// Provisional, when set, says why the spec is provisional: its rules
+	// are a reconstruction that the source has not confirmed yet.
+	// `vacheck list` shows it.
+	Provisional string
 }
 
 // Catalog returns every spec, ordered by section then name.
@@ -57,6 +61,9 @@ func Catalog() []Spec {
 	all = append(all, maekawaSpecs()...)
 	all = append(all, bullySpecs()...)
 	all = append(all, echoElectionSpecs()...)
+	all = append(all, adoptionSpecs()...)
+	all = append(all, waitingSpecs()...)
+	all = append(all, virtualTreeSpecs()...)
 	all = append(all, lamportSpecs()...)
 	all = append(all, suzukiKasamiSpecs()...)
 	all = append(all, singhalSpecs()...)

@@ -163,6 +163,9 @@ func list(w io.Writer) error {
 		if s.Bug != "" {
 			fmt.Fprintf(w, "%sbug: %s\n", indent, s.Bug)
 		}
+		if s.Provisional != "" {
+			fmt.Fprintf(w, "%sprovisional: %s\n", indent, s.Provisional)
+		}
 		var ps []string
 		for _, p := range s.Params {
 			if p.Default == "" {

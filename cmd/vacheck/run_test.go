@@ -219,4 +219,7 @@ func TestList(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "chang-roberts-broken") || !strings.Contains(stdout, "--ids (default all)") {
 		t.Errorf("list: %d\n%s", code, stdout)
 	}
+	if !strings.Contains(stdout, "provisional: only the method's name is sourced") {
+		t.Errorf("list does not show why waiting is provisional:\n%s", stdout)
+	}
 }

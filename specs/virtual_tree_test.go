@@ -1,0 +1,350 @@
+package specs
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/automaton/automatontest"
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// vtRef is a literal reference model of 1.15 written from the section's
+// pseudocode without the automaton package: join_i tries every subset of
+// the present processes and scans the connected ones in every order,
+// applying the loop body as written; REPAIR scans the remaining links in
+// every order. The correct repair (naive = false) first detaches the
+// subtree of the node, and detached nodes rejoin over a link into the
+// tree, as virtual-tree does.
+type vtRef struct {
+	present, detached []bool
+	level, parent     []int
+	links             [][]bool
+	left              int
+}
+
+func (r vtRef) key() string {
+	return fmt.Sprint(r.present, r.detached, r.level, r.parent, r.links, r.left)
+}
+
+func (r vtRef) clone() vtRef {
+	c := vtRef{present: slices.Clone(r.present), detached: slices.Clone(r.detached), level: slices.Clone(r.level),
+		parent: slices.Clone(r.parent), left: r.left}
+	for _, l := range r.links {
+		c.links = append(c.links, slices.Clone(l))
+	}
+	return c
+}
+
+// vtPerms returns every ordering of xs.
+func vtPerms(xs []int) [][]int {
+	if len(xs) == 0 {
+		return [][]int{nil}
+	}
+	var out [][]int
+	for k, x := range xs {
+		rest := append(slices.Clone(xs[:k]), xs[k+1:]...)
+		for _, p := range vtPerms(rest) {
+			out = append(out, append([]int{x}, p...))
+		}
+	}
+	return out
+}
+
+// scan applies "for each n (in this order): if level_n ≥ 0 ∧ (level_x < 0
+// ∨ level_x > level_n): level_x := level_n + 1; parent_x := n".
+func (r vtRef) scan(x int, order []int) {
+	for _, n := range order {
+		if r.level[n] >= 0 && (r.level[x] < 0 || r.level[x] > r.level[n]) {
+			r.level[x], r.parent[x] = r.level[n]+1, n
+			r.detached[x] = false
+		}
+	}
+}
+
+func (r vtRef) linked(x int) []int {
+	var out []int
+	for n, ok := range r.links[x] {
+		if ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (r vtRef) next(naive bool) map[string]vtRef {
+	n := len(r.present)
+	// A transition is a pair (action, next state): the orders of one
+	// action that give the same state are one transition, while retry(i,
+	// k) and retry(k, i) are two even when they give the same state.
+	out := map[string]vtRef{}
+	action := ""
+	add := func(s vtRef) { out[action+"|"+s.key()] = s }
+	var present []int
+	for i := range r.present {
+		if r.present[i] {
+			present = append(present, i)
+		}
+	}
+	for i := 0; i < n; i++ {
+		switch {
+		case !r.present[i]: // join_i
+			action = fmt.Sprint("join", i)
+			for mask := 0; mask < 1<<len(present); mask++ {
+				var conn []int
+				for k, p := range present {
+					if mask&(1<<k) != 0 {
+						conn = append(conn, p)
+					}
+				}
+				for _, order := range vtPerms(conn) {
+					s := r.clone()
+					s.present[i] = true
+					if len(present) == 0 {
+						s.level[i] = 0
+					}
+					for _, p := range order {
+						s.links[i][p], s.links[p][i] = true, true
+					}
+					s.scan(i, order)
+					add(s)
+				}
+			}
+		case r.level[i] < 0:
+			for _, k := range present { // retry_i, connected
+				if k != i && !r.links[i][k] {
+					action = fmt.Sprint("retry", i, k)
+					s := r.clone()
+					s.links[i][k], s.links[k][i] = true, true
+					s.scan(i, []int{k})
+					add(s)
+				}
+			}
+			if r.detached[i] { // rejoin_i
+				action = fmt.Sprint("rejoin", i)
+				for _, order := range vtPerms(r.linked(i)) {
+					s := r.clone()
+					s.scan(i, order)
+					if s.level[i] >= 0 {
+						add(s)
+					}
+				}
+			}
+		}
+	}
+	if r.left > 0 {
+		for x := 0; x < n; x++ {
+			for y := x + 1; y < n; y++ {
+				if !r.links[x][y] {
+					continue
+				}
+				action = fmt.Sprint("break", x, y)
+				s := r.clone()
+				s.left--
+				s.links[x][y], s.links[y][x] = false, false
+				var ends []int
+				for _, e := range [][2]int{{x, y}, {y, x}} {
+					if s.parent[e[0]] == e[1] {
+						ends = append(ends, e[0])
+					}
+				}
+				if len(ends) == 0 {
+					add(s)
+					continue
+				}
+				e := ends[0] // both ends only after a cycle: not in these tests
+				below := map[int]bool{e: true}
+				for changed := !naive; changed; {
+					changed = false
+					for k := range s.parent {
+						if s.parent[k] >= 0 && below[s.parent[k]] && !below[k] {
+							below[k], changed = true, true
+						}
+					}
+				}
+				for k := range below {
+					s.level[k], s.parent[k], s.detached[k] = -1, -1, !naive
+				}
+				for _, order := range vtPerms(s.linked(e)) {
+					t := s.clone()
+					t.scan(e, order)
+					add(t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// vtReference returns the states, transitions and terminal states of the
+// reference model.
+func vtReference(n, failures int, naive bool) (states, transitions, terminal int) {
+	r := vtRef{present: make([]bool, n), detached: make([]bool, n), level: make([]int, n), parent: make([]int, n), left: failures}
+	for i := 0; i < n; i++ {
+		r.level[i], r.parent[i] = -1, -1
+		r.links = append(r.links, make([]bool, n))
+	}
+	seen := map[string]bool{r.key(): true}
+	frontier := []vtRef{r}
+	for len(frontier) > 0 {
+		var next []vtRef
+		for _, s := range frontier {
+			succ := s.next(naive)
+			transitions += len(succ)
+			if len(succ) == 0 {
+				terminal++
+			}
+			for _, t := range succ {
+				if k := t.key(); !seen[k] {
+					seen[k] = true
+					next = append(next, t)
+				}
+			}
+		}
+		frontier = next
+	}
+	return len(seen), transitions, terminal
+}
+
+// TestVirtualTreeCounts pins the state spaces of virtual-tree (correct
+// repair) and virtual-tree-broken (the naive REPAIR of 1.15), checks that
+// T1–T3 and deadlock freedom hold for virtual-tree with and without link
+// failures, and compares every figure with vtReference (BFS on 1 and 2
+// workers and DFS agree). Without link failures the two specs coincide.
+//
+// N=2 by hand: join_1 or join_2 makes a root (2 states); the other joins
+// connected, with parent the root, or unconnected at level −1 (4 states),
+// and retry connects an unconnected one (to the same state as a connected
+// join): 7 states with the initial one, 2+4+2 = 8 transitions, and the 2
+// states with both present and linked are terminal.
+func TestVirtualTreeCounts(t *testing.T) {
+	for _, tt := range []struct {
+		n, failures                   int
+		naive                         bool
+		states, transitions, terminal int64
+	}{
+		{1, 0, false, 2, 1, 1},
+		{2, 0, false, 7, 8, 2},
+		{3, 0, false, 46, 105, 12},
+		{3, 0, true, 46, 105, 12},
+		{4, 0, false, 669, 2320, 200},
+		{3, 1, false, 115, 315, 12},
+		{3, 2, false, 187, 564, 12},
+		{4, 1, false, 2045, 10228, 200},
+		{4, 2, false, 3529, 20584, 200},
+		{3, 1, true, 94, 249, 18},
+		{4, 1, true, 1789, 6940, 536},
+	} {
+		t.Run(fmt.Sprintf("n=%d/failures=%d/naive=%v", tt.n, tt.failures, tt.naive), func(t *testing.T) {
+			if st, tr, term := vtReference(tt.n, tt.failures, tt.naive); int64(st) != tt.states || int64(tr) != tt.transitions || int64(term) != tt.terminal {
+				t.Errorf("reference model: %d states, %d transitions, %d terminal; pinned %d, %d, %d", st, tr, term, tt.states, tt.transitions, tt.terminal)
+			}
+			m := buildSpec(t, virtualTree(tt.naive), map[string]string{"n": fmt.Sprint(tt.n), "link-failures": fmt.Sprint(tt.failures)})
+			props := []string{vtT1, vtT2, vtT3, "deadlock-freedom"}
+			if tt.naive && tt.failures > 0 {
+				props = []string{vtT3} // T1 and T2 fail: TestVirtualTreeBroken
+			}
+			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+				cfg.Properties = props
+				r, err := explorer.Check(m, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Status != explorer.OK || r.States != tt.states || r.Transitions != tt.transitions || r.Terminal != tt.terminal {
+					t.Errorf("%v/%d: %v %+v, %d states, %d transitions, %d terminal; want ok, %d, %d, %d", cfg.Strategy, cfg.Workers,
+						r.Status, r.Violations, r.States, r.Transitions, r.Terminal, tt.states, tt.transitions, tt.terminal)
+				}
+			}
+		})
+	}
+}
+
+// TestVirtualTreeBroken checks the negative test of 1.15: with the naive
+// REPAIR and one link failure, T1 fails exactly as the section says. On
+// three processes joining in a chain 1-2-3, the link 1-2 breaks; process 2
+// lost its parent and its only remaining link leads to its own child 3,
+// which it picks: 2 and 3 point at each other. The same run is fine with
+// virtual-tree, whose repair detaches 3 first.
+func TestVirtualTreeBroken(t *testing.T) {
+	want := []string{"join(1, links {}, parent ⊥)_{1}", "join(2, links {1}, parent 1)_{1}", "join(3, links {2}, parent 2)_{1}",
+		"breakLink(1,2, 2 re-attaches to 3)_{1}"}
+	m := buildSpec(t, virtualTree(true), map[string]string{})
+	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
+		cfg.Properties = virtualTree(true).Claims
+		r, err := explorer.Check(m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != explorer.Violated || r.Violations[0].Property != vtT1 {
+			t.Fatalf("workers %d: %v %+v, want t1-acyclic violated", cfg.Workers, r.Status, r.Violations)
+		}
+		var actions []string
+		for _, st := range r.Violations[0].Trace.Steps {
+			actions = append(actions, st.Action)
+		}
+		if !slices.Equal(actions, want) {
+			t.Errorf("workers %d: counterexample %v, want %v", cfg.Workers, actions, want)
+		}
+		if ex := strings.Join(r.Violations[0].Trace.Explanation, "\n"); !strings.Contains(ex, "process 2: (level 3, parent 3") ||
+			!strings.Contains(ex, "process 3: (level 2, parent 2") {
+			t.Errorf("explanation does not show the cycle 2-3:\n%s", ex)
+		}
+	}
+	// The correct repair on the same budget: T1 holds (TestVirtualTreeCounts
+	// checks all of T1–T3).
+	m = buildSpec(t, virtualTree(false), map[string]string{"link-failures": "1"})
+	if r, err := explorer.Check(m, explorer.Config{Properties: []string{vtT1}}); err != nil || r.Status != explorer.OK {
+		t.Errorf("virtual-tree --link-failures 1: %v %v, want t1-acyclic to hold", r, err)
+	}
+	// T2 fails with the naive repair as well: around a cycle the levels
+	// cannot all grow by one (in the state above, 3 has level 2 and its
+	// parent 2 has level 3).
+	m = buildSpec(t, virtualTree(true), map[string]string{})
+	if r, err := explorer.Check(m, explorer.Config{Properties: []string{vtT2}}); err != nil || r.Status != explorer.Violated {
+		t.Errorf("virtual-tree-broken: %v %v, want t2-levels violated", r, err)
+	}
+}
+
+func TestVirtualTreeUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		flags map[string]string
+		want  string
+	}{
+		{map[string]string{"n": "7"}, "--n 7"},
+		{map[string]string{"n": "x"}, "--n"},
+		{map[string]string{"link-failures": "-1"}, "--link-failures -1"},
+		{map[string]string{"n": "3", "link-failures": "4"}, "--link-failures 4"},
+		{map[string]string{"topology": "ring"}, "--topology does not apply"},
+	} {
+		s := virtualTree(false)
+		p, err := NewParams(s, tt.flags)
+		if err == nil {
+			_, err = s.Build(p)
+		}
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: %v, want an ErrUsage error naming %q", tt.flags, err, tt.want)
+		}
+	}
+}
+
+// TestElGraphPure checks that adoption, waiting and virtual-tree (and their
+// twins) are pure: the same state always expands to the same successors,
+// whatever was expanded before (automatontest.CheckPure).
+func TestElGraphPure(t *testing.T) {
+	for _, tt := range []struct {
+		spec  Spec
+		flags map[string]string
+	}{
+		{adoption(false), map[string]string{"n": "4", "topology": "star", "initiators": "subsets"}},
+		{adoption(true), map[string]string{"n": "4", "topology": "star"}},
+		{adoption(false), map[string]string{"n": "4", "objective": "min", "initiators": "subsets"}},
+		{waiting(false), map[string]string{"n": "4", "initiators": "subsets"}},
+		{waiting(true), map[string]string{"n": "4"}},
+		{virtualTree(false), map[string]string{"n": "4", "link-failures": "2"}},
+		{virtualTree(true), map[string]string{"n": "4", "link-failures": "2"}},
+	} {
+		automatontest.CheckPure(t, buildSpec(t, tt.spec, tt.flags), 5000)
+	}
+}
