@@ -157,9 +157,13 @@ func reorder(args []string) []string {
 }
 
 func list(w io.Writer) error {
+	width := 0
 	for _, s := range specs.Catalog() {
-		fmt.Fprintf(w, "%-30s %-5s %s\n", s.Name, s.Section, s.Summary)
-		indent := strings.Repeat(" ", 37)
+		width = max(width, len(s.Name))
+	}
+	indent := strings.Repeat(" ", width+7)
+	for _, s := range specs.Catalog() {
+		fmt.Fprintf(w, "%-*s %-5s %s\n", width, s.Name, s.Section, s.Summary)
 		if s.Bug != "" {
 			fmt.Fprintf(w, "%sbug: %s\n", indent, s.Bug)
 		}
