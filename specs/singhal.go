@@ -65,10 +65,27 @@ func (m sgMsg) String() string {
 // R the state graph is acyclic, so GA2' cannot fail by overtaking (the
 // others run out of requests); --choice any only adds interleavings.
 //
-// As written, the section's pseudocode is deadlock-free with one request
-// per process (N ≤ 4) but deadlocks at N=3 with two each: a REQUEST reaches
-// a former holder in state N after it passed the token on, and the new
-// holder never learns of it (TestSinghalTwoRequests).
+// These are the published rules: the section agrees line by line with
+// Singhal and Shivaratri's presentation (1994) and with the independent
+// implementations we found, and so does this model. As published, the
+// algorithm is deadlock-free with one request per process (N ≤ 4 checked)
+// but deadlocks once processes request again: N=3 with R=2 each (24 steps,
+// TestSinghalTwoRequests), N=3 R=3, N=4 R=2. The story: 2 and 3 request, the
+// idle holder 1 passes the token to 3 while 3's REQUEST to 2 and 2's to 1
+// are still in transit; at exit_3 the merge overwrites 3's staircase SV[2]=R
+// with the token's SV[2]=N (equal numbers, 0: the token's N only means "no
+// request of 2 seen"), so neither 2 nor 3 marks the other R any more. 3
+// passes the token to 1, which asked for it, and asks again, of 1 only; 1
+// receives that REQUEST after it has used the token and handed it to 2
+// (whose REQUEST came late), and in state N only records it. 2 learned
+// SN[3]=1 from the token, so 3's first REQUEST is outdated when it arrives,
+// and 2 stays the idle holder while 3 waits for ever. Two premises of the
+// algorithm fail: exit_i does not keep the staircase (of any two processes
+// one sends its requests to the other), and a REQUEST sent to a believed
+// requester may arrive after it has passed the token on. GA1 and TOKEN-1
+// hold. The claims stay the paper's (as for maekawa-basic): they hold with
+// --requests 1, the default, and the checker refutes DLF, GA2 and GA2' from
+// --requests 2 on.
 type sgNode struct {
 	Ust      userState
 	Done     int
@@ -249,7 +266,7 @@ func singhal(broken bool) Spec {
 	s := Spec{
 		Name:    "singhal",
 		Section: "2.12",
-		Summary: "Singhal's heuristic token algorithm: REQUESTs go only to the processes believed to be requesting (staircase initialisation)",
+		Summary: "Singhal's heuristic token algorithm: REQUESTs go only to the processes believed to be requesting (staircase); as published it deadlocks with --requests 2 at N=3",
 		Params: []Param{
 			{Flag: "n", Default: "3", Usage: "number of processes; the token starts at process 1"},
 			requestsParam,

@@ -108,27 +108,82 @@ func TestSinghalMessages(t *testing.T) {
 	}
 }
 
-// TestSinghalTwoRequests records a finding: the section's pseudocode, as
-// written, deadlocks at N=3 with two requests each. Process 3's second
-// REQUEST goes only to process 1 (its exit copied SV[2] = N from the
-// token), process 1 gets it after it has passed the token to process 2,
-// and being in state N only notes it; process 2 ends as the idle holder
-// knowing nothing of it.
+// TestSinghalTwoRequests pins the finding that Singhal's algorithm as
+// published (the section's rules, which are those of Singhal & Shivaratri
+// 1994) deadlocks when processes request more than once. At N=3 with two
+// requests each: process 3's staircase SV[2]=R is overwritten at its exit
+// by the token's SV[2]=N (equal numbers), its second REQUEST goes only to
+// process 1, which gets it after it has passed the token to 2 and, in state
+// N, only records it; 2 ends as the idle holder knowing nothing of it (its
+// late copy of 3's first REQUEST is outdated). The same happens with three
+// requests each at N=3 and with two at N=4 (found depth first). GA1 and
+// TOKEN-1 still hold over the whole graph (regression values, cross-checked
+// by BFS, DFS and two workers); GA2 and GA2' fail with the deadlock.
 func TestSinghalTwoRequests(t *testing.T) {
-	r := sgCheck(t, false, map[string]string{"n": "3", "requests": "2"}, explorer.Config{Workers: 1, Properties: []string{properties.DeadlockFreedom}})
-	if r.Status != explorer.Violated || len(r.Violations[0].Trace.Steps) != 24 {
-		t.Fatalf("status %v %v; want a deadlock in 24 steps", r.Status, r.Violations)
-	}
-	expl := strings.Join(r.Violations[0].Trace.Explanation, "\n")
-	for _, line := range []string{"process 2 is idle, SV [N,H,N], holds the token", "process 3 is trying, SV [R,N,R]"} {
-		if !strings.Contains(expl, line) {
-			t.Errorf("explanation %q lacks %q", expl, line)
+	dlf := []string{properties.DeadlockFreedom}
+	for _, cfg := range []explorer.Config{{Workers: 1, Properties: dlf}, {Workers: 2, Properties: dlf}} {
+		r := sgCheck(t, false, map[string]string{"n": "3", "requests": "2"}, cfg)
+		if r.Status != explorer.Violated || len(r.Violations[0].Trace.Steps) != 24 {
+			t.Fatalf("workers=%d: status %v %v; want a deadlock in 24 steps", cfg.Workers, r.Status, r.Violations)
+		}
+		expl := strings.Join(r.Violations[0].Trace.Explanation, "\n")
+		for _, line := range []string{"process 2 is idle, SV [N,H,N], holds the token", "process 3 is trying, SV [R,N,R]"} {
+			if !strings.Contains(expl, line) {
+				t.Errorf("explanation %q lacks %q", expl, line)
+			}
 		}
 	}
-	// GA1 and TOKEN-1 still hold.
-	r = sgCheck(t, false, map[string]string{"n": "3", "requests": "2"}, explorer.Config{Workers: 1, Properties: []string{properties.MutualExclusion, properties.TokenUniqueness}})
-	if r.Status != explorer.OK {
-		t.Errorf("GA1, TOKEN-1: status %v %v", r.Status, r.Violations)
+	r := sgCheck(t, false, map[string]string{"n": "3", "requests": "3"}, explorer.Config{Workers: 1, Properties: dlf})
+	if r.Status != explorer.Violated || len(r.Violations[0].Trace.Steps) != 30 {
+		t.Errorf("N=3 R=3: status %v %v; want a deadlock in 30 steps", r.Status, r.Violations)
+	}
+	r = sgCheck(t, false, map[string]string{"n": "4", "requests": "2"}, explorer.Config{Strategy: explorer.DFS, Properties: dlf})
+	if r.Status != explorer.Violated {
+		t.Errorf("N=4 R=2: status %v; want a deadlock", r.Status)
+	}
+	for _, p := range []string{properties.Progress, properties.StarvationFreedom} {
+		r := sgCheck(t, false, map[string]string{"n": "3", "requests": "2"}, explorer.Config{Workers: 1, Properties: []string{p}})
+		if r.Status != explorer.Violated || r.Violations[0].Property != p {
+			t.Errorf("%s: status %v %v; want violated", p, r.Status, r.Violations)
+		}
+	}
+	safety := []string{properties.MutualExclusion, properties.TokenUniqueness}
+	for _, cfg := range []explorer.Config{{Workers: 1, Properties: safety}, {Workers: 2, Properties: safety}, {Strategy: explorer.DFS, Properties: safety}} {
+		r := sgCheck(t, false, map[string]string{"n": "3", "requests": "2"}, cfg)
+		if r.Status != explorer.OK || r.States != 14485 || r.Transitions != 37508 || r.Terminal != 76 {
+			t.Errorf("GA1, TOKEN-1 %v workers=%d: status %v %v, %d states, %d transitions, %d terminal; want ok, 14485, 37508, 76",
+				cfg.Strategy, cfg.Workers, r.Status, r.Violations, r.States, r.Transitions, r.Terminal)
+		}
+	}
+}
+
+// TestSinghalRepeatedRequests: with R ≥ 2 the algorithm needs all three of
+// N=3 to request to deadlock; at N=2 (one REQUEST, one TOKEN: no staircase
+// to break) and at N=3 with two requesters every claim holds. Regression
+// values, cross-checked by BFS, DFS and two workers.
+func TestSinghalRepeatedRequests(t *testing.T) {
+	cases := []struct {
+		flags                         map[string]string
+		states, transitions, terminal int64
+	}{
+		{map[string]string{"n": "2", "requests": "2"}, 115, 166, 4},
+		{map[string]string{"n": "2", "requests": "3"}, 330, 500, 6},
+		{map[string]string{"n": "3", "requests": "2", "requesters": "2,3"}, 288, 559, 6},
+		{map[string]string{"n": "3", "requests": "2", "requesters": "1,3"}, 223, 427, 4},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
+			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+				r := sgCheck(t, false, c.flags, cfg)
+				if r.Status != explorer.OK {
+					t.Fatalf("%v workers=%d: status %v (%v)", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
+				}
+				if r.States != c.states || r.Transitions != c.transitions || r.Terminal != c.terminal {
+					t.Errorf("%v workers=%d: %d states, %d transitions, %d terminal; want %d, %d, %d",
+						cfg.Strategy, cfg.Workers, r.States, r.Transitions, r.Terminal, c.states, c.transitions, c.terminal)
+				}
+			}
+		})
 	}
 }
 
