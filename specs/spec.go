@@ -58,6 +58,7 @@ func Catalog() []Spec {
 	all = append(all, bullySpecs()...)
 	all = append(all, echoElectionSpecs()...)
 	all = append(all, lamportSpecs()...)
+	all = append(all, raymondSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)
