@@ -59,6 +59,7 @@ func Catalog() []Spec {
 	all = append(all, echoElectionSpecs()...)
 	all = append(all, lamportSpecs()...)
 	all = append(all, raymondSpecs()...)
+	all = append(all, caoSinghalSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)
