@@ -79,8 +79,8 @@ func (f csFwd) String() string { return strconv.Itoa(f.Arb+1) + "→" + f.Next.S
 //
 // The section is an "idea" and leaves rules open. The paper was not at
 // hand, so these Choices are ours: (1) and (2) as the section suggests,
-// (3), (5) and (6) forced by races the checker found in the plain reading
-// (each breaks one-permission or GA1 without it):
+// (3), (5), (6) and (7) forced by races the checker found in the plain reading
+// (each breaks one-permission or DLF without it):
 //   - (1) The forwarded request is always the best pending one other than
 //     the holder's, min(reqs \ {lockedFor}); whenever it changes (a better
 //     REQUEST, a new lock) the arbiter sends a new TRANSFER, which replaces
@@ -107,6 +107,10 @@ func (f csFwd) String() string { return strconv.Itoa(f.Arb+1) + "→" + f.Next.S
 //     the arbiter knows.)
 //   - (6) A FAILED overtaken by a forwarded LOCKED from the same arbiter
 //     is stale and ignored (in 2.7 FIFO rules this out).
+//   - (7) An INQUIRE for the current request from an arbiter whose
+//     forwarded LOCKED has not arrived yet is kept (EarlyInq) and answered
+//     when the LOCKED arrives; dropping it as 2.7 drops stale ones
+//     deadlocks (grid N=4, requesters 1,4, two requests each).
 type csNode struct {
 	// User part (2.0) and Lamport clock (kept at 0 once the process has no
 	// request left, as in maekawa).
@@ -122,6 +126,7 @@ type csNode struct {
 	Yielded    procSet
 	Fwd        []csFwd // by arbiter, ascending
 	NoFwd      procSet
+	EarlyInq   procSet // INQUIREs that overtook the forwarded LOCKED (Choice 7)
 	// Arbiter: 2.7's variables and the request last named in a TRANSFER
 	// to the current holder.
 	LockedFor   mkReq
@@ -185,7 +190,7 @@ func (p *csNode) Do(s automaton.Step, fx *automaton.Effects[csMsg]) {
 		if p.Done >= p.Requests {
 			p.C = 0
 		}
-		p.Granted, p.FailedFrom, p.InquiredBy, p.Yielded, p.NoFwd, p.Fwd = 0, 0, 0, 0, 0, nil
+		p.Granted, p.FailedFrom, p.InquiredBy, p.Yielded, p.NoFwd, p.EarlyInq, p.Fwd = 0, 0, 0, 0, 0, 0, nil
 	}
 }
 
@@ -237,6 +242,10 @@ func (p *csNode) Receive(from int, m csMsg, fx *automaton.Effects[csMsg]) {
 		p.Granted = p.Granted.with(m.Arb)
 		p.Yielded = p.Yielded.without(m.Arb)
 		p.FailedFrom = p.FailedFrom.without(m.Arb)
+		if p.EarlyInq.has(m.Arb) {
+			p.EarlyInq = p.EarlyInq.without(m.Arb)
+			p.inquire(m.Arb, fx)
+		}
 	case csFailed:
 		if p.Ust != userTrying || p.Granted.has(from) {
 			return // Choice (6): overtaken by a forwarded LOCKED
@@ -250,12 +259,12 @@ func (p *csNode) Receive(from int, m csMsg, fx *automaton.Effects[csMsg]) {
 		p.InquiredBy = 0
 	case csInquire:
 		switch {
-		case p.Ust != userTrying || m.Req != p.mine(fx) || !p.Granted.has(from) || p.Granted == p.QSet:
-			// Not about this request, or entering: the exit answers it.
-		case p.FailedFrom != 0 || p.Yielded != 0: // YIELD_OK, rule B
-			p.relinquish(from, fx)
+		case p.Ust != userTrying || m.Req != p.mine(fx):
+			// Not about this request: the exit answered it.
+		case !p.Granted.has(from):
+			p.EarlyInq = p.EarlyInq.with(from) // Choice (7)
 		default:
-			p.InquiredBy = p.InquiredBy.with(from)
+			p.inquire(from, fx)
 		}
 	case csTransfer:
 		if p.Ust == userIdle || m.Req != p.mine(fx) || !p.Granted.has(from) || p.NoFwd.has(from) {
@@ -264,6 +273,18 @@ func (p *csNode) Receive(from int, m csMsg, fx *automaton.Effects[csMsg]) {
 		p.Fwd = slices.DeleteFunc(slices.Clip(p.Fwd), func(f csFwd) bool { return f.Arb == from })
 		k, _ := slices.BinarySearchFunc(p.Fwd, from, func(f csFwd, j int) int { return f.Arb - j })
 		p.Fwd = slices.Insert(p.Fwd, k, csFwd{Arb: from, Next: m.Next})
+	}
+}
+
+// inquire answers arbiter j's INQUIRE, as in 2.7 with rule B: not while
+// entering (the exit answers it); relinquish if YIELD_OK; else remember it.
+func (p *csNode) inquire(j int, fx *automaton.Effects[csMsg]) {
+	switch {
+	case p.Granted == p.QSet:
+	case p.FailedFrom != 0 || p.Yielded != 0:
+		p.relinquish(j, fx)
+	default:
+		p.InquiredBy = p.InquiredBy.with(j)
 	}
 }
 
