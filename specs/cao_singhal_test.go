@@ -3,6 +3,7 @@ package specs
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -271,5 +272,37 @@ func TestCaoSinghalUsage(t *testing.T) {
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want a usage error containing %q", c.flags, err, c.want)
 		}
+	}
+}
+
+// TestCaoSinghalEarlyInquire replays the schedule that deadlocked before
+// Choice (7) (grid N=4, requesters 1,4, two requests each; found by the
+// checker in 991,783 states, too many for this test): arbiter 2 learns
+// from RELEASE(2,4) that process 1 forwarded its permission to 4's request
+// (2,4), and INQUIREs 4 for the older (2,1); the INQUIRE overtakes the
+// forwarded LOCKED(2). Dropping it, as 2.7 drops stale INQUIREs, left 4
+// holding arbiter 2 and 1 holding arbiter 3, each waiting for the other.
+// Kept, it is answered when LOCKED(2) arrives, and the FAILED from 3 makes
+// 4 relinquish arbiter 2.
+func TestCaoSinghalEarlyInquire(t *testing.T) {
+	d := newCSDriver(t, build(t, "cao-singhal", map[string]string{"n": "4", "quorums": "grid", "requesters": "1,4", "requests": "2"}))
+	for _, l := range strings.Fields(`request_{1} request_{4} receive(REQUEST(1,1))_{1,1} receive(LOCKED(1))_{1,1}
+		receive(REQUEST(1,4))_{4,2} receive(LOCKED(2))_{2,4} receive(REQUEST(1,4))_{4,3} receive(LOCKED(3))_{3,4}
+		receive(REQUEST(1,4))_{4,4} receive(LOCKED(4))_{4,4} enter_{4} exit_{4} request_{4} receive(RELEASE)_{4,2}
+		receive(REQUEST(1,1))_{1,2} receive(LOCKED(2))_{2,1} receive(REQUEST(2,4))_{4,2}
+		receive(TRANSFER((1,1)→(2,4)))_{2,1} receive(FAILED)_{2,4} receive(RELEASE)_{4,3} receive(REQUEST(1,1))_{1,3}
+		receive(LOCKED(3))_{3,1} enter_{1} exit_{1} request_{1} receive(RELEASE)_{1,1} receive(REQUEST(2,1))_{1,1}
+		receive(LOCKED(1))_{1,1} receive(RELEASE(2,4))_{1,2} receive(REQUEST(2,1))_{1,2} receive(RELEASE)_{1,3}
+		receive(REQUEST(2,1))_{1,3} receive(INQUIRE(2,4))_{2,4} receive(LOCKED(2))_{1,4}
+		receive(TRANSFER((2,4)→(2,1)))_{2,4} receive(LOCKED(3))_{3,1} receive(REQUEST(2,4))_{4,3}
+		receive(TRANSFER((2,1)→(2,4)))_{3,1} receive(FAILED)_{3,4}`) {
+		d.do(l)
+	}
+	if !d.take(func(l string) bool { return l == "receive(RELINQUISH)_{4,2}" }) {
+		t.Fatalf("process 4 did not relinquish arbiter 2; enabled: %v", d.labels())
+	}
+	d.deliverAll()
+	if ls := d.labels(); !slices.Contains(ls, "enter_{1}") {
+		t.Errorf("after the RELINQUISH, enter_{1} is not enabled; enabled: %v", ls)
 	}
 }
