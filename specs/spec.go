@@ -78,6 +78,8 @@ func Catalog() []Spec {
 	all = append(all, raSpecs()...)
 	all = append(all, centralSpecs()...)
 	all = append(all, cvSpecs()...)
+	all = append(all, raymondSpecs()...)
+	all = append(all, caoSinghalSpecs()...)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)

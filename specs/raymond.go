@@ -1,0 +1,324 @@
+package specs
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+	"github.com/vacheck/vacheck/topology"
+)
+
+// rayMsg is a message of Raymond's algorithm (ALGORITHMS.md 2.11): REQUEST
+// or PRIVILEGE (the token). Neither carries data; the sender is the tree
+// edge it travels on.
+type rayMsg uint8
+
+const (
+	rayRequest rayMsg = 1 + iota
+	rayPrivilege
+)
+
+func (m rayMsg) String() string {
+	switch m {
+	case rayRequest:
+		return "REQUEST"
+	case rayPrivilege:
+		return "PRIVILEGE"
+	}
+	return "rayMsg(" + strconv.Itoa(int(m)) + ")"
+}
+
+// rayProc is a process number (0-based), shown 1-based: a holder pointer or
+// an entry of the request queue. A process's own number stands for self.
+type rayProc int
+
+func (p rayProc) String() string { return strconv.Itoa(int(p) + 1) }
+
+// rayNode is a process of Raymond's tree-based token algorithm
+// (ALGORITHMS.md 2.11; K. Raymond, A tree-based algorithm for distributed
+// mutual exclusion, ACM TOCS 7(1), 1989). The processes form a fixed
+// unrooted tree; holder points along the tree towards the token, REQUESTs
+// travel along the holder pointers towards it, and the PRIVILEGE travels
+// back, reversing every pointer it crosses.
+//
+// The fields are the section's state variables: holder (self is the
+// process's own number), using, the FIFO reqQ of neighbours and self, and
+// asked; plus the user part of 2.0.
+//
+// Choice: enter_i is its own internal step, pre holder = self ∧ ¬using ∧
+// head(reqQ) = self, instead of the branch of ASSIGN that pops self, so that
+// every entry shows as enter_i as in the other mutual-exclusion specs (2.0).
+// ASSIGN therefore leaves a self at the head of the queue to enter_i, which
+// pops it, sets asked := false and using := true exactly as that branch
+// does. In between, nothing at i could have acted differently: a REQUEST
+// that arrives is only queued, as it would be while i is using.
+type rayNode struct {
+	// User part (2.0).
+	Ust  userState
+	Done int
+	// Raymond's variables.
+	Holder rayProc
+	Using  bool
+	ReqQ   []rayProc
+	Asked  bool
+
+	Me       rayProc `vacheck:"-"`
+	Requests int     `vacheck:"-"` // R for a requester, 0 otherwise
+	// Broken is the bug of raymond-broken: ASSIGN does not reset asked.
+	Broken bool `vacheck:"-"`
+}
+
+type rayView = automaton.View[rayNode, rayMsg]
+
+func rayUser(p *rayNode) (userState, int) { return p.Ust, p.Done }
+
+// Steps: request_i (the user wants the critical section), enter_i (Choice
+// above) and exit_i.
+func (p *rayNode) Steps(_ *rayView, out []automaton.Step) []automaton.Step {
+	switch {
+	case p.Ust == userIdle && p.Done < p.Requests:
+		out = append(out, automaton.Do("request"))
+	case p.Ust == userTrying && p.Holder == p.Me && !p.Using && len(p.ReqQ) > 0 && p.ReqQ[0] == p.Me:
+		out = append(out, automaton.Do("enter"))
+	case p.Ust == userCritical:
+		out = append(out, automaton.Do("exit"))
+	}
+	return out
+}
+
+// Do performs request_i (append self; ASSIGN; ASK), enter_i (pop self,
+// asked := false, using := true) and exit_i (using := false; ASSIGN; ASK).
+func (p *rayNode) Do(s automaton.Step, fx *automaton.Effects[rayMsg]) {
+	switch s.Name {
+	case "request":
+		p.Ust = userTrying
+		p.ReqQ = append(p.ReqQ, p.Me)
+	case "enter":
+		p.ReqQ = p.ReqQ[1:]
+		p.Asked = false
+		p.Using = true
+		p.Ust = userCritical
+		return
+	case "exit":
+		p.Using = false
+		p.Ust = userIdle
+		p.Done++
+	}
+	p.assign(fx)
+	p.ask(fx)
+}
+
+// Receive performs receive REQUEST from x (append x; ASSIGN; ASK) and
+// receive PRIVILEGE (holder := self; ASSIGN; ASK).
+func (p *rayNode) Receive(from int, m rayMsg, fx *automaton.Effects[rayMsg]) {
+	if m == rayRequest {
+		p.ReqQ = append(p.ReqQ, rayProc(from))
+	} else {
+		p.Holder = p.Me
+	}
+	p.assign(fx)
+	p.ask(fx)
+}
+
+// assign is ASSIGN(): the holder of an unused token hands it to the head of
+// its queue, reversing its holder pointer. A self at the head is left to
+// enter_i (Choice above).
+func (p *rayNode) assign(fx *automaton.Effects[rayMsg]) {
+	if p.Holder != p.Me || p.Using || len(p.ReqQ) == 0 || p.ReqQ[0] == p.Me {
+		return
+	}
+	p.Holder, p.ReqQ = p.ReqQ[0], p.ReqQ[1:]
+	if !p.Broken {
+		p.Asked = false
+	}
+	fx.Send(int(p.Holder), rayPrivilege)
+}
+
+// ask is ASK(): a process without the token that has requests queued asks
+// its holder once for it.
+func (p *rayNode) ask(fx *automaton.Effects[rayMsg]) {
+	if p.Holder != p.Me && len(p.ReqQ) > 0 && !p.Asked {
+		fx.Send(int(p.Holder), rayRequest)
+		p.Asked = true
+	}
+}
+
+// rayTokenAt returns, for every process, whether the token is there: it
+// holds it (holder = self) or a PRIVILEGE to it is in transit.
+func rayTokenAt(v *rayView) []bool {
+	at := make([]bool, v.N())
+	for i := range at {
+		if p := v.Proc(i); p.Holder == p.Me {
+			at[i] = true
+		}
+		for j := 0; j < v.N(); j++ {
+			for _, m := range v.Chan(j, i) {
+				at[i] = at[i] || m == rayPrivilege
+			}
+		}
+	}
+	return at
+}
+
+// rayOneToken is TOKEN-1: exactly one token, counting the processes with
+// holder = self and the PRIVILEGEs in transit.
+func rayOneToken(v *rayView) bool {
+	k := properties.Count(v.N(), func(i int) bool { p := v.Proc(i); return p.Holder == p.Me })
+	for i := 0; i < v.N(); i++ {
+		for j := 0; j < v.N(); j++ {
+			for _, m := range v.Chan(j, i) {
+				if m == rayPrivilege {
+					k++
+				}
+			}
+		}
+	}
+	return k == 1
+}
+
+// rayAcyclic is the invariant of 2.11: following holder pointers from any
+// process leads, without a cycle, to the token holder or to the endpoint
+// of a PRIVILEGE in transit. (The sender of a PRIVILEGE and its receiver
+// point at each other while it travels; the walk stops at the receiver.)
+func rayAcyclic(v *rayView) bool {
+	at := rayTokenAt(v)
+	for i := 0; i < v.N(); i++ {
+		k := i
+		for steps := 0; !at[k]; steps++ {
+			if steps == v.N() {
+				return false
+			}
+			k = int(v.Proc(k).Holder)
+		}
+	}
+	return true
+}
+
+// rayValidEnd is a valid end state of mutual exclusion (ALGORITHMS.md 0.8):
+// every process idle with its R requests served, channels empty, every
+// queue empty and nobody asking; the one token is then held by a process.
+func rayValidEnd(u mutexUsers) func(v *rayView) bool {
+	return mutexValidEnd[rayNode, rayMsg](u, rayUser, func(p *rayNode) bool { return len(p.ReqQ) == 0 && !p.Asked && !p.Using })
+}
+
+// rayExplain says where every holder pointer leads and who waits for what.
+func rayExplain(v *rayView) []string {
+	var lines []string
+	for i := 0; i < v.N(); i++ {
+		p := v.Proc(i)
+		line := fmt.Sprintf("process %d is %v", i+1, p.Ust)
+		if p.Holder == p.Me {
+			line += ", holds the token"
+		} else {
+			line += fmt.Sprintf(", holder %v", p.Holder)
+		}
+		if len(p.ReqQ) > 0 {
+			q := make([]string, len(p.ReqQ))
+			for k, x := range p.ReqQ {
+				q[k] = x.String()
+				if x == p.Me {
+					q[k] = "self"
+				}
+			}
+			line += ", queue [" + strings.Join(q, " ") + "]"
+			if p.Holder != p.Me && !p.Asked {
+				line += ", has not asked"
+			}
+		}
+		if p.Asked {
+			line += ", asked"
+		}
+		lines = append(lines, line)
+	}
+	if k := v.InTransit(); k > 0 {
+		lines = append(lines, inTransit(k))
+	}
+	return lines
+}
+
+// rayTopology reads --topology and --n and refuses a graph that is not a
+// tree.
+func rayTopology(p *Params) (topology.Graph, error) {
+	g, err := parseGraphTopology(p)
+	if err != nil {
+		return g, err
+	}
+	if !g.IsTree() {
+		return g, Usagef("topology", p.String("topology"), "%s is not a tree (%d nodes, %d edges%s); raymond needs a tree: line, star, or an edge-list file of a tree", g.Name, g.N, g.NumEdges(), map[bool]string{true: "", false: ", not connected"}[g.Connected()])
+	}
+	return g, nil
+}
+
+// raymondSpecs returns raymond and its broken twin (ALGORITHMS.md 2.11).
+func raymondSpecs() []Spec { return []Spec{raymond(false), raymond(true)} }
+
+func raymond(broken bool) Spec {
+	s := Spec{
+		Name:    "raymond",
+		Section: "2.11",
+		Summary: "Raymond's tree-based token mutual exclusion: REQUESTs travel up holder pointers, the PRIVILEGE comes back down",
+		Params: []Param{
+			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)"},
+			{Flag: "topology", Default: "line", Usage: "a tree: line (1-2-...-N), star (centre 1), or an edge-list file of a tree; process 1 holds the token first"},
+			requestsParam, requestersParam,
+		},
+		Claims: []string{properties.TokenUniqueness, properties.MutualExclusion, "holder-acyclic", properties.DeadlockFreedom, properties.Progress, properties.StarvationFreedom},
+	}
+	if broken {
+		s.Name = "raymond-broken"
+		s.Summary = "Raymond's tree-based token algorithm with a bug"
+		s.Bug = "ASSIGN does not reset asked when the token passes through, so a process that later needs the token never asks for it again"
+	}
+	s.Build = func(p *Params) (explorer.Model, error) {
+		g, err := rayTopology(p)
+		if err != nil {
+			return nil, err
+		}
+		users, err := parseMutexUsers(p, g.N)
+		if err != nil {
+			return nil, err
+		}
+		// A tree edge carries at most a PRIVILEGE followed by a REQUEST.
+		disc, capacity, err := channelParams(p, channel.FIFO, 2)
+		if err != nil {
+			return nil, err
+		}
+		// Initially process 1 holds the token and every other process
+		// points to its parent in the tree rooted at process 1, that is
+		// towards the token.
+		procs := make([]rayNode, g.N)
+		for u := range procs {
+			procs[u] = rayNode{Ust: userIdle, Holder: rayProc(u), Me: rayProc(u), Requests: users.Requests(u), Broken: broken}
+		}
+		seen := make([]bool, g.N)
+		seen[0] = true
+		for queue := []int{0}; len(queue) > 0; queue = queue[1:] {
+			for _, w := range g.Adj[queue[0]] {
+				if !seen[w] {
+					seen[w] = true
+					procs[w].Holder = rayProc(queue[0])
+					queue = append(queue, w)
+				}
+			}
+		}
+		return automaton.New(automaton.Config[rayNode, rayMsg]{
+			Initial:  [][]rayNode{procs},
+			Links:    automaton.Undirected(g.Adj),
+			Channels: disc,
+			Capacity: capacity,
+			Invariants: []automaton.Invariant[rayNode, rayMsg]{
+				{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, counting holders (holder = self) and PRIVILEGEs in transit", Holds: rayOneToken},
+				mutualExclusion[rayNode, rayMsg](rayUser),
+				{Name: "holder-acyclic", Doc: "following holder pointers from any process leads without a cycle to the token holder or to the receiver of the PRIVILEGE in transit", Holds: rayAcyclic},
+			},
+			ValidEnd: rayValidEnd(users),
+			Liveness: mutexLiveness[rayNode, rayMsg](rayUser),
+			Explain:  rayExplain,
+		})
+	}
+	return s
+}
