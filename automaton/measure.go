@@ -123,10 +123,10 @@ func (sys *System[S, M, P]) trailer(b []byte) (d, s int) {
 // last exit are kept as 0 for none (not causally after the exit) and h+1
 // for h hops.
 type measure struct {
-	newD, newS             int  // the stepping process's depth and hops after the step
-	stampD, stampS         int  // what the messages it sends to others carry
-	maxStamp               int  // the largest depth a message of the step carries
-	clearChans, clearProcs bool // sync-delay: forget the hops since the previous exit
+	newD, newS             int     // the stepping process's depth and hops after the step
+	stampD, stampS         int     // what the messages it sends to others carry
+	maxStamp               int     // the largest depth a message of the step carries
+	clearChans, clearProcs bool    // sync-delay: forget the hops since the previous exit
 	servedBy               []int32 // messages-per-entry: the process each message to another serves
 	served                 []int32 // and the key of the entry it serves, or -1
 	stampKeys              bool    // the effect is redone to stamp the keys in served on its messages
