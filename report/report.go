@@ -379,7 +379,7 @@ func writeMetric(b *strings.Builder, m explorer.Metric) {
 		b.WriteString("\n")
 	}
 	if m.Name == explorer.MetricMessagesPerEntry && m.Unbounded {
-		fmt.Fprintf(b, "  the cycle of the max witness sends messages that serve %s again and again, for ever\n", m.MaxOf)
+		fmt.Fprintf(b, "  the cycle of the max witness sends messages that serve %s (a message to an idle process serves the\n  entry it left last) again and again, for ever\n", m.MaxOf)
 	}
 	witness := func(label string, t *explorer.Trace) {
 		if t == nil {
