@@ -19,8 +19,11 @@ import (
 // trying or critical, entry done-1 if it is idle (a RELEASE sent by exit,
 // an INQUIRE that reaches a process that has left already); a message that
 // serves no entry, or an idle process that has entered no critical section
-// yet, is not counted. Enter and exit must be locally controlled steps
-// (Steps and Do), as in ALGORITHMS.md 2.0.
+// yet, is not counted; except that a message sent while receiving one that
+// serves an entry of the same process serves that entry (a reply serves
+// what it answers). Enter and exit must be locally controlled steps (Steps
+// and Do), and the step that enters be named "enter", as in ALGORITHMS.md
+// 2.0.
 type Mutex[S any, M Message] struct {
 	// User reads the user state of a process: trying, critical (neither
 	// means idle), and done, the number of critical sections it has left.
@@ -69,9 +72,10 @@ func (sys *System[S, M, P]) Instrument(metrics []string) (explorer.Model, error)
 					return nil, fmt.Errorf("--metric %s: at most 64 processes", name)
 				}
 				cp.instSync = true
-			} else {
-				cp.instEntry = true
 			}
+			// sync-delay too needs to know which entry every message in
+			// transit serves.
+			cp.instEntry = true
 		}
 	}
 	if (cp.instTime || cp.instSync || cp.instEntry) && sys.cfg.Normalize != nil {
@@ -132,6 +136,8 @@ type measure struct {
 	stampKeys              bool    // the effect is redone to stamp the keys in served on its messages
 	lastTime, lastSync     int32
 	msgScratch             []byte
+	enterSteps             []Step
+	segScratch             []byte
 }
 
 // prepareStamps reads the depth and hops of the process that steps (and of
@@ -178,24 +184,32 @@ func (w *worker[S, M, P]) timeStep(procChanged bool, g *globals) {
 	}
 }
 
-// syncStep recognises an exit (critical to not critical) and an enter
-// (trying to critical) of the stepping process; it records the sync delay an
-// enter closes and reports whether the effect must be redone because the
-// hops since the last exit are reset.
+// syncStep follows the synchronisation delay (ALGORITHMS.md 0.7): the
+// message hops from an exit to the next enter by a process that was waiting
+// at the exit. It recognises an exit (critical to not critical) and an
+// enter (trying to critical) of the stepping process, and a step of a
+// waiting process that enables its enter step, which closes the delay:
+// what follows until the process takes the step adds nothing to it. It
+// reports whether the effect must be redone because the hops since the
+// exit are reset. The processes waiting at an exit are those trying with no
+// message that serves their entry in transit: their requests have been
+// dealt with, and they wait for the critical section only (the heavy load
+// of the classical figures).
 func (w *worker[S, M, P]) syncStep(a action, g *globals) bool {
 	w.lastSync = -1
-	if a.kind != Output && a.kind != Internal {
+	if a.kind == Fault {
 		return false
 	}
 	mx, v := w.sys.cfg.Mutex, &w.v
 	preTry, preCrit, _ := mx.User(v.Proc(a.proc))
-	_, postCrit, _ := mx.User(&w.work)
+	postTry, postCrit, _ := mx.User(&w.work)
+	local := a.kind == Output || a.kind == Internal
 	switch {
-	case preCrit && !postCrit: // exit
+	case local && preCrit && !postCrit: // exit
 		var armed uint64
 		for j := 0; j < w.sys.n; j++ {
 			if j != a.proc && v.Up(j) {
-				if try, _, _ := mx.User(v.Proc(j)); try {
+				if try, _, done := mx.User(v.Proc(j)); try && !w.inTransitFor(j*mx.Entries+done) {
 					armed |= 1 << uint(j)
 				}
 			}
@@ -208,17 +222,21 @@ func (w *worker[S, M, P]) syncStep(a action, g *globals) bool {
 		if armed != 0 {
 			w.newS, w.stampS = 1, 2
 		}
-	case preTry && postCrit: // enter
-		if g.armed&(1<<uint(a.proc)) != 0 {
-			w.lastSync = int32(max(w.newS-1, 0))
-			if w.newS >= hopCap {
-				w.lastSync = -2
-			}
-		}
+	case local && preTry && postCrit: // enter
 		if g.armed == 0 {
 			return false
 		}
 		g.armed = 0
+		w.newS, w.stampS = 0, 0
+	case g.armed&(1<<uint(a.proc)) != 0 && postTry && w.enterEnabled(a.proc):
+		w.lastSync = int32(max(w.newS-1, 0))
+		if w.newS >= hopCap {
+			w.lastSync = -2
+		}
+		g.armed &^= 1 << uint(a.proc)
+		if g.armed != 0 {
+			return false
+		}
 		w.newS, w.stampS = 0, 0
 	default:
 		return false
@@ -227,25 +245,61 @@ func (w *worker[S, M, P]) syncStep(a action, g *globals) bool {
 	return true
 }
 
-// clearChannels puts every channel that holds messages into w.pend with
-// the hops of its messages forgotten.
-func (w *worker[S, M, P]) clearChannels() {
+// enterEnabled reports whether the stepping process, in its state after the
+// step (w.work), has its step named enter enabled.
+func (w *worker[S, M, P]) enterEnabled(i int) bool {
+	w.v.self = i
+	w.enterSteps = P(&w.work).Steps(&w.v, w.enterSteps[:0])
+	for _, st := range w.enterSteps {
+		if st.Name == "enter" {
+			return true
+		}
+	}
+	return false
+}
+
+// inTransitFor reports whether a message in transit in the expanded state
+// serves the entry of key.
+func (w *worker[S, M, P]) inTransitFor(key int) bool {
+	sys, found := w.sys, false
+	for c := range sys.cfg.Links {
+		channel.Each(w.v.seg(1+sys.n+c), func(msg []byte) {
+			found = found || sys.msgKey(msg) == key
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// clearChannels puts every channel that holds messages, but skip (the one
+// a receive takes its message from, which the receive clears), into w.pend
+// with the hops of its messages forgotten.
+func (w *worker[S, M, P]) clearChannels(skip int) {
 	sys, v := w.sys, &w.v
 	for c := range sys.cfg.Links {
 		seg := v.seg(1 + sys.n + c)
-		if len(seg) == 0 {
+		if len(seg) == 0 || c == skip {
 			continue
 		}
-		w.pend[c] = w.pend[c][:0]
-		channel.Each(seg, func(msg []byte) {
-			w.msgScratch = append(w.msgScratch[:0], msg...)
-			w.msgScratch[len(w.msgScratch)-1] = 0 // the hops are the last byte
-			w.spare = sys.disc.Append(w.spare[:0], w.pend[c], w.msgScratch)
-			w.pend[c], w.spare = w.spare, w.pend[c]
-		})
+		w.pend[c] = w.clearSeg(w.pend[c][:0], seg)
 		w.pendSet[c] = true
 		w.touched = append(w.touched, c)
 	}
+}
+
+// clearSeg appends to dst the channel state seg with the hops of its
+// messages forgotten (the hops are the last byte of a message), in the
+// channel's canonical order.
+func (w *worker[S, M, P]) clearSeg(dst, seg []byte) []byte {
+	channel.Each(seg, func(msg []byte) {
+		w.msgScratch = append(w.msgScratch[:0], msg...)
+		w.msgScratch[len(w.msgScratch)-1] = 0
+		w.spare = w.sys.disc.Append(w.spare[:0], dst, w.msgScratch)
+		dst, w.spare = w.spare, dst
+	})
+	return dst
 }
 
 // clearProcHops forgets the hops of every process of the successor but

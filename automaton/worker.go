@@ -264,7 +264,11 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 	w.servedBy = w.servedBy[:0]
 	w.maxStamp = 0
 	if w.clearChans {
-		w.clearChannels()
+		skip := -1
+		if a.kind == Input {
+			skip = a.ch
+		}
+		w.clearChannels(skip)
 	}
 	t = explorer.Transition{Task: int32(a.proc)}
 	switch a.kind {
@@ -276,6 +280,10 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 	case Input:
 		seg := v.seg(1 + sys.n + a.ch)
 		w.pend[a.ch] = sys.disc.Remove(w.pend[a.ch][:0], seg, a.start, a.end)
+		if w.clearChans {
+			w.segScratch = append(w.segScratch[:0], w.pend[a.ch]...)
+			w.pend[a.ch] = w.clearSeg(w.pend[a.ch][:0], w.segScratch)
+		}
 		w.pendSet[a.ch] = true
 		w.touched = append(w.touched, a.ch)
 		t.Task = int32(sys.n + a.ch)

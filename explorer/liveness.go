@@ -661,6 +661,19 @@ func (s *search) runLiveness(live []LiveProperty) {
 		switch {
 		case name == MetricTime:
 			if m, ok := s.cappedMetric(g, name, g.time); ok {
+				// The least time of a complete execution is still exact.
+				low, w := g.metric(func(e int) int64 {
+					if g.time[e] < 0 {
+						return hopCap
+					}
+					return int64(g.time[e])
+				})
+				if low.Executions && low.Min < hopCap {
+					m.Executions, m.Min = true, low.Min
+					if t, err := s.lasso(w.minInit, edgeActs(g, w.minPath), nil); err == nil {
+						m.MinWitness = &t
+					}
+				}
 				s.metrics = append(s.metrics, m)
 				continue
 			}

@@ -610,15 +610,20 @@ func instrument(m Model, metrics []string) (Model, error) {
 // tracked says what the metrics asked for add to the states.
 func tracked(metrics []string) string {
 	var parts []string
+	entries := false
 	for _, m := range metrics {
 		switch m {
 		case MetricTime:
 			parts = append(parts, "the causal depth of every process and message (--metric time)")
 		case MetricSyncDelay:
 			parts = append(parts, "the message hops since the last exit of every process and message, and who waited at it (--metric sync-delay)")
+			entries = true
 		case MetricMessagesPerEntry:
-			parts = append(parts, "the critical-section entry every message in transit serves (--metric messages-per-entry)")
+			entries = true
 		}
+	}
+	if entries {
+		parts = append(parts, "the critical-section entry every message in transit serves (--metric messages-per-entry, sync-delay)")
 	}
 	return strings.Join(parts, "; ")
 }

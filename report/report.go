@@ -234,7 +234,7 @@ func Text(w io.Writer, run Run) error {
 		fmt.Fprintf(&b, "%s states lie beyond the model's bound%s and were not expanded\n", group(r.Cut), boundDoc(run.BoundDoc))
 	}
 	if r.Tracked != "" {
-		fmt.Fprintf(&b, "the states also hold %s, so there are more of them than in a run without that metric\n", r.Tracked)
+		fmt.Fprintf(&b, "the states also hold %s, so there may be more of them than in a run without the metric\n", r.Tracked)
 	}
 	fmt.Fprintf(&b, "fingerprint collision probability %.1e (64-bit fingerprints)\n", r.CollisionProbability())
 	for _, v := range r.Violations {
