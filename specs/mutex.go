@@ -28,7 +28,10 @@ import (
 // to i serves i, a RELEASE from i serves i), or -1 for none. The message
 // serves the entry that is current for that process after the step that
 // sends it: the one it is trying for or in, or, when it is idle, the one it
-// left last (automaton.Mutex).
+// left last (automaton.Mutex); a message sent while receiving one for the
+// same process serves the entry of the message it answers. A spec whose
+// messages do not say whom they serve uses mutexMetricsView, whose serves
+// also reads the state before the step.
 
 // userState is the user part of a mutual-exclusion process (ALGORITHMS.md
 // 2.0), which cycles idle → trying → critical → idle. The zero value is
@@ -252,6 +255,15 @@ func mutexMetrics[S any, M automaton.Message](r int, user userPart[S], serves fu
 		Serves:  func(_ *automaton.View[S, M], from, to int, m M) int { return serves(from, to, m) },
 		Entries: max(r, 1),
 	}
+}
+
+// mutexMetricsView is mutexMetrics for a spec whose messages do not say
+// whose entry they serve (a REQUEST forwarded along a tree on behalf of
+// another process): serves also reads the state before the step.
+func mutexMetricsView[S any, M automaton.Message](r int, user userPart[S], serves func(v *automaton.View[S, M], from, to int, m M) int) *automaton.Mutex[S, M] {
+	mx := mutexMetrics(r, user, func(int, int, M) int { return -1 })
+	mx.Serves = serves
+	return mx
 }
 
 // procSet is a set of processes (0-based, at most 64 = maxN) as a bit mask:
