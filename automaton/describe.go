@@ -28,6 +28,7 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 		rv := reflect.ValueOf(&p).Elem()
 		if len(sys.pc.fields) == 0 {
 			vars = append(vars, explorer.Var{Name: fmt.Sprintf("p%d", i+1), Value: display(rv)})
+			vars = sys.describeTrailer(vars, fmt.Sprintf("p%d.", i+1), v.seg(1+i))
 			continue
 		}
 		for _, f := range sys.pc.fields {
@@ -36,6 +37,7 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 			}
 			vars = append(vars, explorer.Var{Name: fmt.Sprintf("p%d.%s", i+1, f.name), Value: display(rv.Field(f.index))})
 		}
+		vars = sys.describeTrailer(vars, fmt.Sprintf("p%d.", i+1), v.seg(1+i))
 	}
 	for c, l := range sys.cfg.Links {
 		msgs := []any{}
@@ -44,6 +46,15 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 		}
 		vars = append(vars, explorer.Var{Name: fmt.Sprintf("queue_{%d,%d}", l.From+1, l.To+1), Value: msgs})
 		_ = c
+	}
+	if sys.instSync {
+		waiting := []any{}
+		for i := 0; i < sys.n; i++ {
+			if v.g.armed&(1<<uint(i)) != 0 {
+				waiting = append(waiting, i+1)
+			}
+		}
+		vars = append(vars, explorer.Var{Name: "waiting-at-exit", Value: waiting})
 	}
 	if f := v.g.failed; f != 0 {
 		vars = append(vars, explorer.Var{Name: "failed-assertion", Value: sys.cfg.Assertions[f-1].Name})
@@ -139,4 +150,22 @@ func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
 func msgString(m any) string {
 	s := fmt.Sprint(display(reflect.ValueOf(m)))
 	return strings.TrimSpace(s)
+}
+
+// describeTrailer shows what an instrumented system tracks for a process
+// (Instrument): its causal depth, and the hops since the last exit ("-"
+// when it is not causally after it).
+func (sys *System[S, M, P]) describeTrailer(vars []explorer.Var, prefix string, seg []byte) []explorer.Var {
+	d, s := sys.trailer(seg)
+	if sys.instTime {
+		vars = append(vars, explorer.Var{Name: prefix + "depth", Value: d})
+	}
+	if sys.instSync {
+		var hops any = "-"
+		if s > 0 {
+			hops = s - 1
+		}
+		vars = append(vars, explorer.Var{Name: prefix + "hops", Value: hops})
+	}
+	return vars
 }

@@ -162,6 +162,10 @@ type Config[S any, M Message] struct {
 	// transitions the invariants see; see PartialOrder for what setting it
 	// promises.
 	PartialOrder *PartialOrder[S]
+	// Mutex, when set, describes the user part of a mutual-exclusion
+	// algorithm, which offers the metrics messages-per-entry and
+	// sync-delay; see Mutex.
+	Mutex *Mutex[S, M]
 }
 
 // System is the composition of the process automata of a Config and its
@@ -179,6 +183,11 @@ type System[S any, M Message, P Process[S, M]] struct {
 	silencer bool // a PartialOrder is set and *S implements Silencer[M]
 	initial  [][]byte
 	props    []properties.Info
+	// Instrumentation for the metrics time, sync-delay and
+	// messages-per-entry (Instrument): what is tracked, and the bytes of
+	// the trailer of every process and message encoding.
+	instTime, instSync, instEntry bool
+	tw                            int
 }
 
 // ErrConfig reports a malformed Config.
@@ -360,6 +369,7 @@ func (sys *System[S, M, P]) encodeInitial(procs []S) []byte {
 	out = appendSeg(out, seg)
 	for i := range procs {
 		seg = sys.pc.enc(unsafe.Pointer(&procs[i]), seg[:0])
+		seg = sys.appendTrailer(seg, 0, 0)
 		out = appendSeg(out, seg)
 	}
 	for range sys.cfg.Links {
@@ -379,11 +389,13 @@ type globals struct {
 	down       uint64 // bit i: process i has crashed
 	failed     int    // 1 + the index of an assertion an effect failed, or 0
 	recoveries int    // recoveries left (encoded only when Config.Recoveries > 0)
+	top        int    // metric time: the largest causal depth so far
+	armed      uint64 // metric sync-delay: the processes trying at the last exit, until the next enter
 }
 
 // hasGlobals reports whether states carry the environment's bookkeeping.
 func (sys *System[S, M, P]) hasGlobals() bool {
-	return sys.cfg.Crashes > 0 || len(sys.cfg.Assertions) > 0
+	return sys.cfg.Crashes > 0 || len(sys.cfg.Assertions) > 0 || sys.instTime || sys.instSync
 }
 
 // Recoverer is implemented by a process type that can recover from a crash
@@ -405,6 +417,12 @@ func (sys *System[S, M, P]) encodeGlobals(b []byte, g globals) []byte {
 	if sys.cfg.Recoveries > 0 {
 		b = binary.AppendUvarint(b, uint64(g.recoveries))
 	}
+	if sys.instTime {
+		b = binary.AppendUvarint(b, uint64(g.top))
+	}
+	if sys.instSync {
+		b = binary.AppendUvarint(b, g.armed)
+	}
 	return b
 }
 
@@ -416,9 +434,17 @@ func (sys *System[S, M, P]) decodeGlobals(b []byte) globals {
 	down, k2 := binary.Uvarint(b[k:])
 	failed, k3 := binary.Uvarint(b[k+k2:])
 	g := globals{budget: int(budget), down: down, failed: int(failed)}
+	b = b[k+k2+k3:]
 	if sys.cfg.Recoveries > 0 {
-		rec, _ := binary.Uvarint(b[k+k2+k3:])
-		g.recoveries = int(rec)
+		rec, k := binary.Uvarint(b)
+		g.recoveries, b = int(rec), b[k:]
+	}
+	if sys.instTime {
+		top, k := binary.Uvarint(b)
+		g.top, b = int(top), b[k:]
+	}
+	if sys.instSync {
+		g.armed, _ = binary.Uvarint(b)
 	}
 	return g
 }

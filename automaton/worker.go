@@ -98,6 +98,7 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	sentTypes   []string // types of the messages the current transition sent to others
 	captureTo   int      // Label: record the first message sent to this process
 	captured    *M
+	measure     // the metrics time, sync-delay and messages-per-entry (measure.go)
 }
 
 func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
@@ -217,6 +218,56 @@ func (w *worker[S, M, P]) apply(a action) explorer.Transition {
 // globals in w.gseg. finish then writes the successor; partial-order
 // reduction inspects a step without paying for that.
 func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, globalsChanged bool) {
+	sys := w.sys
+	if sys.tw > 0 {
+		w.prepareStamps(a)
+	}
+	t, procChanged = w.effect(a)
+	g := w.v.g
+	if a.kind == Fault {
+		if a.recover {
+			g.recoveries--
+			g.down &^= 1 << uint(a.proc)
+		} else {
+			g.budget--
+			g.down |= 1 << uint(a.proc)
+		}
+		t.Task, t.Fault = -1, true
+	}
+	if sys.instSync && w.syncStep(a, &g) {
+		// An exit or enter resets the hops since the last exit: redo the
+		// effect with the messages it sends stamped accordingly.
+		t, procChanged = w.effect(a)
+	}
+	if sys.instTime {
+		w.timeStep(procChanged, &g)
+	}
+	if sys.instEntry {
+		w.entryKeys(a, procChanged)
+		if len(w.servedBy) > 0 {
+			// Redo the effect with the keys known, to stamp them on the
+			// messages (so that a reply serves what it replies to).
+			w.stampKeys = true
+			t, procChanged = w.effect(a)
+			w.stampKeys = false
+		}
+	}
+	w.lastFailed = w.failed
+	if w.failed != 0 {
+		g.failed = w.failed
+		w.failed = 0
+	}
+	if g != w.v.g {
+		w.gseg = sys.encodeGlobals(w.gseg[:0], g)
+		globalsChanged = true
+	}
+	return t, procChanged, globalsChanged
+}
+
+// effect performs the effect of transition a on the worker's scratch state
+// (the process in w.work, the channels in w.pend) and returns the
+// transition's description, without the environment's bookkeeping.
+func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged bool) {
 	sys, v := w.sys, &w.v
 	w.workArena.reset()
 	for _, c := range w.touched {
@@ -225,6 +276,15 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 	w.touched = w.touched[:0]
 	w.sent = 0
 	w.sentTypes = w.sentTypes[:0]
+	w.servedBy = w.servedBy[:0]
+	w.maxStamp = 0
+	if w.clearChans {
+		skip := -1
+		if a.kind == Input {
+			skip = a.ch
+		}
+		w.clearChannels(skip)
+	}
 	t = explorer.Transition{Task: int32(a.proc)}
 	switch a.kind {
 	case Output, Internal:
@@ -235,6 +295,10 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 	case Input:
 		seg := v.seg(1 + sys.n + a.ch)
 		w.pend[a.ch] = sys.disc.Remove(w.pend[a.ch][:0], seg, a.start, a.end)
+		if w.clearChans {
+			w.segScratch = append(w.segScratch[:0], w.pend[a.ch]...)
+			w.pend[a.ch] = w.clearSeg(w.pend[a.ch][:0], w.segScratch)
+		}
 		w.pendSet[a.ch] = true
 		w.touched = append(w.touched, a.ch)
 		t.Task = int32(sys.n + a.ch)
@@ -248,36 +312,20 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 			procChanged = true
 		}
 	case Fault:
-		g := v.g
 		if a.recover {
-			g.recoveries--
-			g.down &^= 1 << uint(a.proc)
-			// The recovery action runs as the process is up again, so
-			// that fx.Up(self) is true inside Recover.
-			w.v.g.down &^= 1 << uint(a.proc)
+			// recover_i: the recovery action runs as the process is up
+			// again, so that fx.Up(self) is true inside Recover; step
+			// does the environment's bookkeeping.
+			v.g.down &^= 1 << uint(a.proc)
 			w.decodeWork(a.proc)
 			w.fx.self = a.proc
 			any(&w.work).(Recoverer[M]).Recover(&w.fx)
-			w.v.g.down |= 1 << uint(a.proc)
+			v.g.down |= 1 << uint(a.proc)
 			procChanged = true
-		} else {
-			g.budget--
-			g.down |= 1 << uint(a.proc)
 		}
-		w.gseg = sys.encodeGlobals(w.gseg[:0], g)
-		globalsChanged = true
-		t.Task, t.Fault = -1, true
 	}
 	t.Messages = w.sent
-	w.lastFailed = w.failed
-	if w.failed != 0 {
-		g := v.g
-		g.failed = w.failed
-		w.gseg = sys.encodeGlobals(w.gseg[:0], g)
-		globalsChanged = true
-		w.failed = 0
-	}
-	return t, procChanged, globalsChanged
+	return t, procChanged
 }
 
 // finish writes the successor of the last step into w.out: the state of
@@ -285,8 +333,12 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 func (w *worker[S, M, P]) finish(a action, procChanged, globalsChanged bool) {
 	if procChanged {
 		w.enc = w.sys.pc.enc(unsafe.Pointer(&w.work), w.enc[:0])
+		w.enc = w.sys.appendTrailer(w.enc, w.newD, w.newS)
 	}
 	w.assemble(a.proc, procChanged, globalsChanged)
+	if w.clearProcs {
+		w.clearProcHops(a.proc)
+	}
 	if w.sys.cfg.Normalize != nil {
 		w.normalize()
 	}
@@ -343,6 +395,19 @@ func (w *worker[S, M, P]) send(to int, m M) {
 	// message to the heap.
 	w.sendMsg = m
 	w.msgBuf = sys.mc.enc(unsafe.Pointer(&w.sendMsg), w.msgBuf[:0])
+	if sys.instEntry {
+		key := -1
+		if to != self {
+			if w.stampKeys {
+				key = int(w.served[len(w.servedBy)])
+			}
+			w.servedBy = append(w.servedBy, int32(sys.cfg.Mutex.Serves(&w.v, self, to, m)))
+		}
+		w.msgBuf = append(w.msgBuf, byte(key+1), byte((key+1)>>8))
+	}
+	if sys.tw > 0 {
+		w.msgBuf = w.stamp(w.msgBuf, to == self)
+	}
 	if !w.pendSet[c] {
 		w.pend[c] = sys.disc.Append(w.pend[c][:0], w.v.seg(1+sys.n+c), w.msgBuf)
 		w.pendSet[c] = true

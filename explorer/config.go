@@ -122,7 +122,9 @@ type Config struct {
 	Fairness Fairness
 	// Metrics names measures to compute exhaustively over complete
 	// executions: "messages" (sent, self-messages excluded), "messages:TYPE"
-	// (those of one message type, see TypedWorker) or "steps".
+	// (those of one message type, see TypedWorker) or "steps"; and, for a
+	// model that offers them (Instrumenter), "time" (causal depth),
+	// "messages-per-entry" and "sync-delay" (mutual exclusion).
 	Metrics []string
 	// Reduction is the state-space reduction; none when zero.
 	Reduction Reduction
@@ -186,12 +188,24 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 		c.Fairness = Weak
 	}
 	for _, m := range c.Metrics {
-		if m != "messages" && m != "steps" && (!strings.HasPrefix(m, "messages:") || len(m) == len("messages:")) {
-			return c, fmt.Errorf("%w: --metric %q: allowed metrics are messages, messages:TYPE (e.g. messages:REQUEST) and steps", ErrConfig, m)
+		if m != "messages" && m != "steps" && !instrumented(m) && (!strings.HasPrefix(m, "messages:") || len(m) == len("messages:")) {
+			return c, fmt.Errorf("%w: --metric %q: allowed metrics are messages, messages:TYPE (e.g. messages:REQUEST), steps, time, and for mutual exclusion messages-per-entry and sync-delay", ErrConfig, m)
 		}
 	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = time.Second
 	}
 	return c, nil
+}
+
+// The metrics a model computes by tracking more state (Instrumenter).
+const (
+	MetricTime             = "time"
+	MetricSyncDelay        = "sync-delay"
+	MetricMessagesPerEntry = "messages-per-entry"
+)
+
+// instrumented reports whether metric m needs an Instrumenter.
+func instrumented(m string) bool {
+	return m == MetricTime || m == MetricSyncDelay || m == MetricMessagesPerEntry
 }

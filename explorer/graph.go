@@ -25,6 +25,30 @@ type stateGraph struct {
 	typed  [][]int32 // per "messages:TYPE" metric: messages of that type per edge
 	stride int
 	ntasks int
+	// Instrumented metrics (MeasureWorker), per edge when asked for.
+	time        []int32            // "time": increase of the largest depth
+	sync        []int32            // "sync-delay": the delay an enter closes, or -1
+	servedFirst []uint32           // "messages-per-entry": edge e's keys are servedKeys[servedFirst[e]:servedFirst[e+1]]
+	servedKeys  []int32            // the entry key of each message
+	entered     map[int32][]uint64 // terminal state -> the entry keys that took place in it (bit set)
+}
+
+// graphMeasures says which instrumented metrics the graph records.
+type graphMeasures struct{ time, sync, entry bool }
+
+func measuresOf(metrics []string) graphMeasures {
+	var gm graphMeasures
+	for _, m := range metrics {
+		switch m {
+		case MetricTime:
+			gm.time = true
+		case MetricSyncDelay:
+			gm.sync = true
+		case MetricMessagesPerEntry:
+			gm.entry = true
+		}
+	}
+	return gm
 }
 
 // predBit is the bit of the When (goal=false) or Goal predicate of
@@ -59,19 +83,35 @@ func (g *stateGraph) terminal(i int) bool {
 	return true
 }
 
+// terminalRange reports whether the edges lo..hi of one state are all
+// faults (so that the state is terminal, when it is expanded).
+func (g *stateGraph) terminalRange(lo, hi int) bool {
+	for e := lo; e < hi; e++ {
+		if g.task[e] >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // bytes estimates the memory the graph holds.
 func (g *stateGraph) bytes() uint64 {
 	return uint64(cap(g.first)*4 + cap(g.to)*4 + cap(g.task)*4 + cap(g.msgs)*4 +
-		cap(g.parent)*4 + cap(g.pact)*4 + cap(g.init) + cap(g.cut) + cap(g.preds)*8)
+		cap(g.parent)*4 + cap(g.pact)*4 + cap(g.init) + cap(g.cut) + cap(g.preds)*8 +
+		cap(g.time)*4 + cap(g.sync)*4 + cap(g.servedFirst)*4 + cap(g.servedKeys)*4)
 }
 
 // buildGraph explores the whole state space of m breadth first on one
 // worker and keeps every edge. live describes the liveness properties whose
 // predicates are evaluated in every state.
-func (s *search) buildGraph(live []LiveProperty, types []string) (*stateGraph, []int, error) {
+func (s *search) buildGraph(live []LiveProperty, types []string, gm graphMeasures) (*stateGraph, []int, error) {
 	w := s.m.NewWorker()
 	lw, _ := w.(LiveWorker)
 	tw, _ := w.(TypedWorker)
+	mw, _ := w.(MeasureWorker)
+	if (gm.time || gm.sync || gm.entry) && mw == nil {
+		return nil, nil, fmt.Errorf("%w: the model cannot measure time, sync-delay or messages-per-entry", ErrConfig)
+	}
 	if len(types) > 0 {
 		if tw == nil {
 			return nil, nil, fmt.Errorf("%w: the model cannot count messages by type", ErrConfig)
@@ -86,6 +126,10 @@ func (s *search) buildGraph(live []LiveProperty, types []string) (*stateGraph, [
 		bits += 2 * p.Instances
 	}
 	g := &stateGraph{stride: (bits + 63) / 64, first: []uint32{0}, typed: make([][]int32, len(types))}
+	if gm.entry {
+		g.servedFirst = []uint32{0}
+		g.entered = map[int32][]uint64{}
+	}
 	if g.stride == 0 {
 		g.stride = 1
 	}
@@ -183,10 +227,34 @@ func (s *search) buildGraph(live []LiveProperty, types []string) (*stateGraph, [
 				for k, typ := range types {
 					g.typed[k] = append(g.typed[k], int32(tw.SentOfType(typ)))
 				}
+				if gm.time {
+					g.time = append(g.time, mw.TimeIncrease())
+				}
+				if gm.sync {
+					g.sync = append(g.sync, mw.SyncDelay())
+				}
+				if gm.entry {
+					g.servedKeys = mw.Served(g.servedKeys)
+					g.servedFirst = append(g.servedFirst, uint32(len(g.servedKeys)))
+				}
 				a++
 			})
 			if err != nil {
 				return nil, nil, err
+			}
+			if gm.entry && !full && g.terminalRange(int(g.first[len(g.first)-1]), len(g.to)) {
+				keys := mw.EntryKeys()
+				set := make([]uint64, (keys+63)/64)
+				for k := 0; k < keys; k++ {
+					ok, err := mw.Entered(cur, k)
+					if err != nil {
+						return nil, nil, err
+					}
+					if ok {
+						set[k/64] |= 1 << uint(k%64)
+					}
+				}
+				g.entered[int32(i)] = set
 			}
 			if full {
 				return nil, nil, fmt.Errorf("%s while building the state graph for liveness", s.limitReason())

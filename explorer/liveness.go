@@ -67,7 +67,18 @@ type Metric struct {
 	Unbounded  bool // a reachable cycle adds to the measure: Max is a lower bound
 	Executions bool // false when no execution is complete (no terminal state)
 	MinWitness *Trace
-	MaxWitness *Trace // with a Cycle when Unbounded
+	MaxWitness *Trace // with a Cycle when Unbounded (unless Capped)
+	// Capped: the measure reached the model's tracking cap (Cap) on the
+	// MaxWitness path, so it is unbounded, or at least Cap.
+	Capped bool
+	Cap    int64
+	// AllRuns: the measure is a sample taken at some transitions (sync-delay),
+	// and Min and Max range over every reachable one, in complete
+	// executions or not; Executions then says whether there is a sample.
+	AllRuns bool
+	// MinOf and MaxOf say which part of the witness run the figure
+	// measures (messages-per-entry: which critical-section entry).
+	MinOf, MaxOf string
 }
 
 // bitset is a set of tasks.
@@ -393,6 +404,12 @@ type metricPaths struct {
 // metric computes the minimum and maximum of a measure over complete
 // executions, with witnesses. weight gives each edge's contribution.
 func (g *stateGraph) metric(weight func(e int) int64) (Metric, metricPaths) {
+	return g.metricTo(weight, g.terminal)
+}
+
+// metricTo is metric over the executions that end in a terminal state where
+// end holds.
+func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (Metric, metricPaths) {
 	var m Metric
 	var w metricPaths
 	all := func(i int) bool { return !g.cut[i] }
@@ -428,7 +445,7 @@ func (g *stateGraph) metric(weight func(e int) int64) (Metric, metricPaths) {
 	for c := 0; c < count; c++ {
 		best[c] = none
 		for _, u := range groups[c] {
-			if g.terminal(u) && best[c] < 0 {
+			if end(u) && best[c] < 0 {
 				best[c], choice[c] = 0, -1-u
 			}
 			lo, hi := g.edges(u)
@@ -476,7 +493,7 @@ func (g *stateGraph) metric(weight func(e int) int64) (Metric, metricPaths) {
 	}
 	minEnd := -1
 	for i := 0; i < g.n; i++ {
-		if g.terminal(i) && dist[i] >= 0 {
+		if end(i) && dist[i] >= 0 {
 			if minEnd < 0 || dist[i] < dist[minEnd] || (dist[i] == dist[minEnd] && from[i] < from[minEnd]) {
 				minEnd = i
 			}
@@ -591,7 +608,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 			types = append(types, typ)
 		}
 	}
-	g, base, err := s.buildGraph(live, types)
+	g, base, err := s.buildGraph(live, types, measuresOf(s.cfg.Metrics))
 	if err != nil {
 		if reason := s.limitReason(); reason != "" || strings.Contains(err.Error(), "limit reached") {
 			s.incomplete = err.Error()
@@ -632,8 +649,35 @@ func (s *search) runLiveness(live []LiveProperty) {
 	}
 	typed := 0
 	for _, name := range s.cfg.Metrics {
+		switch name {
+		case MetricSyncDelay:
+			s.metrics = append(s.metrics, s.sampleMetric(g, name, g.sync))
+			continue
+		case MetricMessagesPerEntry:
+			s.metrics = append(s.metrics, s.entryMetric(g, name))
+			continue
+		}
 		weight := func(e int) int64 { return int64(g.msgs[e]) }
 		switch {
+		case name == MetricTime:
+			if m, ok := s.cappedMetric(g, name, g.time); ok {
+				// The least time of a complete execution is still exact.
+				low, w := g.metric(func(e int) int64 {
+					if g.time[e] < 0 {
+						return hopCap
+					}
+					return int64(g.time[e])
+				})
+				if low.Executions && low.Min < hopCap {
+					m.Executions, m.Min = true, low.Min
+					if t, err := s.lasso(w.minInit, edgeActs(g, w.minPath), nil); err == nil {
+						m.MinWitness = &t
+					}
+				}
+				s.metrics = append(s.metrics, m)
+				continue
+			}
+			weight = func(e int) int64 { return int64(g.time[e]) }
 		case name == "steps":
 			weight = func(int) int64 { return 1 }
 		case strings.HasPrefix(name, "messages:"):
@@ -643,27 +687,152 @@ func (s *search) runLiveness(live []LiveProperty) {
 		}
 		m, w := g.metric(weight)
 		m.Name = name
-		if m.Executions {
-			t, err := s.lasso(w.minInit, edgeActs(g, w.minPath), nil)
-			if err == nil {
-				m.MinWitness = &t
-			}
-			if !m.Unbounded {
-				t, err := s.lasso(w.maxInit, edgeActs(g, w.maxPath), nil)
-				if err == nil {
-					m.MaxWitness = &t
-				}
-			}
+		s.witnesses(g, &m, w)
+		s.metrics = append(s.metrics, m)
+	}
+}
+
+// witnesses replays the witness runs of a metric.
+func (s *search) witnesses(g *stateGraph, m *Metric, w metricPaths) {
+	if m.Executions {
+		t, err := s.lasso(w.minInit, edgeActs(g, w.minPath), nil)
+		if err == nil {
+			m.MinWitness = &t
 		}
-		if m.Unbounded {
-			init, prefix := g.prefix(w.cycleAt)
-			t, err := s.lasso(init, prefix, edgeActs(g, w.cycle))
+		if !m.Unbounded {
+			t, err := s.lasso(w.maxInit, edgeActs(g, w.maxPath), nil)
 			if err == nil {
 				m.MaxWitness = &t
 			}
 		}
-		s.metrics = append(s.metrics, m)
 	}
+	if m.Unbounded {
+		init, prefix := g.prefix(w.cycleAt)
+		t, err := s.lasso(init, prefix, edgeActs(g, w.cycle))
+		if err == nil {
+			m.MaxWitness = &t
+		}
+	}
+}
+
+// edgeRun replays the BFS-tree path to the source of edge e, then e.
+func (s *search) edgeRun(g *stateGraph, e int) *Trace {
+	init, prefix := g.prefix(g.source(e))
+	t, err := s.lasso(init, append(prefix, g.action(e)), nil)
+	if err != nil {
+		return nil
+	}
+	return &t
+}
+
+// capCode is what a MeasureWorker reports for an edge where a tracked value
+// reached the model's cap (TimeIncrease -1, SyncDelay -2), and hopCap the
+// cap of the automaton package, for reports.
+const hopCap = 255
+
+// cappedMetric reports a metric whose tracked value reached the model's cap
+// on some edge (code -1): unbounded, with the shortest run to that edge.
+func (s *search) cappedMetric(g *stateGraph, name string, vals []int32) (Metric, bool) {
+	for e, v := range vals {
+		if v == -1 {
+			m := Metric{Name: name, Unbounded: true, Capped: true, Cap: hopCap}
+			m.MaxWitness = s.edgeRun(g, e)
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// sampleMetric is the minimum and maximum of a sample taken at some edges
+// (-1: none, -2: the model's cap reached) over every reachable one, each
+// with the shortest run to it.
+func (s *search) sampleMetric(g *stateGraph, name string, vals []int32) Metric {
+	m := Metric{Name: name, AllRuns: true}
+	minE, maxE := -1, -1
+	for e, v := range vals {
+		if v == -2 {
+			m.Unbounded, m.Capped, m.Cap = true, true, hopCap
+			m.MaxWitness = s.edgeRun(g, e)
+			maxE = -2
+			continue
+		}
+		if v < 0 {
+			continue
+		}
+		// The first edge in BFS order gives a short witness.
+		if minE < 0 || v < vals[minE] {
+			minE = e
+		}
+		if maxE == -1 || (maxE >= 0 && v > vals[maxE]) {
+			maxE = e
+		}
+	}
+	if minE < 0 {
+		return m
+	}
+	m.Executions = true
+	m.Min, m.MinWitness = int64(vals[minE]), s.edgeRun(g, minE)
+	if maxE >= 0 {
+		m.Max, m.MaxWitness = int64(vals[maxE]), s.edgeRun(g, maxE)
+	}
+	return m
+}
+
+// entryMetric is messages-per-entry: for every entry key, the minimum and
+// maximum over complete executions in which the entry took place of the
+// messages that serve it; then the least minimum and the largest maximum.
+func (s *search) entryMetric(g *stateGraph, name string) Metric {
+	mw := s.m.NewWorker().(MeasureWorker)
+	out := Metric{Name: name}
+	var minW, maxW metricPaths
+	var minG, maxG *stateGraph
+	for k := 0; k < mw.EntryKeys(); k++ {
+		key := int32(k)
+		weight := func(e int) int64 {
+			n := int64(0)
+			for _, x := range g.servedKeys[g.servedFirst[e]:g.servedFirst[e+1]] {
+				if x == key {
+					n++
+				}
+			}
+			return n
+		}
+		end := func(i int) bool {
+			set, ok := g.entered[int32(i)]
+			return ok && set[k/64]&(1<<uint(k%64)) != 0
+		}
+		m, w := g.metricTo(weight, end)
+		if m.Unbounded && !out.Unbounded {
+			out.Unbounded, out.MaxOf, maxW, maxG = true, mw.EntryName(k), w, g
+		}
+		if !m.Executions {
+			continue
+		}
+		if !out.Executions || m.Min < out.Min {
+			out.Min, out.MinOf, minW, minG = m.Min, mw.EntryName(k), w, g
+		}
+		if !out.Unbounded && (!out.Executions || m.Max > out.Max) {
+			out.Max, out.MaxOf, maxW, maxG = m.Max, mw.EntryName(k), w, g
+		}
+		out.Executions = true
+	}
+	if minG != nil {
+		t, err := s.lasso(minW.minInit, edgeActs(g, minW.minPath), nil)
+		if err == nil {
+			out.MinWitness = &t
+		}
+	}
+	if maxG != nil {
+		if out.Unbounded {
+			init, prefix := g.prefix(maxW.cycleAt)
+			if t, err := s.lasso(init, prefix, edgeActs(g, maxW.cycle)); err == nil {
+				out.MaxWitness = &t
+			}
+		} else if t, err := s.lasso(maxW.maxInit, edgeActs(g, maxW.maxPath), nil); err == nil {
+			out.MaxWitness = &t
+		}
+	}
+	return out
 }
 
 func edgeActs(g *stateGraph, edges []int) []uint32 {

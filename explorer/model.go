@@ -128,3 +128,36 @@ type TypedWorker interface {
 	TrackTypes(on bool)
 	SentOfType(typ string) int
 }
+
+// Instrumenter is an optional interface of a Model that computes the
+// metrics "time" (causal depth), "sync-delay" and "messages-per-entry" by
+// tracking more than its plain states hold. Check calls Instrument with the
+// metrics asked for and searches the Model it returns, whose workers are
+// MeasureWorkers; an error says why the model cannot offer one of them.
+type Instrumenter interface {
+	Instrument(metrics []string) (Model, error)
+}
+
+// MeasureWorker is the Worker of an instrumented Model. Its first three
+// methods describe the transition being emitted and are asked from inside
+// the emit callback of Successors.
+type MeasureWorker interface {
+	// TimeIncrease is how much the transition raised the largest causal
+	// depth of the run, or -1 when the depth reached the model's tracking
+	// cap (the time is then unbounded).
+	TimeIncrease() int32
+	// SyncDelay is the synchronisation delay (message hops since the last
+	// exit) of the enter the transition performs, when that enter is the
+	// first since an exit and by a process that was waiting at it; -1
+	// otherwise, -2 when the hops reached the tracking cap.
+	SyncDelay() int32
+	// Served appends to out the entry key of every message the transition
+	// sent to another process and that serves a critical-section entry.
+	Served(out []int32) []int32
+	// EntryKeys is the number of entry keys (0 .. EntryKeys()-1).
+	EntryKeys() int
+	// EntryName says which entry a key is, for reports.
+	EntryName(key int) string
+	// Entered reports whether the entry of key has taken place in state s.
+	Entered(s []byte, key int) (bool, error)
+}

@@ -143,6 +143,10 @@ type Result struct {
 	Graph *GraphStats
 	// Metrics are the exhaustive figures asked for.
 	Metrics []Metric
+	// Tracked names what the model tracked in its states for the metrics
+	// time and sync-delay (causal depths, hops since the last exit), so that
+	// the counts are those of that larger state space; empty otherwise.
+	Tracked string
 }
 
 // StatesPerSecond returns the distinct states stored per second.

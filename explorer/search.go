@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,6 +124,9 @@ func Check(m Model, cfg Config) (*Result, error) {
 	}
 	cfg, err := cfg.validate(known)
 	if err != nil {
+		return nil, err
+	}
+	if m, err = instrument(m, cfg.Metrics); err != nil {
 		return nil, err
 	}
 	s := &search{m: m, cfg: cfg, props: props, deadlock: len(props), start: time.Now()}
@@ -500,6 +504,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
 		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
+		Tracked: tracked(s.cfg.Metrics),
 	}
 	complete := s.incomplete == "" && s.failure == nil && !s.done()
 	if s.incomplete == "" {
@@ -573,4 +578,52 @@ func (s *search) parallel(fn func(w int)) {
 		g.Go(func() error { fn(w); return nil })
 	}
 	_ = g.Wait()
+}
+
+// instrument returns the model that computes the metrics asked for: m
+// itself, or for time, sync-delay and messages-per-entry the model m's
+// Instrumenter returns.
+func instrument(m Model, metrics []string) (Model, error) {
+	var want []string
+	for _, name := range metrics {
+		if instrumented(name) {
+			want = append(want, name)
+		}
+	}
+	if len(want) == 0 {
+		return m, nil
+	}
+	in, ok := m.(Instrumenter)
+	if !ok {
+		return nil, fmt.Errorf("%w: --metric %s: this model cannot compute it", ErrConfig, want[0])
+	}
+	im, err := in.Instrument(want)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if _, ok := im.NewWorker().(MeasureWorker); !ok {
+		return nil, fmt.Errorf("%w: --metric %s: the instrumented model's workers do not measure", ErrConfig, want[0])
+	}
+	return im, nil
+}
+
+// tracked says what the metrics asked for add to the states.
+func tracked(metrics []string) string {
+	var parts []string
+	entries := false
+	for _, m := range metrics {
+		switch m {
+		case MetricTime:
+			parts = append(parts, "the causal depth of every process and message (--metric time)")
+		case MetricSyncDelay:
+			parts = append(parts, "the message hops since the last exit of every process and message, and who waited at it (--metric sync-delay)")
+			entries = true
+		case MetricMessagesPerEntry:
+			entries = true
+		}
+	}
+	if entries {
+		parts = append(parts, "the critical-section entry every message in transit serves (--metric messages-per-entry, sync-delay)")
+	}
+	return strings.Join(parts, "; ")
 }

@@ -78,6 +78,10 @@ type jsonMetric struct {
 	Min        *int64         `json:"min"`
 	Max        *int64         `json:"max"`
 	Unbounded  bool           `json:"unbounded"`
+	Capped     bool           `json:"capped,omitempty"`
+	AllRuns    bool           `json:"all_executions,omitempty"`
+	MinOf      string         `json:"min_of,omitempty"`
+	MaxOf      string         `json:"max_of,omitempty"`
 	MinWitness *jsonViolation `json:"min_witness,omitempty"`
 	MaxWitness *jsonViolation `json:"max_witness,omitempty"`
 }
@@ -117,6 +121,7 @@ type jsonRun struct {
 	Metrics     map[string]jsonMetric `json:"metrics,omitempty"`
 	Fairness    string                `json:"fairness"`
 	Graph       *jsonGraph            `json:"liveness_graph,omitempty"`
+	Tracked     string                `json:"tracked,omitempty"`
 	Stats       jsonStats             `json:"stats"`
 }
 
@@ -162,6 +167,7 @@ func JSON(w io.Writer, run Run) error {
 		out.Violations = append(out.Violations, jv)
 	}
 	out.Fairness = r.Fairness.String()
+	out.Tracked = r.Tracked
 	if r.Graph != nil {
 		out.Graph = &jsonGraph{States: r.Graph.States, Edges: r.Graph.Edges, Bytes: r.Graph.Bytes, Elapsed: r.Graph.Elapsed.Seconds()}
 	}
@@ -169,7 +175,7 @@ func JSON(w io.Writer, run Run) error {
 		if out.Metrics == nil {
 			out.Metrics = map[string]jsonMetric{}
 		}
-		jm := jsonMetric{Unbounded: m.Unbounded}
+		jm := jsonMetric{Unbounded: m.Unbounded, Capped: m.Capped, AllRuns: m.AllRuns, MinOf: m.MinOf, MaxOf: m.MaxOf}
 		if m.Executions {
 			jm.Min = &m.Min
 			if !m.Unbounded {
@@ -226,6 +232,9 @@ func Text(w io.Writer, run Run) error {
 	}
 	if r.Cut > 0 {
 		fmt.Fprintf(&b, "%s states lie beyond the model's bound%s and were not expanded\n", group(r.Cut), boundDoc(run.BoundDoc))
+	}
+	if r.Tracked != "" {
+		fmt.Fprintf(&b, "the states also hold %s, so there may be more of them than in a run without the metric\n", r.Tracked)
 	}
 	fmt.Fprintf(&b, "fingerprint collision probability %.1e (64-bit fingerprints)\n", r.CollisionProbability())
 	for _, v := range r.Violations {
@@ -344,24 +353,46 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 // writeMetric prints a metric with its witnesses: the initial state and the
 // actions.
 func writeMetric(b *strings.Builder, m explorer.Metric) {
-	fmt.Fprintf(b, "\n%s over all complete executions: ", m.Name)
-	if !m.Executions {
-		b.WriteString("no execution is complete (no terminal state is reachable)")
-	} else {
-		fmt.Fprintf(b, "min %d", m.Min)
+	scope := "all complete executions"
+	if m.AllRuns {
+		scope = "all executions"
 	}
-	if m.Unbounded {
+	fmt.Fprintf(b, "\n%s over %s: ", m.Name, scope)
+	switch {
+	case m.Executions:
+		fmt.Fprintf(b, "min %d", m.Min)
+	case m.AllRuns:
+		b.WriteString("no sample (no enter follows an exit at which another process was waiting)")
+	case m.Name == explorer.MetricMessagesPerEntry:
+		b.WriteString("no execution is complete with a critical-section entry")
+	default:
+		b.WriteString("no execution is complete (no terminal state is reachable)")
+	}
+	switch {
+	case m.Capped:
+		fmt.Fprintf(b, ", max unbounded: it reaches the tracking cap of %d\n", m.Cap)
+	case m.Unbounded:
 		b.WriteString(", max unbounded: a reachable cycle adds to it\n")
-	} else if m.Executions {
+	case m.Executions:
 		fmt.Fprintf(b, ", max %d\n", m.Max)
-	} else {
+	default:
 		b.WriteString("\n")
+	}
+	if m.Name == explorer.MetricMessagesPerEntry && m.Unbounded {
+		fmt.Fprintf(b, "  the cycle of the max witness sends messages that serve %s (a message to an idle process serves the\n  entry it left last) again and again, for ever\n", m.MaxOf)
 	}
 	witness := func(label string, t *explorer.Trace) {
 		if t == nil {
 			return
 		}
-		fmt.Fprintf(b, "  %s witness: %d steps from initial state #%d\n", label, len(t.Steps), t.Initial+1)
+		of := ""
+		switch {
+		case label == "min" && m.MinOf != "":
+			of = " (" + m.MinOf + ")"
+		case label == "max" && m.MaxOf != "" && !m.Unbounded:
+			of = " (" + m.MaxOf + ")"
+		}
+		fmt.Fprintf(b, "  %s witness%s: %d steps from initial state #%d\n", label, of, len(t.Steps), t.Initial+1)
 		for _, line := range wrapVars(t.InitialState) {
 			fmt.Fprintf(b, "        %s\n", line)
 		}

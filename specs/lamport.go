@@ -48,6 +48,15 @@ type lamportMsg struct {
 
 func (m lamportMsg) String() string { return fmt.Sprintf("%s(%d,%d)", m.Kind, m.TS, m.From+1) }
 
+// lamportServes: an ACK serves the entry of the process it is sent to, a
+// REQUEST or RELEASE that of its sender.
+func lamportServes(from, to int, m lamportMsg) int {
+	if m.Kind == lamportAck {
+		return to
+	}
+	return from
+}
+
 // lamportReq is a pending request (ts, j) in a process's queue, ordered
 // lexicographically.
 type lamportReq struct{ TS, ID int }
@@ -397,6 +406,7 @@ func lamport(broken bool) Spec {
 				starvationLiveness[lamportNode, lamportMsg](lamportUser, "GA2': every trying process eventually enters"),
 				progressLiveness[lamportNode, lamportMsg](lamportUser, "GA2: when nobody is critical and someone is trying, some process eventually enters"),
 			},
+			Mutex: mutexMetrics(users.R, lamportUser, lamportServes),
 		}
 		if crashes > 0 {
 			// GA2 for a system with crashes (ALGORITHMS.md 0.4): a

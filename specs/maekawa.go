@@ -58,6 +58,16 @@ func (m mkMsg) String() string {
 	return m.Kind.String()
 }
 
+// mkServes: REQUEST, RELINQUISH and RELEASE serve the entry of their
+// sender; LOCKED, FAILED and INQUIRE that of the process they are sent to.
+func mkServes(from, to int, m mkMsg) int {
+	switch m.Kind {
+	case mkLocked, mkFailed, mkInquire:
+		return to
+	}
+	return from
+}
+
 // mkReq is a request (ts, i) in the total order of Lamport timestamps with
 // ties broken by process (ALGORITHMS.md 2.0). Timestamps start at 1, so the
 // zero value is ⊥.
@@ -507,6 +517,7 @@ func maekawa(full bool) Spec {
 			ValidEnd: mkValidEnd(users),
 			Liveness: mutexLiveness[mkNode, mkMsg](mkUser),
 			Explain:  mkExplain,
+			Mutex:    mutexMetrics(users.R, mkUser, mkServes),
 		})
 	}
 	return s

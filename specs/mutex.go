@@ -13,8 +13,25 @@ import (
 
 // This file holds what the mutual-exclusion specs of ALGORITHMS.md chapter 2
 // share: the user part of 2.0 (request/enter/exit, --requests and
-// --requesters), the property builders (GA1, GA2, GA2') and a small process
-// set type.
+// --requesters), the property builders (GA1, GA2, GA2'), the wiring of the
+// metrics messages-per-entry and sync-delay (mutexMetrics), and a small
+// process set type.
+//
+// A mutual-exclusion spec offers --metric messages-per-entry and
+// --metric sync-delay with one line in its automaton.Config,
+//
+//	Mutex: mutexMetrics(users.R, xxUser, xxServes),
+//
+// where xxUser is its userPart and xxServes(from, to, m) names the process
+// whose critical-section entry the message m from process from to process
+// to serves (a REQUEST from i serves i, an ACK, REPLY, LOCKED or token sent
+// to i serves i, a RELEASE from i serves i), or -1 for none. The message
+// serves the entry that is current for that process after the step that
+// sends it: the one it is trying for or in, or, when it is idle, the one it
+// left last (automaton.Mutex); a message sent while receiving one for the
+// same process serves the entry of the message it answers. A spec whose
+// messages do not say whom they serve uses mutexMetricsView, whose serves
+// also reads the state before the step.
 
 // userState is the user part of a mutual-exclusion process (ALGORITHMS.md
 // 2.0), which cycles idle → trying → critical → idle. The zero value is
@@ -223,6 +240,30 @@ func starvationLiveness[S any, M automaton.Message](user userPart[S], doc string
 		When:       func(v *automaton.View[S, M], i int) bool { return userIn(v, user, i, userTrying) },
 		Goal:       func(v *automaton.View[S, M], i int) bool { return userIn(v, user, i, userCritical) },
 	}
+}
+
+// mutexMetrics returns the description of the user part that the metrics
+// messages-per-entry and sync-delay need (automaton.Mutex): r is the most
+// critical sections a process enters (R), user the spec's user part, and
+// serves names the process whose entry a message serves, or -1.
+func mutexMetrics[S any, M automaton.Message](r int, user userPart[S], serves func(from, to int, m M) int) *automaton.Mutex[S, M] {
+	return &automaton.Mutex[S, M]{
+		User: func(p *S) (trying, critical bool, done int) {
+			ust, done := user(p)
+			return ust == userTrying, ust == userCritical, done
+		},
+		Serves:  func(_ *automaton.View[S, M], from, to int, m M) int { return serves(from, to, m) },
+		Entries: max(r, 1),
+	}
+}
+
+// mutexMetricsView is mutexMetrics for a spec whose messages do not say
+// whose entry they serve (a REQUEST forwarded along a tree on behalf of
+// another process): serves also reads the state before the step.
+func mutexMetricsView[S any, M automaton.Message](r int, user userPart[S], serves func(v *automaton.View[S, M], from, to int, m M) int) *automaton.Mutex[S, M] {
+	mx := mutexMetrics(r, user, func(int, int, M) int { return -1 })
+	mx.Serves = serves
+	return mx
 }
 
 // procSet is a set of processes (0-based, at most 64 = maxN) as a bit mask:

@@ -70,6 +70,10 @@ func (p *pmNode) Do(s automaton.Step, fx *automaton.Effects[pmToken]) {
 // Receive takes the token.
 func (p *pmNode) Receive(_ int, _ pmToken, _ *automaton.Effects[pmToken]) { p.HasToken = true }
 
+// pmServes: the token passed to a process serves its entry (the one it is
+// trying for; for an idle process, the one it left last).
+func pmServes(_, to int, _ pmToken) int { return to }
+
 func perpetuumMobile(broken bool) Spec {
 	s := Spec{
 		Name:    "perpetuum-mobile",
@@ -124,6 +128,7 @@ func perpetuumMobile(broken bool) Spec {
 			Liveness: []automaton.Liveness[pmNode, pmToken]{
 				starvationLiveness[pmNode, pmToken](pmUser, "every trying process eventually enters"),
 			},
+			Mutex: mutexMetrics(r, pmUser, pmServes),
 		})
 	}
 	return s

@@ -50,7 +50,7 @@ func engineFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
 		&cli.StringFlag{Name: "reduction", Value: "none", Usage: "state-space reduction: none (exact counts) or por (partial-order reduction: safety properties only, far fewer states where processes interact only by messages)"},
 		&cli.StringFlag{Name: "fairness", Value: "weak", Usage: "fairness for liveness: weak, strong or none"},
-		&cli.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions: messages, messages:TYPE or steps (repeatable)"},
+		&cli.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions, with witnesses: messages, messages:TYPE, steps, time (causal depth), and for mutual exclusion messages-per-entry and sync-delay (repeatable)"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
 		&cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"},
 	}

@@ -44,6 +44,10 @@ func TestBadInputExitsWithCode2(t *testing.T) {
 		{[]string{"check", "lamport", "--n", "2", "--reduction", "por", "--property", "starvation-freedom"}, []string{"--reduction por", "starvation-freedom"}},
 		{[]string{"check", "lamport", "--clocks", "logical"}, []string{"--clocks logical", "absolute, relative and minimal"}},
 		{[]string{"check", "lamport", "--clocks", "relative", "--clock-limit", "5"}, []string{"--clocks relative", "--clock-limit"}},
+		{[]string{"check", "lamport", "--metric", "latency"}, []string{`--metric "latency"`, "time", "messages-per-entry", "sync-delay"}},
+		{[]string{"check", "chang-roberts", "--metric", "messages-per-entry"}, []string{"--metric messages-per-entry", "not a mutual-exclusion spec"}},
+		{[]string{"check", "chang-roberts", "--metric", "sync-delay"}, []string{"--metric sync-delay"}},
+		{[]string{"check", "lamport", "--clocks", "minimal", "--metric", "time"}, []string{"--metric time", "normalization"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -221,5 +225,35 @@ func TestList(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "provisional: only the method's name is sourced") {
 		t.Errorf("list does not show why waiting is provisional:\n%s", stdout)
+	}
+}
+
+// TestMetricsJSON: the mutual-exclusion metrics in the JSON contract, with
+// which entry their witnesses measure and what the states tracked; lamport
+// N=2: 3(N−1) = 3 messages per entry, sync delay 1, time 4 to 6.
+func TestMetricsJSON(t *testing.T) {
+	code, stdout, stderr := vacheck("check", "lamport", "--n", "2", "--metric", "messages-per-entry", "--metric", "sync-delay", "--metric", "time", "--format", "json", "--workers", "2")
+	if code != exitOK {
+		t.Fatalf("exit code %d: %s", code, stderr)
+	}
+	var out struct {
+		Metrics map[string]struct {
+			Min, Max *int64
+			MinOf    string `json:"min_of"`
+			AllRuns  bool   `json:"all_executions"`
+		}
+		Tracked string
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][2]int64{"messages-per-entry": {3, 3}, "sync-delay": {1, 1}, "time": {4, 6}} {
+		m := out.Metrics[name]
+		if m.Min == nil || m.Max == nil || *m.Min != want[0] || *m.Max != want[1] || m.AllRuns != (name == "sync-delay") {
+			t.Errorf("%s: %+v, want min %d, max %d", name, m, want[0], want[1])
+		}
+	}
+	if out.Metrics["messages-per-entry"].MinOf != "critical section 1 of process 1" || !strings.Contains(out.Tracked, "causal depth") {
+		t.Errorf("min_of %q, tracked %q", out.Metrics["messages-per-entry"].MinOf, out.Tracked)
 	}
 }
