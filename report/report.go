@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/report/msc"
 )
 
 // Run is one check: the spec, its parameters and the explorer's result.
@@ -26,6 +27,22 @@ type Run struct {
 	Reducible bool
 	// Hint is the spec's own suggestion for an incomplete run, if any.
 	Hint string
+	// Show is how Text prints a trace: "story" (the default: each step
+	// with what it changed) or "msc" (a message sequence chart).
+	Show string
+}
+
+// chart returns the message sequence chart of t when run asks for charts
+// and t has states to draw it from.
+func (run Run) chart(t explorer.Trace) (string, bool) {
+	if run.Show != "msc" {
+		return "", false
+	}
+	c, err := msc.Build(t, run.Params["channels"] == "unordered")
+	if err != nil {
+		return "", false
+	}
+	return c.Text(), true
 }
 
 // vars is an ordered list of state variables that marshals to a JSON object
@@ -253,10 +270,10 @@ func Text(w io.Writer, run Run) error {
 		if v.Kind.String() == "assertion" {
 			b.WriteString("This is a modelling error, not a bug of the algorithm: the model broke an assumption it was built on.\n")
 		}
-		writeTrace(&b, v.Trace, r.Strategy)
+		writeTrace(&b, v.Trace, r.Strategy, run)
 	}
 	for _, m := range r.Metrics {
-		writeMetric(&b, m)
+		writeMetric(&b, m, run)
 	}
 	if r.Graph != nil {
 		fmt.Fprintf(&b, "\nliveness: %s fairness, state graph of %s states and %s edges, %s, built in %s\n",
@@ -264,7 +281,7 @@ func Text(w io.Writer, run Run) error {
 	}
 	if r.Failure != nil {
 		fmt.Fprintf(&b, "\nMODEL ERROR: %s\nThe state whose expansion failed is reached by:\n", r.Reason)
-		writeTrace(&b, *r.Failure, r.Strategy)
+		writeTrace(&b, *r.Failure, r.Strategy, run)
 	}
 	b.WriteString("\n")
 	switch r.Status {
@@ -296,7 +313,7 @@ func Text(w io.Writer, run Run) error {
 	return err
 }
 
-func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
+func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run Run) {
 	kind := "shortest"
 	switch {
 	case len(t.Cycle) > 0:
@@ -310,6 +327,11 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 		for _, line := range wrapVars(t.InitialState) {
 			fmt.Fprintf(b, "        %s\n", line)
 		}
+	}
+	if chart, ok := run.chart(t); ok {
+		fmt.Fprintf(b, "  Message sequence chart; %s\n%s", msc.Legend, chart)
+		writeExplanation(b, t)
+		return
 	}
 	prev := t.InitialState
 	for i, s := range t.Steps {
@@ -333,6 +355,10 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 			prev = s.State
 		}
 	}
+	writeExplanation(b, t)
+}
+
+func writeExplanation(b *strings.Builder, t explorer.Trace) {
 	if len(t.Explanation) > 0 {
 		b.WriteString("  What the last state means:\n")
 		for _, line := range t.Explanation {
@@ -343,7 +369,7 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 
 // writeMetric prints a metric with its witnesses: the initial state and the
 // actions.
-func writeMetric(b *strings.Builder, m explorer.Metric) {
+func writeMetric(b *strings.Builder, m explorer.Metric, run Run) {
 	fmt.Fprintf(b, "\n%s over all complete executions: ", m.Name)
 	if !m.Executions {
 		b.WriteString("no execution is complete (no terminal state is reachable)")
@@ -364,6 +390,10 @@ func writeMetric(b *strings.Builder, m explorer.Metric) {
 		fmt.Fprintf(b, "  %s witness: %d steps from initial state #%d\n", label, len(t.Steps), t.Initial+1)
 		for _, line := range wrapVars(t.InitialState) {
 			fmt.Fprintf(b, "        %s\n", line)
+		}
+		if chart, ok := run.chart(*t); ok {
+			b.WriteString(chart)
+			return
 		}
 		var acts []string
 		for _, s := range t.Steps {
