@@ -111,7 +111,7 @@ func section(b *strings.Builder, i int, s Section) error {
 		}
 		b.WriteString("</ul></div>\n")
 	}
-	b.WriteString("<div class=\"nav\"><button class=\"first\" title=\"first step (Home)\">⏮</button><button class=\"prev\" title=\"previous step (←)\">◀ prev</button><button class=\"next\" title=\"next step (→)\">next ▶</button><button class=\"last\" title=\"last step (End)\">⏭</button> <span class=\"pos\"></span> <span class=\"act\"></span></div>\n")
+	b.WriteString("<div class=\"nav\"><button class=\"first\" title=\"first step (Home)\">« first</button><button class=\"prev\" title=\"previous step (←)\">◀ prev</button><button class=\"next\" title=\"next step (→)\">next ▶</button><button class=\"last\" title=\"last step (End)\">last »</button> <span class=\"pos\"></span> <span class=\"act\"></span></div>\n")
 	b.WriteString("<div class=\"body\">\n<div class=\"svgbox\">\n")
 	writeSVG(b, c)
 	b.WriteString("</div>\n<div class=\"state\"><h3 class=\"sthead\"></h3><div class=\"notes\"></div><table class=\"vars\"></table></div>\n</div>\n")
@@ -159,9 +159,9 @@ func writeSVG(b *strings.Builder, c *Chart) {
 	height := svgY(last) + svgRowH/2 + transit*svgRowH + 16
 	fmt.Fprintf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"msc\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"ui-monospace, Menlo, Consolas, monospace\" font-size=\"12\">\n", width, height, width, height)
 	b.WriteString(`<defs>
-<marker id="head" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="headfill"/></marker>
-<marker id="open" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="white" stroke="#555" stroke-width="1.2"/></marker>
-<marker id="lost" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="10" markerHeight="10"><path d="M1,1 L9,9 M9,1 L1,9" stroke="#c0392b" stroke-width="2"/></marker>
+<marker id="head" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="headfill"/></marker>
+<marker id="open" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="white" stroke="#555" stroke-width="1.2"/></marker>
+<marker id="lost" viewBox="0 0 10 10" refX="5" refY="5" markerUnits="userSpaceOnUse" markerWidth="12" markerHeight="12"><path d="M1,1 L9,9 M9,1 L1,9" stroke="#c0392b" stroke-width="2"/></marker>
 </defs>
 `)
 	// rows: the highlight and the click targets
@@ -248,7 +248,9 @@ func writeSVG(b *strings.Builder, c *Chart) {
 			lx, ly, anchor = x1+bend-8, (y1+y2)/2+4, "start"
 		} else {
 			fmt.Fprintf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" marker-end=\"%s\"/>\n", x1, y1, x2, y2, marker)
-			lx, ly = (x1+x2)/2, (y1+y2)/2-4
+			// the label halfway to the next lifeline, clear of the others
+			f := float64(svgColW/2) / float64(max(1, abs(x2-x1)))
+			lx, ly = x1+int(f*float64(x2-x1)), y1+int(f*float64(y2-y1))-4
 		}
 		fmt.Fprintf(b, "<text class=\"mlabel\" x=\"%d\" y=\"%d\" text-anchor=\"%s\">%s</text>\n</g>\n", lx, ly, anchor, esc(shorten(m.Value, 18)))
 	}
@@ -273,6 +275,13 @@ func writeSVG(b *strings.Builder, c *Chart) {
 		}
 	}
 	b.WriteString("</svg>\n")
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func shorten(s string, n int) string {

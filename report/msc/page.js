@@ -94,9 +94,11 @@
   });
 
   // A hook for tests: #press=next,next,key:ArrowRight,prev clicks the
-  // buttons of the active chart and presses keys, then marks the body.
+  // buttons of the active chart and presses keys, then writes the presses
+  // and the step after each (data-trail) on the body.
   var m = /^#press=(.*)$/.exec(location.hash);
   if (m && active) {
+    var trail = [];
     m[1].split(",").forEach(function (a) {
       if (a.indexOf("key:") === 0) {
         document.dispatchEvent(new KeyboardEvent("keydown", { key: a.slice(4), bubbles: true }));
@@ -104,7 +106,9 @@
         var btn = active.sec.querySelector("button." + a);
         if (btn) btn.click();
       }
+      trail.push(active.step);
     });
     document.body.setAttribute("data-pressed", m[1]);
+    document.body.setAttribute("data-trail", trail.join(","));
   }
 })();
