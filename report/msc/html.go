@@ -112,6 +112,7 @@ func section(b *strings.Builder, i int, s Section) error {
 		b.WriteString("</ul></div>\n")
 	}
 	b.WriteString("<div class=\"nav\"><button class=\"first\" title=\"first step (Home)\">« first</button><button class=\"prev\" title=\"previous step (←)\">◀ prev</button><button class=\"next\" title=\"next step (→)\">next ▶</button><button class=\"last\" title=\"last step (End)\">last »</button> <span class=\"pos\"></span> <span class=\"act\"></span></div>\n")
+	b.WriteString("<p class=\"legend\"><span class=\"k recv\">──▶</span> received <span class=\"k transit\">╌╌▷</span> in transit at the end <span class=\"k over\">──▶</span> overtakes an earlier message of its channel <span class=\"k lost\">╌╌✕</span> lost (its receiver crashed) · hover an arrow for its message</p>\n")
 	b.WriteString("<div class=\"body\">\n<div class=\"svgbox\">\n")
 	writeSVG(b, c)
 	b.WriteString("</div>\n<div class=\"state\"><h3 class=\"sthead\"></h3><div class=\"notes\"></div><table class=\"vars\"></table></div>\n</div>\n")

@@ -214,17 +214,25 @@ func (t *textChart) step(k int, st Step) {
 				}
 			}
 		}
-		// farthest first, so that nearer labels are drawn over the line
-		sends := append([]int(nil), st.Sends...)
-		dist := func(m int) int { d := c.Messages[m].To - c.Messages[m].From; return max(d, -d) }
-		for i := 1; i < len(sends); i++ {
-			for j := i; j > 0 && dist(sends[j]) > dist(sends[j-1]); j-- {
-				sends[j], sends[j-1] = sends[j-1], sends[j]
+		// one arrow per channel, the longest first, so that nearer labels
+		// are drawn over the line (step 0 may send from several processes)
+		var chans []channel
+		ids := map[channel][]string{}
+		for _, m := range st.Sends {
+			ch := channel{c.Messages[m].From, c.Messages[m].To}
+			if ids[ch] == nil {
+				chans = append(chans, ch)
+			}
+			ids[ch] = append(ids[ch], lbl(m))
+		}
+		dist := func(ch channel) int { d := ch.to - ch.from; return max(d, -d) }
+		for i := 1; i < len(chans); i++ {
+			for j := i; j > 0 && dist(chans[j]) > dist(chans[j-1]); j-- {
+				chans[j], chans[j-1] = chans[j-1], chans[j]
 			}
 		}
-		for _, m := range sends {
-			msg := c.Messages[m]
-			t.arrow(target, msg.From, msg.To, '╌', ">", "<", lbl(m))
+		for _, ch := range chans {
+			t.arrow(target, ch.from, ch.to, '╌', ">", "<", strings.Join(ids[ch], ","))
 		}
 	}
 	if st.Actor >= 0 && st.Actor < c.N {
