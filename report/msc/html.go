@@ -100,7 +100,13 @@ type stepData struct {
 func section(b *strings.Builder, i int, s Section) error {
 	esc := html.EscapeString
 	c := s.Chart
-	fmt.Fprintf(b, "<section class=\"chart\" id=\"chart-%d\" data-step=\"0\" data-steps=\"%d\">\n<h2>%s</h2>\n", i, len(c.Steps)-1, esc(s.Title))
+	h2 := "witness"
+	for _, bad := range []string{"VIOLATED", "DEADLOCK", "MODEL ERROR"} {
+		if strings.HasPrefix(s.Title, bad) {
+			h2 = "bad"
+		}
+	}
+	fmt.Fprintf(b, "<section class=\"chart\" id=\"chart-%d\" data-step=\"0\" data-steps=\"%d\">\n<h2 class=\"%s\">%s</h2>\n", i, len(c.Steps)-1, h2, esc(s.Title))
 	for _, l := range s.Lines {
 		fmt.Fprintf(b, "<p>%s</p>\n", esc(l))
 	}
