@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/report/msc"
 )
 
 // Run is one check: the spec, its parameters and the explorer's result.
@@ -26,6 +27,22 @@ type Run struct {
 	Reducible bool
 	// Hint is the spec's own suggestion for an incomplete run, if any.
 	Hint string
+	// Show is how Text prints a trace: "story" (the default: each step
+	// with what it changed) or "msc" (a message sequence chart).
+	Show string
+}
+
+// chart returns the message sequence chart of t when run asks for charts
+// and t has states to draw it from.
+func (run Run) chart(t explorer.Trace) (string, bool) {
+	if run.Show != "msc" {
+		return "", false
+	}
+	c, err := msc.Build(t, run.Params["channels"] == "unordered")
+	if err != nil {
+		return "", false
+	}
+	return c.Text(), true
 }
 
 // vars is an ordered list of state variables that marshals to a JSON object
@@ -262,10 +279,10 @@ func Text(w io.Writer, run Run) error {
 		if v.Kind.String() == "assertion" {
 			b.WriteString("This is a modelling error, not a bug of the algorithm: the model broke an assumption it was built on.\n")
 		}
-		writeTrace(&b, v.Trace, r.Strategy)
+		writeTrace(&b, v.Trace, r.Strategy, run)
 	}
 	for _, m := range r.Metrics {
-		writeMetric(&b, m)
+		writeMetric(&b, m, run)
 	}
 	if r.Graph != nil {
 		fmt.Fprintf(&b, "\nliveness: %s fairness, state graph of %s states and %s edges, %s, built in %s\n",
@@ -273,7 +290,7 @@ func Text(w io.Writer, run Run) error {
 	}
 	if r.Failure != nil {
 		fmt.Fprintf(&b, "\nMODEL ERROR: %s\nThe state whose expansion failed is reached by:\n", r.Reason)
-		writeTrace(&b, *r.Failure, r.Strategy)
+		writeTrace(&b, *r.Failure, r.Strategy, run)
 	}
 	b.WriteString("\n")
 	switch r.Status {
@@ -305,7 +322,7 @@ func Text(w io.Writer, run Run) error {
 	return err
 }
 
-func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
+func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run Run) {
 	kind := "shortest"
 	switch {
 	case len(t.Cycle) > 0:
@@ -319,6 +336,11 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 		for _, line := range wrapVars(t.InitialState) {
 			fmt.Fprintf(b, "        %s\n", line)
 		}
+	}
+	if chart, ok := run.chart(t); ok {
+		fmt.Fprintf(b, "  Message sequence chart; %s\n%s", msc.Legend, chart)
+		writeExplanation(b, t)
+		return
 	}
 	prev := t.InitialState
 	for i, s := range t.Steps {
@@ -342,6 +364,10 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 			prev = s.State
 		}
 	}
+	writeExplanation(b, t)
+}
+
+func writeExplanation(b *strings.Builder, t explorer.Trace) {
 	if len(t.Explanation) > 0 {
 		b.WriteString("  What the last state means:\n")
 		for _, line := range t.Explanation {
@@ -352,7 +378,7 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy) {
 
 // writeMetric prints a metric with its witnesses: the initial state and the
 // actions.
-func writeMetric(b *strings.Builder, m explorer.Metric) {
+func writeMetric(b *strings.Builder, m explorer.Metric, run Run) {
 	scope := "all complete executions"
 	if m.AllRuns {
 		scope = "all executions"
@@ -395,6 +421,10 @@ func writeMetric(b *strings.Builder, m explorer.Metric) {
 		fmt.Fprintf(b, "  %s witness%s: %d steps from initial state #%d\n", label, of, len(t.Steps), t.Initial+1)
 		for _, line := range wrapVars(t.InitialState) {
 			fmt.Fprintf(b, "        %s\n", line)
+		}
+		if chart, ok := run.chart(*t); ok {
+			b.WriteString(chart)
+			return
 		}
 		var acts []string
 		for _, s := range t.Steps {

@@ -53,6 +53,7 @@ func engineFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions, with witnesses: messages, messages:TYPE, steps, time (causal depth), and for mutual exclusion messages-per-entry and sync-delay (repeatable)"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
 		&cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"},
+		chartFlags()[0], chartFlags()[1], // --show, --html: see chart.go
 	}
 }
 
@@ -241,6 +242,9 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	}
 	if b, ok := model.(interface{ BoundDoc() string }); ok {
 		run.BoundDoc = b.BoundDoc()
+	}
+	if err := charts(c, &run, stderr); err != nil { // --show, --html: see chart.go
+		return exitModel, err
 	}
 	if format == "json" {
 		err = report.JSON(c.App.Writer, run)

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/report"
+	"github.com/vacheck/vacheck/report/msc"
+)
+
+// chartFlags are the flags of `check` that choose how traces are shown.
+func chartFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "show", Value: "story", Usage: "how the text output shows a trace: story (each step with what it changed) or msc (a message sequence chart)",
+			Action: func(_ *cli.Context, s string) error {
+				if s != "story" && s != "msc" {
+					return usagef("--show %q: allowed values are story and msc", s)
+				}
+				return nil
+			}},
+		&cli.StringFlag{Name: "html", Usage: "write the counterexamples and metric witnesses as message sequence charts to this self-contained HTML `FILE`"},
+	}
+}
+
+// charts applies --show to run and writes --html FILE when the run has a
+// counterexample or a witness, saying so on stderr.
+func charts(c *cli.Context, run *report.Run, stderr io.Writer) error {
+	run.Show = c.String("show")
+	file := c.String("html")
+	if file == "" {
+		return nil
+	}
+	page, ok := chartPage(*run)
+	if !ok {
+		fmt.Fprintf(stderr, "vacheck: no counterexample or witness, %s not written\n", file)
+		return nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := msc.HTML(f, page); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "vacheck: wrote %d chart%s to %s\n", len(page.Sections), plural(len(page.Sections)), file)
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// chartPage makes the HTML page of a run: one chart per counterexample,
+// per metric witness and for a model error. It reports false when there
+// is nothing to draw.
+func chartPage(run report.Run) (msc.Page, bool) {
+	r := run.Result
+	unordered := run.Params["channels"] == "unordered"
+	page := msc.Page{Spec: run.Spec, Params: paramString(run.Params), Bug: run.Bug}
+	docs := map[string]string{}
+	for _, p := range r.Properties {
+		docs[p.Name] = p.Doc
+		if p.Verdict != explorer.Skipped {
+			page.Properties = append(page.Properties, [3]string{p.Name, p.Verdict.String(), p.Doc})
+		}
+	}
+	switch r.Status {
+	case explorer.OK:
+		page.Result = "OK, every property holds"
+	case explorer.Violated:
+		page.Result = "VIOLATED"
+	case explorer.Incomplete:
+		page.Result = "INCOMPLETE, " + r.Reason
+	case explorer.Failed:
+		page.Result = "ERROR in the model: " + r.Reason
+	}
+	add := func(title string, lines []string, t explorer.Trace) {
+		ch, err := msc.Build(t, unordered)
+		if err != nil {
+			return
+		}
+		page.Sections = append(page.Sections, msc.Section{Title: title, Lines: append(lines, traceLine(t, r.Strategy)), Explanation: t.Explanation, Chart: ch})
+	}
+	for _, v := range r.Violations {
+		title := "VIOLATED " + v.Property
+		if v.Process >= 0 {
+			title += fmt.Sprintf(" (for process %d)", v.Process+1)
+		}
+		var lines []string
+		if d := docs[v.Property]; d != "" {
+			lines = append(lines, v.Property+": "+d)
+		}
+		switch {
+		case v.Property == "deadlock-freedom":
+			title = "DEADLOCK"
+			lines = append(lines, "A terminal state that is not a valid end state.")
+		case len(v.Trace.Cycle) > 0:
+			lines = append(lines, fmt.Sprintf("A fair execution (%s fairness) that repeats a cycle forever without reaching the goal.", r.Fairness))
+		case v.Kind.String() == "liveness" || v.Kind.String() == "termination":
+			lines = append(lines, "A fair execution that stops in a terminal state where the goal does not hold.")
+		}
+		add(title, lines, v.Trace)
+	}
+	for _, m := range r.Metrics {
+		summary := fmt.Sprintf("%s over all complete executions: min %d, max %d", m.Name, m.Min, m.Max)
+		if m.Unbounded {
+			summary = fmt.Sprintf("%s: max unbounded, a reachable cycle adds to it", m.Name)
+		}
+		if m.MinWitness != nil {
+			add(fmt.Sprintf("%s: min witness (%d)", m.Name, m.Min), []string{summary}, *m.MinWitness)
+		}
+		if m.MaxWitness != nil {
+			label := fmt.Sprintf("%s: max witness (%d)", m.Name, m.Max)
+			if m.Unbounded {
+				label = m.Name + ": unbounded, a cycle adds to it"
+			}
+			add(label, []string{summary}, *m.MaxWitness)
+		}
+	}
+	if r.Failure != nil {
+		add("MODEL ERROR", []string{r.Reason}, *r.Failure)
+	}
+	return page, len(page.Sections) > 0
+}
+
+func traceLine(t explorer.Trace, st explorer.Strategy) string {
+	kind := "shortest"
+	switch {
+	case len(t.Cycle) > 0:
+		kind = "lasso: a prefix, then a cycle"
+	case st == explorer.DFS:
+		kind = "depth-first, not necessarily shortest"
+	}
+	return fmt.Sprintf("Trace (%s, %d steps) from initial state #%d.", kind, len(t.Steps)+len(t.Cycle), t.Initial+1)
+}
+
+// paramString formats parameters as on the command line, sorted.
+func paramString(p map[string]any) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("--%s %v", k, p[k])
+	}
+	return strings.Join(parts, " ")
+}

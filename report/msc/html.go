@@ -1,0 +1,300 @@
+package msc
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"strings"
+)
+
+//go:embed page.css
+var pageCSS string
+
+//go:embed page.js
+var pageJS string
+
+// Page is what the HTML page shows: the run and one chart per
+// counterexample or witness.
+type Page struct {
+	Spec   string
+	Params string // as on the command line: --n 3 --ids all
+	Bug    string // for a broken twin
+	Result string // the verdict line, e.g. "VIOLATED"
+	// Properties are the verdict lines: name, verdict, doc.
+	Properties [][3]string
+	Sections   []Section
+}
+
+// Section is one chart with what it shows.
+type Section struct {
+	Title string   // e.g. "VIOLATED mutual-exclusion"
+	Lines []string // what the trace shows, before the chart
+	// Explanation says what the last state means.
+	Explanation []string
+	Chart       *Chart
+}
+
+// Geometry of the SVG chart, in pixels.
+const (
+	svgLabelW = 250 // the step numbers and actions on the left
+	svgColW   = 150
+	svgRowH   = 30
+	svgTop    = 56
+	svgRight  = 110
+)
+
+// HTML writes a self-contained page: inline CSS, JavaScript and SVG, no
+// network. Each chart has step-by-step navigation (buttons, arrow keys,
+// clicks on a row) that highlights the step in the chart and shows its
+// state with the changed variables marked.
+func HTML(w io.Writer, p Page) error {
+	var b strings.Builder
+	esc := html.EscapeString
+	title := p.Spec
+	if p.Params != "" {
+		title += " " + p.Params
+	}
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>vacheck: %s</title>\n<style>\n%s</style>\n</head>\n<body>\n", esc(title), pageCSS)
+	fmt.Fprintf(&b, "<header>\n<h1><span class=\"spec\">%s</span> <span class=\"params\">%s</span></h1>\n", esc(p.Spec), esc(p.Params))
+	if p.Bug != "" {
+		fmt.Fprintf(&b, "<p class=\"bug\">broken on purpose: %s</p>\n", esc(p.Bug))
+	}
+	if len(p.Properties) > 0 {
+		b.WriteString("<table class=\"props\">\n")
+		for _, pr := range p.Properties {
+			fmt.Fprintf(&b, "<tr class=\"%s\"><td>%s</td><td>%s</td><td>%s</td></tr>\n", esc(pr[1]), esc(pr[0]), esc(pr[1]), esc(pr[2]))
+		}
+		b.WriteString("</table>\n")
+	}
+	if p.Result != "" {
+		fmt.Fprintf(&b, "<p class=\"result\">result: %s</p>\n", esc(p.Result))
+	}
+	if len(p.Sections) > 1 {
+		b.WriteString("<nav class=\"toc\">")
+		for i, s := range p.Sections {
+			fmt.Fprintf(&b, "<a href=\"#chart-%d\">%s</a> ", i, esc(s.Title))
+		}
+		b.WriteString("</nav>\n")
+	}
+	b.WriteString("</header>\n<main>\n")
+	for i, s := range p.Sections {
+		if err := section(&b, i, s); err != nil {
+			return err
+		}
+	}
+	b.WriteString("</main>\n<footer>vacheck message sequence chart: ← → or the buttons move through the steps, Home and End jump; click a row to select it.</footer>\n")
+	fmt.Fprintf(&b, "<script>\n%s</script>\n</body>\n</html>\n", pageJS)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// stepData is what the script needs for one step.
+type stepData struct {
+	Action string      `json:"action"`
+	Vars   [][3]string `json:"vars"` // name, value, old value ("" when unchanged)
+	Notes  []string    `json:"notes"`
+}
+
+func section(b *strings.Builder, i int, s Section) error {
+	esc := html.EscapeString
+	c := s.Chart
+	h2 := "witness"
+	for _, bad := range []string{"VIOLATED", "DEADLOCK", "MODEL ERROR"} {
+		if strings.HasPrefix(s.Title, bad) {
+			h2 = "bad"
+		}
+	}
+	fmt.Fprintf(b, "<section class=\"chart\" id=\"chart-%d\" data-step=\"0\" data-steps=\"%d\">\n<h2 class=\"%s\">%s</h2>\n", i, len(c.Steps)-1, h2, esc(s.Title))
+	for _, l := range s.Lines {
+		fmt.Fprintf(b, "<p>%s</p>\n", esc(l))
+	}
+	if len(s.Explanation) > 0 {
+		b.WriteString("<div class=\"explain\"><h3>What the last state means</h3>\n<ul>\n")
+		for _, l := range s.Explanation {
+			fmt.Fprintf(b, "<li>%s</li>\n", esc(l))
+		}
+		b.WriteString("</ul></div>\n")
+	}
+	b.WriteString("<div class=\"nav\"><button class=\"first\" title=\"first step (Home)\">« first</button><button class=\"prev\" title=\"previous step (←)\">◀ prev</button><button class=\"next\" title=\"next step (→)\">next ▶</button><button class=\"last\" title=\"last step (End)\">last »</button> <span class=\"pos\"></span> <span class=\"act\"></span></div>\n")
+	b.WriteString("<p class=\"legend\"><span class=\"k recv\">──▶</span> received <span class=\"k transit\">╌╌▷</span> in transit at the end <span class=\"k over\">──▶</span> overtakes an earlier message of its channel <span class=\"k lost\">╌╌✕</span> lost (its receiver crashed) · hover an arrow for its message</p>\n")
+	b.WriteString("<div class=\"body\">\n<div class=\"svgbox\">\n")
+	writeSVG(b, c)
+	b.WriteString("</div>\n<div class=\"state\"><h3 class=\"sthead\"></h3><div class=\"notes\"></div><table class=\"vars\"></table></div>\n</div>\n")
+	var data []stepData
+	t := textChart{c: c}
+	for k, st := range c.Steps {
+		d := stepData{Action: st.Action, Notes: t.notes(k, st)}
+		if k == 0 {
+			d.Action = "initial state"
+		}
+		old := map[string]string{}
+		for _, ch := range st.Changes {
+			old[ch.Name] = ch.Old
+		}
+		for _, v := range st.State {
+			o, changed := old[v.Name]
+			if changed && o == "" {
+				o = "(none)"
+			}
+			d.Vars = append(d.Vars, [3]string{v.Name, Format(v.Value), o})
+		}
+		data = append(data, d)
+	}
+	js, err := json.Marshal(data) // escapes <, > and &: safe inside a script
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "<script type=\"application/json\" class=\"data\">%s</script>\n</section>\n", js)
+	return nil
+}
+
+func svgX(p int) int { return svgLabelW + svgColW/2 + p*svgColW }
+func svgY(k int) int { return svgTop + svgRowH/2 + k*svgRowH }
+
+func writeSVG(b *strings.Builder, c *Chart) {
+	esc := html.EscapeString
+	last := len(c.Steps) - 1
+	transit := 0
+	for _, m := range c.Messages {
+		if m.InTransit() {
+			transit = 1
+		}
+	}
+	width := svgLabelW + c.N*svgColW + svgRight
+	height := svgY(last) + svgRowH/2 + transit*svgRowH + 16
+	fmt.Fprintf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"msc\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"ui-monospace, Menlo, Consolas, monospace\" font-size=\"12\">\n", width, height, width, height)
+	b.WriteString(`<defs>
+<marker id="head" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="headfill"/></marker>
+<marker id="open" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="white" stroke="#555" stroke-width="1.2"/></marker>
+<marker id="lost" viewBox="0 0 10 10" refX="5" refY="5" markerUnits="userSpaceOnUse" markerWidth="12" markerHeight="12"><path d="M1,1 L9,9 M9,1 L1,9" stroke="#c0392b" stroke-width="2"/></marker>
+</defs>
+`)
+	// rows: the highlight and the click targets
+	for k := range c.Steps {
+		fmt.Fprintf(b, "<rect class=\"row\" data-step=\"%d\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", k, svgY(k)-svgRowH/2, width, svgRowH)
+	}
+	if c.CycleStart > 0 {
+		y0, y1 := svgY(c.CycleStart)-svgRowH/2, svgY(last)+svgRowH/2
+		fmt.Fprintf(b, "<rect class=\"cycle\" x=\"2\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\"/>\n", y0, width-4, y1-y0)
+		xr := width - 24
+		fmt.Fprintf(b, "<path class=\"cycleback\" d=\"M%d,%d C%d,%d %d,%d %d,%d\" marker-end=\"url(#head)\"/>\n", xr-20, y1-6, xr+16, y1-6, xr+16, y0+6, xr-20, y0+6)
+		fmt.Fprintf(b, "<text class=\"cyclelabel\" x=\"%d\" y=\"%d\" text-anchor=\"end\">cycle, repeated forever</text>\n", width-8, y0-4)
+	}
+	// the step labels
+	for k, st := range c.Steps {
+		a := st.Action
+		if k == 0 {
+			a = "initial state"
+		}
+		fmt.Fprintf(b, "<text class=\"lbl\" data-step=\"%d\" x=\"8\" y=\"%d\"><tspan class=\"num\">%d</tspan><tspan x=\"40\">%s</tspan></text>\n", k, svgY(k)+4, k, esc(a))
+	}
+	// the lifelines: solid while up, dashed while crashed
+	bottom := height - 8
+	for p := 0; p < c.N; p++ {
+		x := svgX(p)
+		fmt.Fprintf(b, "<g class=\"proc\"><rect class=\"phead\" x=\"%d\" y=\"8\" width=\"56\" height=\"24\" rx=\"4\"/><text class=\"pname\" x=\"%d\" y=\"25\" text-anchor=\"middle\">p%d</text>\n", x-28, x, p+1)
+		for k := 0; k <= last; k++ {
+			y0, y1 := svgY(k), svgY(k+1)
+			if k == 0 {
+				y0 = 32
+			}
+			if k == last {
+				y1 = bottom
+			}
+			cls := "life"
+			if c.Crashed[k][p] {
+				cls = "life down"
+			}
+			fmt.Fprintf(b, "<line class=\"%s\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", cls, x, y0, x, y1)
+		}
+		b.WriteString("</g>\n")
+	}
+	// the messages
+	for i, m := range c.Messages {
+		x1, y1 := svgX(m.From), svgY(m.Sent)
+		x2, y2 := svgX(m.To), 0
+		cls, marker := "msg", "url(#head)"
+		endStep := -1
+		switch {
+		case m.Received >= 0:
+			y2, endStep = svgY(m.Received), m.Received
+		case m.Lost >= 0:
+			y2, endStep, cls, marker = svgY(m.Lost), m.Lost, "msg lost", "url(#lost)"
+		default:
+			y2, cls, marker = svgY(last)+svgRowH*3/4, "msg transit", "url(#open)"
+			if m.From != m.To {
+				x2 = x1 + (x2-x1)*3/4
+			}
+		}
+		if len(m.Overtakes) > 0 {
+			cls += " overtake"
+		}
+		title := fmt.Sprintf("m%d %s from p%d to p%d: sent in step %d", m.ID, m.Value, m.From+1, m.To+1, m.Sent)
+		switch {
+		case m.Received >= 0:
+			title += fmt.Sprintf(", received in step %d", m.Received)
+		case m.Lost >= 0:
+			title += fmt.Sprintf(", lost in step %d", m.Lost)
+		default:
+			title += ", still in transit at the end"
+		}
+		for k, o := range m.Overtakes {
+			if k == 0 {
+				title += "; it overtakes"
+			}
+			title += fmt.Sprintf(" m%d", c.Messages[o].ID)
+		}
+		fmt.Fprintf(b, "<g class=\"%s\" data-msg=\"%d\" data-sent=\"%d\" data-end=\"%d\"><title>%s</title>\n", cls, i, m.Sent, endStep, esc(title))
+		var lx, ly int
+		anchor := "middle"
+		if m.From == m.To {
+			bend := 46
+			fmt.Fprintf(b, "<path d=\"M%d,%d C%d,%d %d,%d %d,%d\" fill=\"none\" marker-end=\"%s\"/>\n", x1, y1, x1+bend, y1, x1+bend, y2, x1+6, y2, marker)
+			lx, ly, anchor = x1+bend-8, (y1+y2)/2+4, "start"
+		} else {
+			fmt.Fprintf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" marker-end=\"%s\"/>\n", x1, y1, x2, y2, marker)
+			// the label halfway to the next lifeline, clear of the others
+			f := float64(svgColW/2) / float64(max(1, abs(x2-x1)))
+			lx, ly = x1+int(f*float64(x2-x1)), y1+int(f*float64(y2-y1))-4
+		}
+		fmt.Fprintf(b, "<text class=\"mlabel\" x=\"%d\" y=\"%d\" text-anchor=\"%s\">%s</text>\n</g>\n", lx, ly, anchor, esc(shorten(m.Value, 18)))
+	}
+	// the events on the lifelines
+	for k, st := range c.Steps {
+		if k == 0 || st.Actor < 0 || st.Actor >= c.N {
+			continue
+		}
+		x, y := svgX(st.Actor), svgY(k)
+		switch st.Kind {
+		case Crash:
+			fmt.Fprintf(b, "<path class=\"ev crash\" data-step=\"%d\" d=\"M%d,%d L%d,%d M%d,%d L%d,%d\"/>\n", k, x-7, y-7, x+7, y+7, x+7, y-7, x-7, y+7)
+		default:
+			cls := "ev"
+			if st.Kind == Recover {
+				cls = "ev recover"
+			}
+			fmt.Fprintf(b, "<circle class=\"%s\" data-step=\"%d\" cx=\"%d\" cy=\"%d\" r=\"5\"/>\n", cls, k, x, y)
+		}
+		if st.Kind == Local || st.Kind == Recover {
+			fmt.Fprintf(b, "<text class=\"evname\" data-step=\"%d\" x=\"%d\" y=\"%d\">%s</text>\n", k, x-9, y+4, esc(shorten(st.Name, 14)))
+		}
+	}
+	b.WriteString("</svg>\n")
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,173 @@
+package msc
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// state builds the variables of a two-process state: p1.x, p2.x and the
+// channels queue_{1,2}, queue_{2,1}.
+func state(x1, x2 int, q12, q21 []any, extra ...explorer.Var) []explorer.Var {
+	if q12 == nil {
+		q12 = []any{}
+	}
+	if q21 == nil {
+		q21 = []any{}
+	}
+	return append([]explorer.Var{{Name: "p1.x", Value: x1}, {Name: "p2.x", Value: x2},
+		{Name: "queue_{1,2}", Value: q12}, {Name: "queue_{2,1}", Value: q21}}, extra...)
+}
+
+func TestBuildMatchesFIFOAndBroadcasts(t *testing.T) {
+	tr := explorer.Trace{
+		InitialState: state(0, 0, []any{"a"}, nil),
+		Steps: []explorer.Step{
+			{Action: "go_{1}", State: state(1, 0, []any{"a", "b", "c"}, nil)},               // two messages in one step
+			{Action: "receive(a)_{1,2}", State: state(1, 1, []any{"b", "c"}, []any{"ack"})}, // receive and reply
+			{Action: "receive(b)_{1,2}", State: state(1, 2, []any{"c"}, []any{"ack"})},
+		},
+	}
+	c, err := Build(tr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.N != 2 || len(c.Steps) != 4 || len(c.Messages) != 4 {
+		t.Fatalf("N=%d steps=%d messages=%d", c.N, len(c.Steps), len(c.Messages))
+	}
+	want := []struct {
+		from, to, sent, recv int
+		value                string
+	}{{0, 1, 0, 2, "a"}, {0, 1, 1, 3, "b"}, {0, 1, 1, -1, "c"}, {1, 0, 2, -1, "ack"}}
+	for i, w := range want {
+		m := c.Messages[i]
+		if m.From != w.from || m.To != w.to || m.Sent != w.sent || m.Received != w.recv || m.Value != w.value {
+			t.Errorf("message %d: %+v, want %+v", i+1, m, w)
+		}
+	}
+	if s := c.Steps[2]; s.Kind != Receive || s.Actor != 1 || s.Recv != 0 || len(s.Sends) != 1 {
+		t.Errorf("step 2: %+v", s)
+	}
+	text := c.Text()
+	for _, w := range []string{"m2,m3>", "→m2 b  →m3 c", "m2▶●", "m3 in transit: c", "m4 in transit: ack", "receive(a)_{1,2} m1"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the chart lacks %q:\n%s", w, text)
+		}
+	}
+}
+
+func TestBuildUnorderedOvertakes(t *testing.T) {
+	tr := explorer.Trace{
+		InitialState: state(0, 0, nil, nil),
+		Steps: []explorer.Step{
+			{Action: "send(5)_{1,2}", State: state(1, 0, []any{5}, nil)},
+			{Action: "send(3)_{1,2}", State: state(2, 0, []any{3, 5}, nil)}, // canonical order, not FIFO
+			{Action: "receive(3)_{1,2}", State: state(2, 3, []any{5}, nil)},
+		},
+	}
+	c, err := Build(tr, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Messages) != 2 || c.Messages[0].Value != "5" || c.Messages[1].Value != "3" {
+		t.Fatalf("messages %+v", c.Messages)
+	}
+	if m := c.Messages[1]; m.Received != 3 || len(m.Overtakes) != 1 || m.Overtakes[0] != 0 {
+		t.Errorf("m2: %+v, want received in step 3, overtaking m1", m)
+	}
+	if !c.Messages[0].InTransit() {
+		t.Errorf("m1 should be in transit: %+v", c.Messages[0])
+	}
+	if text := c.Text(); !strings.Contains(text, "m2 overtakes m1") {
+		t.Errorf("the chart does not show the overtaking:\n%s", text)
+	}
+	// Read as FIFO, the same states mean something else: no overtaking.
+	if f, _ := Build(tr, false); len(f.Messages[1].Overtakes) != 0 {
+		t.Errorf("FIFO: %+v", f.Messages)
+	}
+}
+
+func TestBuildCrashLosesMessagesAndLasso(t *testing.T) {
+	crashed := func(ps ...any) explorer.Var { return explorer.Var{Name: "crashed", Value: ps} }
+	tr := explorer.Trace{
+		InitialState: state(0, 0, nil, nil, crashed()),
+		Steps: []explorer.Step{
+			{Action: "send(7)_{1,2}", State: state(1, 0, []any{7}, nil, crashed())},
+			{Action: "crash_{2}", State: state(1, 0, nil, nil, crashed(2))},
+		},
+		Cycle:      []explorer.Step{{Action: "tick_{1}", State: state(1, 0, nil, nil, crashed(2))}},
+		CycleTasks: []string{"p1"},
+	}
+	c, err := Build(tr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := c.Messages[0]; m.Lost != 2 || m.Received != -1 {
+		t.Errorf("m1: %+v, want lost in step 2", m)
+	}
+	if c.Steps[2].Kind != Crash || c.Steps[2].Actor != 1 || !c.Crashed[2][1] || c.Crashed[1][1] {
+		t.Errorf("crash: %+v, crashed %v", c.Steps[2], c.Crashed)
+	}
+	if c.CycleStart != 3 || !c.Steps[3].InCycle {
+		t.Errorf("cycle start %d", c.CycleStart)
+	}
+	text := c.Text()
+	for _, w := range []string{"✕", "┆", "cycle: steps 3-3, repeated forever", "tasks p1", "back to the state after step 2", "lost m1 7"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the chart lacks %q:\n%s", w, text)
+		}
+	}
+	if _, err := Build(explorer.Trace{}, false); err == nil {
+		t.Error("a trace without states gave a chart")
+	}
+}
+
+func TestParseAction(t *testing.T) {
+	for _, tt := range []struct {
+		label, name, arg string
+		a, b             int
+	}{
+		{"receive(REQUEST(1,1))_{1,2}", "receive", "REQUEST(1,1)", 0, 1},
+		{"request_{3}", "request", "", 2, -1},
+		{"relinquish(2)_{4}", "relinquish", "2", 3, -1},
+		{"tick", "tick", "", -1, -1},
+	} {
+		name, arg, a, b := ParseAction(tt.label)
+		if name != tt.name || arg != tt.arg || a != tt.a || b != tt.b {
+			t.Errorf("%s: %q %q %d %d", tt.label, name, arg, a, b)
+		}
+	}
+}
+
+func TestHTMLEscapesAndIsSelfContained(t *testing.T) {
+	tr := explorer.Trace{
+		InitialState: state(0, 0, nil, nil),
+		Steps:        []explorer.Step{{Action: "send(</script><b>)_{1,2}", State: state(1, 0, []any{"</script><b>"}, nil)}},
+		Explanation:  []string{"x < y & z"},
+	}
+	c, err := Build(tr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, Page{Spec: "s<1>", Params: "--n 2", Sections: []Section{{Title: "VIOLATED p", Chart: c, Explanation: tr.Explanation}}}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Contains(page, "<b>") || strings.Contains(page, "s<1>") {
+		t.Error("a value reached the page unescaped")
+	}
+	if strings.Count(page, "</script>") != 2 { // the data and the script
+		t.Errorf("%d </script>, want 2", strings.Count(page, "</script>"))
+	}
+	for _, w := range []string{"x &lt; y &amp; z", `<g class="proc">`, "<svg", `data-steps="1"`} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	if strings.Contains(strings.ReplaceAll(page, "http://www.w3.org/2000/svg", ""), "http") {
+		t.Error("the page refers to the network")
+	}
+}
