@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -78,6 +79,12 @@ func specFlags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext runs the command line args; cancelling ctx stops a check as
+// SIGINT does.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	code := exitOK
 	app := &cli.App{
 		Name:            "vacheck",
@@ -113,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			quorumsCommand(),
 		},
 	}
-	err := app.Run(reorder(args))
+	err := app.RunContext(ctx, reorder(args))
 	if err != nil {
 		fmt.Fprintf(stderr, "vacheck: %v\n", err)
 		var ue usageError
@@ -217,12 +224,12 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	if cfg.Reduction == explorer.PartialOrder && !c.IsSet("property") {
 		cfg.Properties = safetyClaims(model, cfg.Properties)
 	}
-	if !c.Bool("quiet") && isTerminal(stderr) {
-		cfg.Progress = func(p explorer.Progress) {
-			fmt.Fprintf(stderr, "  ... %s states, %s transitions, depth %d, %.0fs, %s\n",
-				commas(p.States), commas(p.Transitions), p.Depth, p.Elapsed.Seconds(), bytesString(p.Memory))
-		}
+	if !c.Bool("quiet") {
+		cfg.Progress, cfg.ProgressEvery = progressLine(stderr), progressEvery
 	}
+	ctx, stop := interruptible(c.Context, stderr)
+	defer stop()
+	cfg.Context = ctx
 	res, err := explorer.Check(model, cfg)
 	if err != nil {
 		return exitUsage, err
@@ -366,15 +373,6 @@ func defaultMaxMemory() uint64 {
 		}
 	}
 	return 8 << 30
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func commas(n int64) string {
