@@ -32,6 +32,8 @@ func TestGolden(t *testing.T) {
 		{"maekawa-basic-n3", []string{"check", "maekawa-basic", "--n", "3", "--workers", "2"}},
 		{"perpetuum-mobile-broken-n3", []string{"check", "perpetuum-mobile-broken", "--n", "3", "--workers", "2"}},
 		{"perpetuum-mobile-metric", []string{"check", "perpetuum-mobile", "--n", "3", "--metric", "messages", "--workers", "2"}},
+		{"lamport-broken-n3-involved", []string{"check", "lamport-broken", "--n", "3", "--show", "involved", "--workers", "2"}},
+		{"lamport-broken-n3-diff-json", []string{"check", "lamport-broken", "--n", "3", "--trace", "diff", "--format", "json", "--workers", "2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

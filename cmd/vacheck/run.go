@@ -54,6 +54,8 @@ func engineFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions: messages, messages:TYPE or steps (repeatable)"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
 		&cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"},
+		&cli.StringSliceFlag{Name: "show", Usage: "how a counterexample reads, a comma-separated list: involved (only the processes that change, send or receive in it)"},
+		&cli.StringFlag{Name: "trace", Value: "full", Usage: "JSON traces: full (every step's state) or diff (the first step's state, then only the changed variables)"},
 	}
 }
 
@@ -266,6 +268,10 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
+	views, err := parseViews(c)
+	if err != nil {
+		return exitUsage, err
+	}
 	if cfg.MaxMemory > 0 {
 		// The limit counts what the runtime holds, garbage included; with
 		// the default GOGC the heap may hold twice what is live before a
@@ -291,7 +297,8 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	_, reducible := model.NewWorker().(explorer.Reducer)
-	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Reducible: reducible}
+	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Reducible: reducible,
+		Involved: views.involved, TraceDiff: views.diff}
 	if spec.Hint != nil {
 		run.Hint = spec.Hint(params)
 	}
@@ -445,4 +452,33 @@ func commas(n int64) string {
 
 func bytesString(b uint64) string {
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// views are the --show and --trace choices of how a result reads.
+type views struct {
+	involved bool // --show involved
+	diff     bool // --trace diff
+}
+
+// showValues are the values --show takes.
+var showValues = []string{"involved"}
+
+func parseViews(c *cli.Context) (views, error) {
+	var v views
+	for _, s := range c.StringSlice("show") {
+		switch strings.TrimSpace(s) {
+		case "involved":
+			v.involved = true
+		default:
+			return v, usagef("--show %q: allowed values (comma-separated) are %s", s, strings.Join(showValues, ", "))
+		}
+	}
+	switch t := c.String("trace"); t {
+	case "full":
+	case "diff":
+		v.diff = true
+	default:
+		return v, usagef("--trace %q: allowed values are full and diff", t)
+	}
+	return v, nil
 }
