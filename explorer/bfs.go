@@ -191,6 +191,7 @@ func (s *search) bfs() {
 	for depth := 0; cur.n > 0; depth++ {
 		out := cands[depth%2]
 		s.depth.Store(int64(depth))
+		s.queue.Store(int64(cur.n))
 		expand := s.cfg.MaxDepth == 0 || depth < s.cfg.MaxDepth
 		dead := make([]bfsFound, W)
 		fails := make([]bfsFound, W)

@@ -14,6 +14,7 @@
 package explorer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -132,14 +133,25 @@ type Config struct {
 	// when zero) from another goroutine.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// Context, when set, stops the search once it is done, as Timeout
+	// does: the result is Incomplete (or Violated, with what was found)
+	// with the figures so far. Its cause (context.Cause), unless it is
+	// plain context.Canceled, is the reason given, e.g. "interrupted by
+	// SIGINT".
+	Context context.Context
 }
 
 // Progress is a snapshot of a running search.
 type Progress struct {
+	Strategy            Strategy
 	States, Transitions int64
-	Depth               int
-	Elapsed             time.Duration
-	Memory              uint64
+	// Depth is the BFS level being expanded, or the deepest DFS stack.
+	Depth int
+	// Queue is the number of states waiting to be expanded: the BFS level
+	// being expanded, or the DFS stack.
+	Queue   int64
+	Elapsed time.Duration
+	Memory  uint64
 }
 
 // ErrConfig reports a Config or a property selection the explorer cannot

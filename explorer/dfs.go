@@ -117,8 +117,11 @@ func (s *search) dfs() {
 		a++
 	}
 	for steps := 0; len(stack) > 0; steps++ {
-		if steps&255 == 0 && (s.stopped() || steps&4095 == 0 && s.overMemory()) {
-			return
+		if steps&255 == 0 {
+			s.queue.Store(int64(len(stack)))
+			if s.stopped() || steps&4095 == 0 && s.overMemory() {
+				return
+			}
 		}
 		e := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime/metrics"
@@ -29,6 +30,7 @@ const (
 	running int32 = iota
 	stopTimeout
 	stopMemory
+	stopContext
 )
 
 // found is a counterexample found by the search: the property (an index
@@ -74,6 +76,7 @@ type search struct {
 	states, transitions, terminal atomic.Int64
 	cut                           atomic.Int64
 	depth                         atomic.Int64
+	queue                         atomic.Int64
 	stop                          atomic.Int32
 	peak                          atomic.Uint64
 	start                         time.Time
@@ -216,10 +219,17 @@ func (s *search) monitor(done <-chan struct{}) {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	lastProgress := time.Now()
+	var ctxDone <-chan struct{}
+	if s.cfg.Context != nil {
+		ctxDone = s.cfg.Context.Done()
+	}
 	for {
 		select {
 		case <-done:
 			return
+		case <-ctxDone:
+			s.stop.CompareAndSwap(running, stopContext)
+			ctxDone = nil
 		case now := <-tick.C:
 			mem := s.sampleMemory()
 			if s.cfg.Timeout > 0 && now.Sub(s.start) >= s.cfg.Timeout {
@@ -231,8 +241,10 @@ func (s *search) monitor(done <-chan struct{}) {
 			if s.cfg.Progress != nil && now.Sub(lastProgress) >= s.cfg.ProgressEvery {
 				lastProgress = now
 				s.cfg.Progress(Progress{
-					States: s.states.Load(), Transitions: s.transitions.Load(),
-					Depth: int(s.depth.Load()), Elapsed: now.Sub(s.start), Memory: mem,
+					Strategy: s.cfg.Strategy,
+					States:   s.states.Load(), Transitions: s.transitions.Load(),
+					Depth: int(s.depth.Load()), Queue: s.queue.Load(),
+					Elapsed: now.Sub(s.start), Memory: mem,
 				})
 			}
 		}
@@ -385,6 +397,11 @@ func (s *search) limitReason() string {
 		return fmt.Sprintf("time limit reached (--timeout %s)", s.cfg.Timeout)
 	case stopMemory:
 		return fmt.Sprintf("memory limit reached (--max-memory %s)", formatBytes(s.cfg.MaxMemory))
+	case stopContext:
+		if cause := context.Cause(s.cfg.Context); cause != nil && cause != context.Canceled {
+			return cause.Error()
+		}
+		return "interrupted"
 	}
 	return ""
 }

@@ -30,6 +30,12 @@ type Run struct {
 	// Show is how Text prints a trace: "story" (the default: each step
 	// with what it changed) or "msc" (a message sequence chart).
 	Show string
+	// Involved shows, in the text of a counterexample, only the processes
+	// involved in it (--show involved).
+	Involved bool
+	// TraceDiff gives, in the JSON of a trace, the full state of the first
+	// step and only the changed variables of the others (--trace diff).
+	TraceDiff bool
 }
 
 // chart returns the message sequence chart of t when run asks for charts
@@ -77,7 +83,9 @@ type jsonProperty struct {
 
 type jsonStep struct {
 	Action string `json:"action"`
-	State  vars   `json:"state"`
+	State  vars   `json:"state,omitempty"`
+	// Changes, with --trace diff, are the variables this step changed.
+	Changes *vars `json:"changes,omitempty"`
 }
 
 type jsonViolation struct {
@@ -89,6 +97,8 @@ type jsonViolation struct {
 	Cycle       []jsonStep `json:"cycle,omitempty"`
 	CycleTasks  []string   `json:"cycle_tasks,omitempty"`
 	Explanation []string   `json:"explanation,omitempty"`
+	// TraceFormat is "diff" when the steps after the first give changes.
+	TraceFormat string `json:"trace_format,omitempty"`
 }
 
 type jsonMetric struct {
@@ -142,13 +152,28 @@ type jsonRun struct {
 	Stats       jsonStats             `json:"stats"`
 }
 
-func traceJSON(prop, kind string, t explorer.Trace) jsonViolation {
+func traceJSON(prop, kind string, t explorer.Trace, diff bool) jsonViolation {
 	v := jsonViolation{Property: prop, Kind: kind, Initial: vars(t.InitialState), Trace: []jsonStep{}, Explanation: t.Explanation, CycleTasks: t.CycleTasks}
-	for _, s := range t.Steps {
-		v.Trace = append(v.Trace, jsonStep{Action: s.Action, State: vars(s.State)})
+	var prev []explorer.Var
+	step := func(k int, s explorer.Step) jsonStep {
+		defer func() { prev = s.State }()
+		if !diff || k == 0 {
+			return jsonStep{Action: s.Action, State: vars(s.State)}
+		}
+		ch := vars(changedVars(prev, s.State))
+		if ch == nil {
+			ch = vars{}
+		}
+		return jsonStep{Action: s.Action, Changes: &ch}
 	}
-	for _, s := range t.Cycle {
-		v.Cycle = append(v.Cycle, jsonStep{Action: s.Action, State: vars(s.State)})
+	for k, s := range t.Steps {
+		v.Trace = append(v.Trace, step(k, s))
+	}
+	for k, s := range t.Cycle {
+		v.Cycle = append(v.Cycle, step(len(t.Steps)+k, s))
+	}
+	if diff {
+		v.TraceFormat = "diff"
 	}
 	return v
 }
@@ -179,7 +204,7 @@ func JSON(w io.Writer, run Run) error {
 		out.Properties = append(out.Properties, jsonProperty{Name: p.Name, Kind: p.Kind.String(), Status: p.Verdict.String()})
 	}
 	for _, v := range r.Violations {
-		jv := traceJSON(v.Property, v.Kind.String(), v.Trace)
+		jv := traceJSON(v.Property, v.Kind.String(), v.Trace, run.TraceDiff)
 		jv.Process = v.Process + 1
 		out.Violations = append(out.Violations, jv)
 	}
@@ -200,17 +225,17 @@ func JSON(w io.Writer, run Run) error {
 			}
 		}
 		if m.MinWitness != nil {
-			w := traceJSON("", "", *m.MinWitness)
+			w := traceJSON("", "", *m.MinWitness, run.TraceDiff)
 			jm.MinWitness = &w
 		}
 		if m.MaxWitness != nil {
-			w := traceJSON("", "", *m.MaxWitness)
+			w := traceJSON("", "", *m.MaxWitness, run.TraceDiff)
 			jm.MaxWitness = &w
 		}
 		out.Metrics[m.Name] = jm
 	}
 	if r.Failure != nil {
-		e := traceJSON("", "error", *r.Failure)
+		e := traceJSON("", "error", *r.Failure, run.TraceDiff)
 		out.Error = &e
 	}
 	enc := json.NewEncoder(w)
@@ -331,6 +356,9 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run 
 		kind = "depth-first, not necessarily shortest"
 	}
 	fmt.Fprintf(b, "Counterexample (%s, %d steps) from initial state #%d:\n", kind, len(t.Steps), t.Initial+1)
+	if run.Involved {
+		t = involvedOnly(b, t)
+	}
 	if t.InitialState != nil {
 		b.WriteString("   0. initial state\n")
 		for _, line := range wrapVars(t.InitialState) {
@@ -346,7 +374,7 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run 
 	for i, s := range t.Steps {
 		fmt.Fprintf(b, "  %2d. %s\n", i+1, s.Action)
 		for _, c := range changes(prev, s.State) {
-			fmt.Fprintf(b, "        %s\n", c)
+			writeChange(b, c)
 		}
 		prev = s.State
 	}
@@ -359,7 +387,7 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run 
 		for i, s := range t.Cycle {
 			fmt.Fprintf(b, "  %2d. %s\n", len(t.Steps)+i+1, s.Action)
 			for _, c := range changes(prev, s.State) {
-				fmt.Fprintf(b, "        %s\n", c)
+				writeChange(b, c)
 			}
 			prev = s.State
 		}
@@ -371,7 +399,9 @@ func writeExplanation(b *strings.Builder, t explorer.Trace) {
 	if len(t.Explanation) > 0 {
 		b.WriteString("  What the last state means:\n")
 		for _, line := range t.Explanation {
-			fmt.Fprintf(b, "    %s\n", line)
+			for _, l := range wrap(line, lineWidth-4, "    ") {
+				fmt.Fprintf(b, "    %s\n", l)
+			}
 		}
 	}
 }
@@ -478,7 +508,7 @@ func wrapVars(vs []explorer.Var) []string {
 	group := ""
 	flush := func() {
 		if len(cur) > 0 {
-			lines = append(lines, strings.Join(cur, "  "))
+			lines = append(lines, wrapJoined(cur, lineWidth-8)...)
 			cur = nil
 		}
 	}

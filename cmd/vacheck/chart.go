@@ -13,24 +13,17 @@ import (
 	"github.com/vacheck/vacheck/report/msc"
 )
 
-// chartFlags are the flags of `check` that choose how traces are shown.
+// chartFlags are the flags of `check` that draw traces as charts besides
+// --show msc (parsed with the other --show values in run.go).
 func chartFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "show", Value: "story", Usage: "how the text output shows a trace: story (each step with what it changed) or msc (a message sequence chart)",
-			Action: func(_ *cli.Context, s string) error {
-				if s != "story" && s != "msc" {
-					return usagef("--show %q: allowed values are story and msc", s)
-				}
-				return nil
-			}},
 		&cli.StringFlag{Name: "html", Usage: "write the counterexamples and metric witnesses as message sequence charts to this self-contained HTML `FILE`"},
 	}
 }
 
-// charts applies --show to run and writes --html FILE when the run has a
-// counterexample or a witness, saying so on stderr.
+// charts writes --html FILE when the run has a counterexample or a
+// witness, saying so on stderr.
 func charts(c *cli.Context, run *report.Run, stderr io.Writer) error {
-	run.Show = c.String("show")
 	file := c.String("html")
 	if file == "" {
 		return nil

@@ -65,7 +65,7 @@ func TestChartGolden(t *testing.T) {
 
 func TestShowAndHTMLFlags(t *testing.T) {
 	code, stdout, stderr := vacheck("check", "chang-roberts", "--n", "3", "--show", "chart")
-	if code != exitUsage || stdout != "" || !strings.Contains(stderr, `--show "chart"`) || !strings.Contains(stderr, "story and msc") {
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, `--show "chart"`) || !strings.Contains(stderr, "story, msc, involved") {
 		t.Errorf("--show chart: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	dir := t.TempDir()

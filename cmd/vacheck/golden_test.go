@@ -34,6 +34,8 @@ func TestGolden(t *testing.T) {
 		{"perpetuum-mobile-metric", []string{"check", "perpetuum-mobile", "--n", "3", "--metric", "messages", "--workers", "2"}},
 		{"perpetuum-mobile-per-entry", []string{"check", "perpetuum-mobile", "--n", "3", "--metric", "messages-per-entry", "--metric", "sync-delay", "--workers", "2"}},
 		{"chang-roberts-time", []string{"check", "chang-roberts", "--n", "3", "--ids", "increasing", "--metric", "time", "--workers", "2"}},
+		{"lamport-broken-n3-involved", []string{"check", "lamport-broken", "--n", "3", "--show", "involved", "--workers", "2"}},
+		{"lamport-broken-n3-diff-json", []string{"check", "lamport-broken", "--n", "3", "--trace", "diff", "--format", "json", "--workers", "2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -45,6 +45,7 @@ var readmeExits = map[string]int{
 	"vacheck check raymond --n 5 --topology star":                                                                0,
 	"vacheck check singhal --n 3 --requests 2":                                                                   1,
 	"vacheck quorums fpp --n 13":                                                                                 0,
+	"vacheck --version":                                                                                          0,
 	"vacheck check maekawa-basic --n 3 --html deadlock.html":                                                     1,
 	"vacheck check chang-roberts --n 4 --metric messages --html witnesses.html":                                  0,
 }
@@ -92,7 +93,7 @@ func TestReadmeCommands(t *testing.T) {
 				t.Skip("a few seconds; run without -short")
 			}
 			args := strings.Fields(cmd)[1:]
-			if args[0] == "check" {
+			if args[0] == "check" || args[0] == "sweep" {
 				args = append(args, "--quiet")
 			}
 			for k := range args {

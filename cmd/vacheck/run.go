@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -53,7 +54,9 @@ func engineFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions, with witnesses: messages, messages:TYPE, steps, time (causal depth), and for mutual exclusion messages-per-entry and sync-delay (repeatable)"},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
 		&cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"},
-		chartFlags()[0], chartFlags()[1], // --show, --html: see chart.go
+		&cli.StringSliceFlag{Name: "show", Usage: "how a counterexample reads, a comma-separated list: story (the default: each step with what it changed), msc (a message sequence chart), involved (only the processes that change, send or receive in it)"},
+		&cli.StringFlag{Name: "trace", Value: "full", Usage: "JSON traces: full (every step's state) or diff (the first step's state, then only the changed variables)"},
+		chartFlags()[0], // --html: see chart.go
 	}
 }
 
@@ -79,21 +82,75 @@ func specFlags() []cli.Flag {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	code := exitOK
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext runs the command line args; cancelling ctx stops a check as
+// SIGINT does. Every path ends in one of the documented exit codes; with
+// --format json an error is a JSON object on stdout as well.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	fail := func(c int, err error) int {
+		fmt.Fprintf(stderr, "vacheck: %v\n", err)
+		if wantsJSON(args) {
+			jsonError(stdout, c, err)
+		}
+		return c
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			code = fail(exitModel, fmt.Errorf("internal error: %v", p))
+		}
+	}()
+	if len(args) == 0 {
+		args = []string{"vacheck"}
+	}
+	rest := args[1:]
+	if len(rest) > 0 {
+		switch w := rest[0]; {
+		case w == "--version" || w == "-version" || w == "-V" || w == "version":
+			fmt.Fprintln(stdout, version())
+			return exitOK
+		case w == "help":
+			rest = append(rest[1:min(len(rest), 2)], "--help")
+			args = append([]string{args[0]}, rest...)
+		case !strings.HasPrefix(w, "-") && !slices.Contains(commands, w):
+			return fail(exitUsage, unknownCommand(w))
+		}
+	}
+	if len(rest) > 1 && (rest[0] == "check" || rest[0] == "sweep") {
+		flags, positional := splitArgs(rest[1:])
+		if len(positional) > 0 && slices.ContainsFunc(flags, func(a string) bool { return a == "-h" || a == "--help" || a == "-help" }) {
+			spec, err := lookupSpec(positional[0])
+			if err != nil {
+				return fail(exitUsage, err)
+			}
+			specHelp(stdout, spec)
+			return exitOK
+		}
+	}
+	code = exitOK
+	checkFlags := append(engineFlags(), specFlags()...)
 	app := &cli.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
+		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
+		HideVersion:     true,
+		// Never os.Exit from inside the library: run decides the code.
+		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
+			return flagUsageError(err, []cli.Flag{cli.HelpFlag})
 		},
 		Commands: []*cli.Command{
 			{
 				Name:  "list",
 				Usage: "list the specs, their parameters and properties",
 				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usagef("list takes no arguments, got %q", c.Args().First())
+					}
 					return list(c.App.Writer)
 				},
 			},
@@ -101,59 +158,67 @@ func run(args []string, stdout, stderr io.Writer) int {
 				Name:      "check",
 				Usage:     "explore every interleaving of SPEC and check its properties",
 				ArgsUsage: "SPEC",
-				Flags:     append(engineFlags(), specFlags()...),
-				OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-					return usageError{err}
-				},
+				Flags:     checkFlags,
 				Action: func(c *cli.Context) error {
 					var err error
 					code, err = check(c, stderr)
 					return err
 				},
 			},
+			sweepCommand(stderr, &code),
 			quorumsCommand(),
 		},
 	}
-	err := app.Run(reorder(args))
+	for _, cmd := range app.Commands {
+		flags := cmd.Flags
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return flagUsageError(err, flags)
+		}
+	}
+	err := app.RunContext(ctx, reorder(args))
 	if err != nil {
-		fmt.Fprintf(stderr, "vacheck: %v\n", err)
 		var ue usageError
 		if errors.As(err, &ue) || errors.Is(err, specs.ErrUsage) || errors.Is(err, explorer.ErrConfig) {
-			return exitUsage
+			return fail(exitUsage, err)
 		}
-		return exitModel
+		return fail(exitModel, err)
 	}
 	return code
 }
 
-// reorder moves the positional argument of `check` (SPEC) and `quorums`
-// (SYSTEM) after their flags: the flag parser stops at the first positional
-// argument, and people write `vacheck check chang-roberts --n 4`.
-func reorder(args []string) []string {
-	i := slices.IndexFunc(args, func(a string) bool { return a == "check" || a == "quorums" })
-	if i < 0 {
-		return args
-	}
+// splitArgs separates flags (with their values) from positional arguments.
+func splitArgs(args []string) (flags, positional []string) {
 	bools := map[string]bool{"continue": true, "quiet": true, "help": true, "h": true}
-	out := append([]string(nil), args[:i+1]...)
-	var positional []string
-	for k := i + 1; k < len(args); k++ {
+	for k := 0; k < len(args); k++ {
 		a := args[k]
 		if a == "--" {
 			positional = append(positional, args[k+1:]...)
 			break
 		}
 		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			out = append(out, a)
+			flags = append(flags, a)
 			name := strings.TrimLeft(a, "-")
 			if !strings.Contains(name, "=") && !bools[name] && k+1 < len(args) {
-				out = append(out, args[k+1])
+				flags = append(flags, args[k+1])
 				k++
 			}
 			continue
 		}
 		positional = append(positional, a)
 	}
+	return flags, positional
+}
+
+// reorder moves the positional argument of `check` and `sweep` (SPEC) and
+// `quorums` (SYSTEM) after their flags: the flag parser stops at the first
+// positional argument, and people write `vacheck check chang-roberts --n 4`.
+func reorder(args []string) []string {
+	i := slices.IndexFunc(args, func(a string) bool { return a == "check" || a == "sweep" || a == "quorums" })
+	if i < 0 {
+		return args
+	}
+	flags, positional := splitArgs(args[i+1:])
+	out := append(append([]string(nil), args[:i+1]...), flags...)
 	return append(out, positional...)
 }
 
@@ -192,7 +257,7 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	if c.NArg() != 1 {
 		return exitUsage, usagef("check takes one SPEC (see 'vacheck list'), got %d arguments", c.NArg())
 	}
-	spec, err := specs.Lookup(c.Args().First())
+	spec, err := lookupSpec(c.Args().First())
 	if err != nil {
 		return exitUsage, err
 	}
@@ -211,6 +276,10 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
+	views, err := parseViews(c)
+	if err != nil {
+		return exitUsage, err
+	}
 	if cfg.MaxMemory > 0 {
 		// The limit counts what the runtime holds, garbage included; with
 		// the default GOGC the heap may hold twice what is live before a
@@ -225,25 +294,29 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	if cfg.Reduction == explorer.PartialOrder && !c.IsSet("property") {
 		cfg.Properties = safetyClaims(model, cfg.Properties)
 	}
-	if !c.Bool("quiet") && isTerminal(stderr) {
-		cfg.Progress = func(p explorer.Progress) {
-			fmt.Fprintf(stderr, "  ... %s states, %s transitions, depth %d, %.0fs, %s\n",
-				commas(p.States), commas(p.Transitions), p.Depth, p.Elapsed.Seconds(), bytesString(p.Memory))
-		}
+	if !c.Bool("quiet") {
+		cfg.Progress, cfg.ProgressEvery = progressLine(stderr), progressEvery
 	}
+	ctx, stop := interruptible(c.Context, stderr)
+	defer stop()
+	cfg.Context = ctx
 	res, err := explorer.Check(model, cfg)
 	if err != nil {
 		return exitUsage, err
 	}
 	_, reducible := model.NewWorker().(explorer.Reducer)
-	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Reducible: reducible}
+	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Reducible: reducible,
+		Involved: views.involved, TraceDiff: views.diff}
+	if views.msc {
+		run.Show = "msc"
+	}
 	if spec.Hint != nil {
 		run.Hint = spec.Hint(params)
 	}
 	if b, ok := model.(interface{ BoundDoc() string }); ok {
 		run.BoundDoc = b.BoundDoc()
 	}
-	if err := charts(c, &run, stderr); err != nil { // --show, --html: see chart.go
+	if err := charts(c, &run, stderr); err != nil { // --html: see chart.go
 		return exitModel, err
 	}
 	if format == "json" {
@@ -379,15 +452,6 @@ func defaultMaxMemory() uint64 {
 	return 8 << 30
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 func commas(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	var b strings.Builder
@@ -402,4 +466,37 @@ func commas(n int64) string {
 
 func bytesString(b uint64) string {
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// views are the --show and --trace choices of how a result reads.
+type views struct {
+	involved bool // --show involved
+	msc      bool // --show msc
+	diff     bool // --trace diff
+}
+
+// showValues are the values --show takes.
+var showValues = []string{"story", "msc", "involved"}
+
+func parseViews(c *cli.Context) (views, error) {
+	var v views
+	for _, s := range c.StringSlice("show") {
+		switch strings.TrimSpace(s) {
+		case "involved":
+			v.involved = true
+		case "story":
+		case "msc":
+			v.msc = true
+		default:
+			return v, usagef("--show %q: allowed values (comma-separated) are %s", s, strings.Join(showValues, ", "))
+		}
+	}
+	switch t := c.String("trace"); t {
+	case "full":
+	case "diff":
+		v.diff = true
+	default:
+		return v, usagef("--trace %q: allowed values are full and diff", t)
+	}
+	return v, nil
 }

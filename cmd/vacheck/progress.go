@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// progressEvery is how often a running check prints a progress line on
+// stderr, whether or not stderr is a terminal (tests shorten it).
+var progressEvery = 3 * time.Second
+
+// progressLine returns the explorer's Progress callback: one line per call
+// with the states, the rate since the previous line, the BFS level or DFS
+// depth, the queue of states waiting, the memory and the fingerprint
+// collision estimate, e.g.
+//
+//	vacheck: 6s  1,234,567 states (205,761/s)  level 14  queue 45,678  512.3 MiB  collision 4.1e-08
+func progressLine(w io.Writer) func(explorer.Progress) {
+	var last explorer.Progress
+	return func(p explorer.Progress) {
+		rate := 0.0
+		if dt := (p.Elapsed - last.Elapsed).Seconds(); dt > 0 {
+			rate = float64(p.States-last.States) / dt
+		}
+		last = p
+		where := fmt.Sprintf("level %d", p.Depth)
+		if p.Strategy == explorer.DFS {
+			where = fmt.Sprintf("depth %d", p.Depth)
+		}
+		collision := (&explorer.Result{States: p.States}).CollisionProbability()
+		fmt.Fprintf(w, "vacheck: %.0fs  %s states (%s/s)  %s  queue %s  %s  collision %.1e\n",
+			p.Elapsed.Seconds(), commas(p.States), commas(int64(rate)), where, commas(p.Queue), bytesString(p.Memory), collision)
+	}
+}
+
+// interruptible returns a context that SIGINT or SIGTERM cancels with the
+// cause "interrupted by SIGINT" (or SIGTERM), so that the explorer stops
+// as on a timeout and the report of what was explored is printed. A second
+// signal is left to its default action (the process ends at once). stop
+// releases the signals.
+func interruptible(parent context.Context, stderr io.Writer) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			signal.Stop(ch)
+			name := "SIGTERM"
+			if sig == syscall.SIGINT {
+				name = "SIGINT"
+			}
+			fmt.Fprintf(stderr, "vacheck: %s, stopping and writing the report of what was explored (again to quit at once)\n", name)
+			cancel(fmt.Errorf("interrupted by %s", name))
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}

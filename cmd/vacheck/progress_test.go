@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer that the explorer's monitor goroutine may
+// write while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fastProgress prints progress lines every 50 ms for the test.
+func fastProgress(t *testing.T) {
+	old := progressEvery
+	progressEvery = 50 * time.Millisecond
+	t.Cleanup(func() { progressEvery = old })
+}
+
+// longRun starts a check that would take minutes, waits for its first
+// progress line, calls interrupt and returns the exit code, stdout and
+// stderr.
+func longRun(t *testing.T, ctx context.Context, interrupt func(), extra ...string) (int, string, string) {
+	t.Helper()
+	fastProgress(t)
+	var out, errb syncBuffer
+	args := append([]string{"vacheck", "check", "chang-roberts", "--n", "8", "--workers", "1"}, extra...)
+	done := make(chan int)
+	go func() { done <- runContext(ctx, args, &out, &errb) }()
+	deadline := time.After(20 * time.Second)
+	for !strings.Contains(errb.String(), " states (") {
+		select {
+		case code := <-done:
+			t.Fatalf("the run ended (exit %d) before its first progress line: %s", code, errb.String())
+		case <-deadline:
+			t.Fatalf("no progress line after 20 s: %q", errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	interrupt()
+	select {
+	case code := <-done:
+		return code, out.String(), errb.String()
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not stop within 20 s of the interrupt")
+	}
+	return 0, "", ""
+}
+
+// TestCancelledRunIsIncomplete: cancelling a check ends it as incomplete
+// (exit 3) with the usual report of what was explored.
+func TestCancelledRunIsIncomplete(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	code, stdout, _ := longRun(t, ctx, func() { cancel(errors.New("interrupted by SIGINT")) })
+	if code != exitIncomplete {
+		t.Errorf("exit code %d, want %d", code, exitIncomplete)
+	}
+	for _, want := range []string{"distinct states", "transitions", "result: INCOMPLETE, interrupted by SIGINT; no violation among the"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report does not contain %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestSIGTERMGivesJSONReport sends the process a real SIGTERM during a
+// check with --format json: the output is one valid JSON object, status
+// incomplete, with the figures so far.
+func TestSIGTERMGivesJSONReport(t *testing.T) {
+	code, stdout, stderr := longRun(t, context.Background(), func() {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+	}, "--format", "json")
+	if code != exitIncomplete {
+		t.Errorf("exit code %d, want %d", code, exitIncomplete)
+	}
+	var got struct {
+		Status, Reason string
+		States         int64
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("not valid JSON: %v\n%s", err, stdout)
+	}
+	if got.Status != "incomplete" || got.Reason != "interrupted by SIGTERM" || got.States == 0 {
+		t.Errorf("status %q, reason %q, %d states", got.Status, got.Reason, got.States)
+	}
+	if !strings.Contains(stderr, "SIGTERM, stopping") {
+		t.Errorf("stderr does not say the run is stopping: %s", stderr)
+	}
+}
+
+// TestProgressOnNonTerminal: progress lines go to stderr even when it is
+// not a terminal (a file, a pipe, CI), and --quiet silences them.
+func TestProgressOnNonTerminal(t *testing.T) {
+	fastProgress(t)
+	var out, errb syncBuffer
+	args := []string{"vacheck", "check", "chang-roberts", "--n", "7", "--workers", "1", "--timeout", "400ms"}
+	if code := runContext(context.Background(), args, &out, &errb); code != exitIncomplete {
+		t.Fatalf("exit code %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("want several progress lines, got %q", errb.String())
+	}
+	for _, want := range []string{"vacheck: ", " states (", "/s)  level ", "  queue ", " MiB  collision "} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("progress line %q does not contain %q", lines[0], want)
+		}
+	}
+	code, _, stderr := vacheck("check", "chang-roberts", "--n", "7", "--workers", "1", "--timeout", "300ms", "--quiet")
+	if code != exitIncomplete || stderr != "" {
+		t.Errorf("--quiet: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = vacheck("check", "chang-roberts", "--n", "7", "--strategy", "dfs", "--timeout", "300ms")
+	if code != exitIncomplete || !strings.Contains(stderr, "  depth ") {
+		t.Errorf("dfs: exit %d, stderr %q: want 'depth'", code, stderr)
+	}
+}
+
+// TestMain turns progress lines off for the other tests: on a loaded
+// machine a run of a few seconds would print one and spoil a comparison
+// of stderr.
+func TestMain(m *testing.M) {
+	progressEvery = time.Hour
+	os.Exit(m.Run())
+}

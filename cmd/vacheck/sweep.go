@@ -1,0 +1,404 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/specs"
+)
+
+// sweepCommand is `vacheck sweep SPEC --n 3..8 [--budget 10m]`: it checks
+// N upward until the budget or the memory runs out and prints a table, or
+// with --format json one certificate per N; --compare OLD.json fails when
+// a count or verdict changed.
+func sweepCommand(stderr io.Writer, code *int) *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "budget", Usage: "total wall time for the whole sweep, e.g. 10m (default: no limit)"},
+		&cli.StringFlag{Name: "baseline", Usage: "certificates of an earlier sweep (--format json): fail (exit 1) naming every count or verdict that changed; without --n, re-check the N it has. --compare FILE.json says the same (--compare without .json is the parameter of the wakeup specs)"},
+	}
+	for _, f := range engineFlags() {
+		if n := f.Names()[0]; n != "continue" && n != "max-depth" {
+			flags = append(flags, f)
+		}
+	}
+	flags = append(flags, specFlags()...)
+	return &cli.Command{
+		Name:      "sweep",
+		Usage:     "check SPEC for N = 3, 4, ... until the budget or the memory runs out; print a table or certificates",
+		ArgsUsage: "SPEC --n FROM..TO",
+		Description: "The other flags are those of 'vacheck check'. The run that does not finish is reported as\n" +
+			"incomplete and ends the sweep. Exit code: 1 if a property is violated (with --baseline: if a\n" +
+			"count, verdict or metric changed), 3 if interrupted or no N finished, else 0.",
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			var err error
+			*code, err = sweep(c, stderr)
+			return err
+		},
+	}
+}
+
+// certificate is what a sweep records per N: enough to archive and to
+// compare with a later run.
+type certificate struct {
+	Spec            string                `json:"spec"`
+	Params          map[string]any        `json:"params"`
+	Version         string                `json:"version"`
+	Status          string                `json:"status"`
+	Reason          string                `json:"reason,omitempty"`
+	States          int64                 `json:"states"`
+	Transitions     int64                 `json:"transitions"`
+	Depth           int                   `json:"depth"`
+	Terminal        int64                 `json:"terminal_states"`
+	Verdicts        map[string]string     `json:"verdicts"`
+	Metrics         map[string]certMetric `json:"metrics,omitempty"`
+	Strategy        string                `json:"strategy"`
+	Reduction       string                `json:"reduction"`
+	Fairness        string                `json:"fairness"`
+	FingerprintBits int                   `json:"fingerprint_bits"`
+	CollisionBound  float64               `json:"collision_bound"`
+	Elapsed         float64               `json:"elapsed_seconds"`
+}
+
+type certMetric struct {
+	Min       *int64 `json:"min"`
+	Max       *int64 `json:"max"`
+	Unbounded bool   `json:"unbounded,omitempty"`
+}
+
+func (m certMetric) String() string {
+	s := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	if m.Unbounded {
+		return s(m.Min) + "..∞"
+	}
+	return s(m.Min) + ".." + s(m.Max)
+}
+
+// parseRange reads --n for a sweep: 3..8, 3,5,7 or 5.
+func parseRange(s string) ([]int, error) {
+	bad := usagef("--n %q: a range such as 3..8, a list such as 3,5,7 or one N", s)
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "..")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 1 {
+			return nil, bad
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, bad
+			}
+		}
+		for n := a; n <= b; n++ {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 || len(out) > 64 {
+		return nil, bad
+	}
+	return out, nil
+}
+
+func sweep(c *cli.Context, stderr io.Writer) (int, error) {
+	if c.NArg() != 1 {
+		return exitUsage, usagef("sweep takes one SPEC (see 'vacheck list'), got %d arguments", c.NArg())
+	}
+	spec, err := lookupSpec(c.Args().First())
+	if err != nil {
+		return exitUsage, err
+	}
+	if !slices.ContainsFunc(spec.Params, func(p specs.Param) bool { return p.Flag == "n" }) {
+		return exitUsage, usagef("sweep: %s has no --n to sweep", spec.Name)
+	}
+	var old []certificate
+	path := c.String("baseline")
+	if v := c.String("compare"); strings.HasSuffix(v, ".json") {
+		if path != "" {
+			return exitUsage, usagef("--compare %s and --baseline %s: give one file to compare with", v, path)
+		}
+		path = v
+	}
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return exitUsage, usagef("--baseline %s: %v", path, err)
+		}
+		if err := json.Unmarshal(data, &old); err != nil {
+			return exitUsage, usagef("--baseline %s: not the JSON array of certificates 'vacheck sweep --format json' writes: %v", path, err)
+		}
+	}
+	var ns []int
+	switch {
+	case c.IsSet("n"):
+		if ns, err = parseRange(c.String("n")); err != nil {
+			return exitUsage, err
+		}
+	case len(old) > 0:
+		for _, o := range old {
+			if n, ok := o.Params["n"].(float64); ok && o.Spec == spec.Name && !slices.Contains(ns, int(n)) {
+				ns = append(ns, int(n))
+			}
+		}
+		slices.Sort(ns)
+	default:
+		return exitUsage, usagef("sweep needs --n, e.g. --n 3..8")
+	}
+	var budget time.Duration
+	if s := c.String("budget"); s != "" {
+		if budget, err = time.ParseDuration(s); err != nil || budget <= 0 {
+			return exitUsage, usagef("--budget %q: a positive duration such as 30s, 10m or 2h", s)
+		}
+	}
+	cfg, format, err := engineConfig(c, spec)
+	if err != nil {
+		return exitUsage, err
+	}
+	given := map[string]string{}
+	for _, f := range specFlags() {
+		if name := f.Names()[0]; name != "n" && c.IsSet(name) && !(name == "compare" && c.String(name) == path) {
+			given[name] = c.String(name)
+		}
+	}
+	// Check every N's parameters before spending time on any.
+	models := make([]explorer.Model, len(ns))
+	params := make([]*specs.Params, len(ns))
+	for k, n := range ns {
+		given["n"] = strconv.Itoa(n)
+		if params[k], err = specs.NewParams(spec, given); err != nil {
+			return exitUsage, err
+		}
+		if models[k], err = spec.Build(params[k]); err != nil {
+			return exitUsage, err
+		}
+	}
+	if cfg.MaxMemory > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(cfg.MaxMemory / 8 * 7)))
+	}
+	ctx, stop := interruptible(c.Context, stderr)
+	defer stop()
+	cfg.Context = ctx
+	w := c.App.Writer
+	if format == "text" {
+		var list []string
+		for _, n := range ns {
+			list = append(list, strconv.Itoa(n))
+		}
+		fmt.Fprintf(w, "%s: sweep of --n %s", spec.Name, strings.Join(list, ","))
+		if budget > 0 {
+			fmt.Fprintf(w, " within %s", budget)
+		}
+		fmt.Fprintf(w, "\n%4s %14s %14s %6s %9s  %-30s %s\n", "N", "states", "transitions", "depth", "time", "verdicts", "metrics")
+	}
+	start := time.Now()
+	var certs []certificate
+	code := exitOK
+	for k := range ns {
+		run := cfg
+		byBudget := false
+		if budget > 0 {
+			left := max(budget-time.Since(start), time.Millisecond)
+			if run.Timeout == 0 || left < run.Timeout {
+				run.Timeout, byBudget = left, true
+			}
+		}
+		if run.Reduction == explorer.PartialOrder && !c.IsSet("property") {
+			run.Properties = safetyClaims(models[k], run.Properties)
+		}
+		if !c.Bool("quiet") {
+			run.Progress, run.ProgressEvery = progressLine(stderr), progressEvery
+		}
+		res, err := explorer.Check(models[k], run)
+		if err != nil {
+			return exitUsage, err
+		}
+		if res.Status == explorer.Incomplete && byBudget && strings.HasPrefix(res.Reason, "time limit reached") {
+			res.Reason = fmt.Sprintf("sweep budget reached (--budget %s)", budget)
+		}
+		cert := newCertificate(spec.Name, params[k].Canonical(), res)
+		certs = append(certs, cert)
+		if format == "text" {
+			writeSweepRow(w, ns[k], cert)
+		}
+		switch res.Status {
+		case explorer.Violated:
+			code = exitViolated
+		case explorer.Failed:
+			if code == exitOK {
+				code = exitModel
+			}
+		}
+		if res.Status == explorer.Incomplete || res.Status == explorer.Failed {
+			if ctx.Err() != nil || k == 0 {
+				code = cmp.Or(code, exitIncomplete)
+			}
+			break
+		}
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(certs); err != nil {
+			return exitModel, err
+		}
+	}
+	if old != nil {
+		out := w
+		if format == "json" {
+			out = stderr
+		}
+		// Against a baseline, a violation it has too (a broken twin's) is
+		// what is expected: only a change fails.
+		switch changes := compareCertificates(out, path, old, certs); {
+		case changes > 0:
+			code = exitViolated
+		case code == exitViolated:
+			code = exitOK
+		}
+	}
+	return code, nil
+}
+
+func newCertificate(spec string, params map[string]any, r *explorer.Result) certificate {
+	c := certificate{
+		Spec: spec, Params: params, Version: version(), Status: r.Status.String(), Reason: r.Reason,
+		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Terminal: r.Terminal,
+		Verdicts: map[string]string{}, Strategy: r.Strategy.String(), Reduction: r.Reduction.String(),
+		Fairness: r.Fairness.String(), FingerprintBits: 64, CollisionBound: r.CollisionProbability(),
+		Elapsed: r.Elapsed.Seconds(),
+	}
+	for _, p := range r.Properties {
+		if p.Verdict != explorer.Skipped {
+			c.Verdicts[p.Name] = p.Verdict.String()
+		}
+	}
+	for _, m := range r.Metrics {
+		if c.Metrics == nil {
+			c.Metrics = map[string]certMetric{}
+		}
+		cm := certMetric{Unbounded: m.Unbounded}
+		if m.Executions {
+			lo, hi := m.Min, m.Max
+			cm.Min = &lo
+			if !m.Unbounded {
+				cm.Max = &hi
+			}
+		}
+		c.Metrics[m.Name] = cm
+	}
+	return c
+}
+
+func writeSweepRow(w io.Writer, n int, c certificate) {
+	verdict := strings.ToUpper(c.Status)
+	var bad []string
+	for name, v := range c.Verdicts {
+		if v == "violated" {
+			bad = append(bad, name)
+		}
+	}
+	slices.Sort(bad)
+	if len(bad) > 0 {
+		verdict += " " + strings.Join(bad, ",")
+	}
+	var ms []string
+	for name, m := range c.Metrics {
+		ms = append(ms, name+" "+m.String())
+	}
+	slices.Sort(ms)
+	fmt.Fprintf(w, "%4d %14s %14s %6d %9s  %-30s %s\n", n, commas(c.States), commas(c.Transitions), c.Depth,
+		fmt.Sprintf("%.2fs", c.Elapsed), verdict, strings.Join(ms, ", "))
+	if c.Status == "incomplete" || c.Status == "error" {
+		fmt.Fprintf(w, "     %s: %s; the sweep ends here\n", c.Status, c.Reason)
+	}
+}
+
+// compareCertificates names every count, verdict or metric that differs
+// between the finished runs of old and now with the same spec and
+// parameters, and returns how many differ. Runs that did not finish, in
+// either, depend on the machine and are not compared.
+func compareCertificates(w io.Writer, path string, old, now []certificate) int {
+	key := func(c certificate) string {
+		b, _ := json.Marshal(c.Params)
+		return c.Spec + " " + string(b)
+	}
+	label := func(c certificate) string { return fmt.Sprintf("n=%v", c.Params["n"]) }
+	olds := map[string]certificate{}
+	for _, o := range old {
+		olds[key(o)] = o
+	}
+	changes, compared := 0, 0
+	var notes []string
+	for _, c := range now {
+		o, ok := olds[key(c)]
+		switch {
+		case !ok:
+			notes = append(notes, fmt.Sprintf("%s: not in %s", label(c), path))
+			continue
+		case c.Status == "incomplete" || o.Status == "incomplete":
+			notes = append(notes, fmt.Sprintf("%s: not compared (incomplete %s)", label(c), map[bool]string{true: "now", false: "before"}[c.Status == "incomplete"]))
+			continue
+		}
+		compared++
+		diff := func(what string, a, b any) {
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				changes++
+				fmt.Fprintf(w, "CHANGED %s: %s %v → %v\n", label(c), what, a, b)
+			}
+		}
+		diff("status", o.Status, c.Status)
+		diff("states", o.States, c.States)
+		diff("transitions", o.Transitions, c.Transitions)
+		diff("depth", o.Depth, c.Depth)
+		diff("terminal states", o.Terminal, c.Terminal)
+		for _, name := range unionKeys(o.Verdicts, c.Verdicts) {
+			diff(name, orNone(o.Verdicts[name]), orNone(c.Verdicts[name]))
+		}
+		for _, name := range unionKeys(o.Metrics, c.Metrics) {
+			a, inA := o.Metrics[name]
+			b, inB := c.Metrics[name]
+			diff("metric "+name, map[bool]string{true: a.String(), false: "none"}[inA], map[bool]string{true: b.String(), false: "none"}[inB])
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintf(w, "compared with %s: %d run%s, %d change%s\n", path, compared, plural(compared), changes, plural(changes))
+	return changes
+}
+
+func unionKeys[V any](a, b map[string]V) []string {
+	var out []string
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vacheck/vacheck/specs"
+)
+
+// commands are the subcommands, for the "did you mean" of an unknown one.
+var commands = []string{"list", "check", "sweep", "quorums"}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// suggest returns the candidate closest to name, if it is close enough to
+// be a typo (or name is a prefix of it), else "".
+func suggest(name string, candidates []string) string {
+	best, bestD := "", 0
+	for _, c := range candidates {
+		d := distance(name, c)
+		if best == "" || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best != "" && (bestD <= max(1, len(name)/3) || len(name) >= 3 && strings.HasPrefix(best, name)) {
+		return best
+	}
+	return ""
+}
+
+func specNames() []string {
+	var names []string
+	for _, s := range specs.Catalog() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// unknownCommand is the usage error for `vacheck WORD` where WORD is not a
+// command: a spec name suggests `vacheck check WORD`.
+func unknownCommand(word string) error {
+	if slices.Contains(specNames(), word) {
+		return usagef("unknown command %q; %s is a spec: did you mean 'vacheck check %s'?", word, word, word)
+	}
+	if s := suggest(word, commands); s != "" {
+		return usagef("unknown command %q; did you mean 'vacheck %s'? (commands: %s)", word, s, strings.Join(commands, ", "))
+	}
+	if s := suggest(word, specNames()); s != "" {
+		return usagef("unknown command %q; did you mean 'vacheck check %s'? (commands: %s)", word, s, strings.Join(commands, ", "))
+	}
+	return usagef("unknown command %q; commands: %s (see 'vacheck --help')", word, strings.Join(commands, ", "))
+}
+
+var undefinedFlag = regexp.MustCompile(`flag provided but not defined: -+(\S+)`)
+
+// flagUsageError turns the flag parser's error into a usage error that
+// names the flag with two dashes and suggests the closest flag of cmd.
+func flagUsageError(err error, flags []cli.Flag) error {
+	m := undefinedFlag.FindStringSubmatch(err.Error())
+	if m == nil {
+		return usageError{err}
+	}
+	var names []string
+	for _, f := range flags {
+		names = append(names, f.Names()...)
+	}
+	msg := fmt.Sprintf("unknown flag --%s", m[1])
+	if s := suggest(m[1], names); s != "" {
+		msg += fmt.Sprintf("; did you mean --%s?", s)
+	}
+	return usagef("%s (see --help)", msg)
+}
+
+// lookupSpec is specs.Lookup with a "did you mean" for a typo.
+func lookupSpec(name string) (specs.Spec, error) {
+	spec, err := specs.Lookup(name)
+	if err != nil {
+		if s := suggest(name, specNames()); s != "" {
+			return spec, usagef("unknown spec %q; did you mean %s? (see 'vacheck list')", name, s)
+		}
+	}
+	return spec, err
+}
+
+// version says which build this is: the module version and, when the
+// binary was built from a git checkout, the revision.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "vacheck (unknown version: no build information) " + runtime.Version()
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, when, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	out := "vacheck " + v
+	if rev != "" {
+		out += fmt.Sprintf(" (revision %.12s, %s%s)", rev, when, dirty)
+	}
+	return out + " " + runtime.Version()
+}
+
+// specHelp prints what `vacheck list` says about one spec, with the usage
+// of each parameter: `vacheck check SPEC --help`.
+func specHelp(w io.Writer, spec specs.Spec) error {
+	fmt.Fprintf(w, "%s (ALGORITHMS.md %s): %s\n", spec.Name, spec.Section, spec.Summary)
+	if spec.Bug != "" {
+		fmt.Fprintf(w, "broken on purpose: %s\n", spec.Bug)
+	}
+	fmt.Fprintf(w, "\nusage: vacheck check %s [parameters] [engine flags]\n\nparameters:\n", spec.Name)
+	params := append(append([]specs.Param(nil), spec.Params...),
+		specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"},
+		specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error (default: the spec's)"})
+	width := 0
+	for _, p := range params {
+		width = max(width, len(p.Flag))
+	}
+	for _, p := range params {
+		def := ""
+		if p.Default != "" {
+			def = " (default " + p.Default + ")"
+		}
+		fmt.Fprintf(w, "  --%-*s  %s%s\n", width, p.Flag, p.Usage, def)
+	}
+	fmt.Fprintf(w, "\nclaims (checked by default): %s\n", strings.Join(spec.Claims, ", "))
+	if all, err := spec.Offered(); err == nil && len(all) > len(spec.Claims) {
+		fmt.Fprintf(w, "also offers (--property NAME): %s\n", strings.Join(all[len(spec.Claims):], ", "))
+	}
+	var engine []string
+	for _, f := range engineFlags() {
+		engine = append(engine, "--"+f.Names()[0])
+	}
+	fmt.Fprintf(w, "\nengine flags: %s\n(see 'vacheck check --help' for what they do)\n", strings.Join(engine, ", "))
+	return nil
+}
+
+// wantsJSON reports whether the command line asks for --format json, so
+// that even a usage error is written as JSON.
+func wantsJSON(args []string) bool {
+	for k, a := range args {
+		switch a {
+		case "--format=json", "-format=json":
+			return true
+		case "--format", "-format":
+			if k+1 < len(args) && args[k+1] == "json" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsonError writes an error as the JSON object scripts get instead of a
+// report: {"status": "error", "exit_code": 2, "error": "..."}.
+func jsonError(w io.Writer, code int, err error) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(struct {
+		Status   string `json:"status"`
+		ExitCode int    `json:"exit_code"`
+		Error    string `json:"error"`
+	}{"error", code, err.Error()})
+}
