@@ -30,11 +30,17 @@ type Mutex[S any, M Message] struct {
 	User func(p *S) (trying, critical bool, done int)
 	// Serves returns the process (0-based) whose critical-section entry the
 	// message m, sent from process from to process to in the state v (the
-	// state before the step), serves, or -1 for none.
+	// state before the step), serves, -1 for none, or InheritEntry.
 	Serves func(v *View[S, M], from, to int, m M) int
 	// Entries bounds the critical sections of one process (R).
 	Entries int
 }
+
+// InheritEntry is what Mutex.Serves returns for a message that serves
+// whatever the step serves: the entry of the message the step receives (a
+// request forwarded on behalf of another process, as on Raymond's tree),
+// or, in a locally controlled step, the sender's own entry.
+const InheritEntry = -2
 
 // hopCap is the largest causal depth and the largest number of hops since
 // an exit that are tracked (one byte each); a value that reaches it stays
@@ -338,6 +344,13 @@ func (w *worker[S, M, P]) entryKeys(a action, procChanged bool) {
 		inKey = sys.msgKey(w.v.seg(1 + sys.n + a.ch)[a.start:a.end])
 	}
 	for _, p := range w.servedBy {
+		if p == InheritEntry {
+			if inKey >= 0 {
+				w.served = append(w.served, int32(inKey))
+				continue
+			}
+			p = int32(a.proc)
+		}
 		if p < 0 {
 			w.served = append(w.served, -1)
 			continue

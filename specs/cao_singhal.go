@@ -434,6 +434,7 @@ func caoSinghal(broken bool) Spec {
 			procs[i] = csNode{Ust: userIdle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[csNode, csMsg]{
+			Mutex: mutexMetrics(users.R, csUser, csServes),
 			Initial:  [][]csNode{procs},
 			Links:    automaton.Complete(n, true),
 			Channels: disc,
@@ -449,4 +450,18 @@ func caoSinghal(broken bool) Spec {
 		})
 	}
 	return s
+}
+
+// csServes attributes a message to the entry it serves (the metrics
+// messages-per-entry and sync-delay): a TRANSFER serves the request it
+// forwards the permission to, a LOCKED, FAILED or INQUIRE its receiver, a
+// REQUEST, RELEASE or RELINQUISH its sender.
+func csServes(from, to int, m csMsg) int {
+	switch m.Kind {
+	case csTransfer:
+		return m.Next.ID
+	case csLocked, csFailed, csInquire:
+		return to
+	}
+	return from
 }

@@ -246,6 +246,7 @@ func central(broken bool) Spec {
 			links = append(links, automaton.Link{From: i, To: n}, automaton.Link{From: n, To: i})
 		}
 		return automaton.New(automaton.Config[ctNode, ctMsg]{
+			Mutex: mutexMetrics(users.R, ctUser, ctServes),
 			Initial:    [][]ctNode{procs},
 			Links:      links,
 			Channels:   disc,
@@ -264,4 +265,14 @@ func central(broken bool) Spec {
 		})
 	}
 	return s
+}
+
+// ctServes attributes a message to the entry it serves (the metrics
+// messages-per-entry and sync-delay): a REPLY serves its receiver, a REQUEST
+// or RELEASE its sender.
+func ctServes(from, to int, m ctMsg) int {
+	if m.Kind == ctReply {
+		return to
+	}
+	return from
 }

@@ -306,6 +306,7 @@ func raymond(broken bool) Spec {
 			}
 		}
 		return automaton.New(automaton.Config[rayNode, rayMsg]{
+			Mutex: mutexMetricsView(users.R, rayUser, rayServes),
 			Initial:  [][]rayNode{procs},
 			Links:    automaton.Undirected(g.Adj),
 			Channels: disc,
@@ -321,4 +322,36 @@ func raymond(broken bool) Spec {
 		})
 	}
 	return s
+}
+
+// rayServes attributes a message to the entry it serves (the metrics
+// messages-per-entry and sync-delay). Raymond's messages do not say whom
+// they serve. A PRIVILEGE goes to the head of its sender's queue and
+// serves the process found by following the heads of the queues from its
+// receiver until a process that heads its own queue (state before the
+// step). A REQUEST serves the same chain from its sender's queue head; when
+// that queue is empty before the step, the step is request_i itself or a
+// REQUEST forwarded while receiving one, and the REQUEST serves what the
+// step serves (automaton.InheritEntry). With one requester this is exact;
+// with several, a REQUEST that stands for a whole queue is charged to the
+// first entry in it.
+func rayServes(v *rayView, from, to int, m rayMsg) int {
+	k := from
+	if m == rayPrivilege {
+		k = to
+	}
+	for range v.N() {
+		q := v.Proc(k).ReqQ
+		if len(q) == 0 {
+			if m == rayRequest && k == from {
+				return automaton.InheritEntry
+			}
+			return -1
+		}
+		if int(q[0]) == k {
+			return k
+		}
+		k = int(q[0])
+	}
+	return -1
 }

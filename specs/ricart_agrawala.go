@@ -231,6 +231,7 @@ func ricartAgrawala(broken bool) Spec {
 			procs[i] = raNode{Ust: userIdle, Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[raNode, raMsg]{
+			Mutex: mutexMetrics(users.R, raUser, raServes),
 			Initial:  [][]raNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,
@@ -247,4 +248,14 @@ func ricartAgrawala(broken bool) Spec {
 		})
 	}
 	return s
+}
+
+// raServes attributes a message to the entry it serves (the metrics
+// messages-per-entry and sync-delay): a REPLY serves its receiver, a
+// REQUEST its sender. carvalho-roucairol uses it too.
+func raServes(from, to int, m raMsg) int {
+	if m.Kind == raReply {
+		return to
+	}
+	return from
 }

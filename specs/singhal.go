@@ -314,6 +314,7 @@ func singhal(broken bool) Spec {
 		procs[0].HasToken = true
 		procs[0].TSV, procs[0].TSN = sgBeliefs(strings.Repeat(string(sgN), n)), skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[sgNode, sgMsg]{
+			Mutex: mutexMetrics(users.R, sgUser, sgServes),
 			Initial:  [][]sgNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,
@@ -328,4 +329,14 @@ func singhal(broken bool) Spec {
 		})
 	}
 	return s
+}
+
+// sgServes attributes a message to the entry it serves (the metrics
+// messages-per-entry and sync-delay): the TOKEN serves its receiver, a
+// REQUEST the request it carries (its sender's).
+func sgServes(_, to int, m sgMsg) int {
+	if m.Kind == skToken {
+		return to
+	}
+	return m.J
 }

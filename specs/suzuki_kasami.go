@@ -294,6 +294,7 @@ func suzukiKasami(broken bool) Spec {
 		}
 		procs[0].HasToken, procs[0].LN = true, skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[skNode, skMsg]{
+			Mutex: mutexMetrics(users.R, skUser, skServes),
 			Initial:  [][]skNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,
@@ -312,4 +313,14 @@ func suzukiKasami(broken bool) Spec {
 		})
 	}
 	return s
+}
+
+// skServes attributes a message to the entry it serves (the metrics
+// messages-per-entry and sync-delay): the TOKEN serves its receiver, a
+// REQUEST its sender. singhal uses it too.
+func skServes(from, to int, m skMsg) int {
+	if m.Kind == skToken {
+		return to
+	}
+	return from
 }
