@@ -214,7 +214,7 @@ func Wall(n int, rows []int) (System, error) {
 		}
 		// sum ≤ n here, so n-sum cannot overflow, and neither can sum+w.
 		if w > n-sum {
-			return System{}, fmt.Errorf("--quorums %s: %w: the first %d row widths already sum to more than N=%d (they must add up to the number of processes)", name, ErrBadParam, r+1, n)
+			return System{}, fmt.Errorf("--quorums %s: %w: rows 1 to %d are already wider than N=%d in total (the row widths must add up to the number of processes)", name, ErrBadParam, r+1, n)
 		}
 		sum += w
 	}

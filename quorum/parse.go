@@ -116,7 +116,7 @@ func ParseFile(path string, n int) (System, error) {
 	if n < 1 {
 		return fail("N must be at least 1, got %d", n)
 	}
-	data, err := readBounded(path, "quorum file", MaxFileSize)
+	data, err := readBounded(path, "a quorum file", MaxFileSize)
 	if err != nil {
 		return System{}, fmt.Errorf("--quorums %s: %w: cannot read the quorum file: %w", path, ErrBadFile, err)
 	}

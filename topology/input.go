@@ -46,10 +46,10 @@ func readBounded(path, what string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s); a %s must be a regular file", errNotFile, kindOf(fi.Mode()), what)
+		return nil, fmt.Errorf("%w (%s); %s must be a regular file", errNotFile, kindOf(fi.Mode()), what)
 	}
 	if fi.Size() > limit {
-		return nil, fmt.Errorf("%w: the file has %d bytes; a %s may have at most %d bytes (1 MiB)", errTooLarge, fi.Size(), what, limit)
+		return nil, fmt.Errorf("%w: the file has %d bytes; %s may have at most %d bytes (1 MiB)", errTooLarge, fi.Size(), what, limit)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -59,14 +59,14 @@ func readBounded(path, what string, limit int64) ([]byte, error) {
 	if fi, err = f.Stat(); err != nil {
 		return nil, err
 	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s); a %s must be a regular file", errNotFile, kindOf(fi.Mode()), what)
+		return nil, fmt.Errorf("%w (%s); %s must be a regular file", errNotFile, kindOf(fi.Mode()), what)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: the file has more than %d bytes; a %s may have at most %d bytes (1 MiB)", errTooLarge, limit, what, limit)
+		return nil, fmt.Errorf("%w: the file has more than %d bytes; %s may have at most %d bytes (1 MiB)", errTooLarge, limit, what, limit)
 	}
 	return data, nil
 }

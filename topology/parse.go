@@ -59,7 +59,7 @@ func ParseFile(path string, n int) (Graph, error) {
 	if n < 0 || n > MaxNodes {
 		return Graph{}, fmt.Errorf("%s: %w: --n must be 0 (unset) or between 1 and %d, got %d", path, ErrBadSize, MaxNodes, n)
 	}
-	data, err := readBounded(path, "edge-list file", MaxFileSize)
+	data, err := readBounded(path, "an edge-list file", MaxFileSize)
 	if errors.Is(err, errNotFile) || errors.Is(err, errTooLarge) {
 		return Graph{}, fmt.Errorf("%s: %w: %w", path, ErrBadFile, err)
 	}
