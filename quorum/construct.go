@@ -8,6 +8,10 @@ import (
 	"strings"
 )
 
+// maxTotalWeight bounds the total weight of a weighted majority, so that
+// twice any partial sum fits in an int on every platform.
+const maxTotalWeight = 1<<30 - 1
+
 // checkN returns an error unless n ≥ 1.
 func checkN(name string, n int) error {
 	if n < 1 {
@@ -119,6 +123,11 @@ func WeightedMajority(weights []int) (System, error) {
 		if w < 0 {
 			return System{}, fmt.Errorf("--quorums %s: %w: weight %d of process %d is negative (weights must be non-negative integers)", name, ErrBadParam, w, i+1)
 		}
+		// 2·total must not overflow: the quorums compare twice a weight
+		// with the total.
+		if w > maxTotalWeight-total {
+			return System{}, fmt.Errorf("--quorums %s: %w: the weights sum to more than %d (the largest total weight)", name, ErrBadParam, maxTotalWeight)
+		}
 		total += w
 	}
 	if total == 0 {
@@ -202,6 +211,10 @@ func Wall(n int, rows []int) (System, error) {
 	for r, w := range rows {
 		if w < 1 {
 			return System{}, fmt.Errorf("--quorums %s: %w: row %d has width %d (row widths must be positive)", name, ErrBadParam, r+1, w)
+		}
+		// sum ≤ n here, so n-sum cannot overflow, and neither can sum+w.
+		if w > n-sum {
+			return System{}, fmt.Errorf("--quorums %s: %w: rows 1 to %d are already wider than N=%d in total (the row widths must add up to the number of processes)", name, ErrBadParam, r+1, n)
 		}
 		sum += w
 	}

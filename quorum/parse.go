@@ -68,7 +68,8 @@ func Parse(value string, n int) (System, error) {
 			s, err = Wall(n, rows)
 		}
 	default:
-		if fi, statErr := os.Stat(v); statErr == nil && fi.Mode().IsRegular() {
+		if _, statErr := os.Stat(v); statErr == nil {
+			// ParseFile refuses what is not a regular file.
 			s, err = ParseFile(v, n)
 		} else {
 			err = fmt.Errorf("--quorums %s: %w and no such file (%s)", v, ErrUnknown, allowed)
@@ -89,7 +90,7 @@ func parseInts(value, params, expected string) ([]int, error) {
 	for f := range strings.SplitSeq(params, ",") {
 		x, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("--quorums %s: %w: %q is not an integer (expected %s)", value, ErrBadParam, f, expected)
+			return nil, fmt.Errorf("--quorums %s: %w: %q is not an integer (expected %s)", value, ErrBadParam, clip(f), expected)
 		}
 		xs = append(xs, x)
 	}
@@ -103,8 +104,11 @@ func parseInts(value, params, expected string) ([]int, error) {
 // path; it is not validated (call Validate).
 //
 // Errors wrap ErrBadFile and name the file, the line and what is wrong (not
-// an integer, member outside 1..n, duplicate member, wrong number of lines);
-// a file that cannot be read gives the error from the os package.
+// an integer, member outside 1..n, duplicate member, wrong number of lines),
+// quoting at most 40 characters of the file; a file that cannot be read
+// also wraps the error from the os package. Only a regular file of at most
+// MaxFileSize bytes is read: a directory, a device such as /dev/zero or a
+// FIFO is refused without reading from it.
 func ParseFile(path string, n int) (System, error) {
 	fail := func(format string, args ...any) (System, error) {
 		return System{}, fmt.Errorf("--quorums %s: %w: "+format, append([]any{path, ErrBadFile}, args...)...)
@@ -112,16 +116,24 @@ func ParseFile(path string, n int) (System, error) {
 	if n < 1 {
 		return fail("N must be at least 1, got %d", n)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, "a quorum file", MaxFileSize)
 	if err != nil {
-		return System{}, fmt.Errorf("--quorums %s: cannot read the quorum file: %w", path, err)
+		return System{}, fmt.Errorf("--quorums %s: %w: cannot read the quorum file: %w", path, ErrBadFile, err)
+	}
+	return parseText(path, string(data), n)
+}
+
+// parseText parses the contents of the quorum file path for N=n (n ≥ 1).
+func parseText(path, text string, n int) (System, error) {
+	fail := func(format string, args ...any) (System, error) {
+		return System{}, fmt.Errorf("--quorums %s: %w: "+format, append([]any{path, ErrBadFile}, args...)...)
 	}
 	type quorumLine struct {
 		line    int
 		members []int // 1-based as written
 	}
 	var lines []quorumLine
-	for k, raw := range strings.Split(string(data), "\n") {
+	for k, raw := range strings.Split(text, "\n") {
 		text, _, _ := strings.Cut(raw, "#")
 		if strings.TrimSpace(text) == "" {
 			continue
@@ -136,7 +148,7 @@ func ParseFile(path string, n int) (System, error) {
 		for _, f := range fields {
 			m, err := strconv.Atoi(f)
 			if err != nil {
-				return fail("line %d: %q is not an integer (members are process numbers 1..%d)", k+1, f, n)
+				return fail("line %d: %q is not an integer (members are process numbers 1..%d)", k+1, clip(f), n)
 			}
 			ql.members = append(ql.members, m)
 		}

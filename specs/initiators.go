@@ -66,13 +66,13 @@ func parseInitiators(p *Params, n int) ([][]bool, error) {
 		s = strings.TrimSpace(s)
 		i, err := strconv.Atoi(s)
 		if err != nil {
-			return nil, Usagef("initiators", v, "%q is not a process number; %s", s, allowed)
+			return nil, Usagef("initiators", clipValue(v), "%q is not a process number; %s", clipValue(s), allowed)
 		}
 		if i < 1 || i > n {
-			return nil, Usagef("initiators", v, "there is no process %d with --n %d; processes are numbered 1 to %d", i, n, n)
+			return nil, Usagef("initiators", clipValue(v), "there is no process %d with --n %d; processes are numbered 1 to %d", i, n, n)
 		}
 		if set[i-1] {
-			return nil, Usagef("initiators", v, "process %d is listed twice; list each initiator once", i)
+			return nil, Usagef("initiators", clipValue(v), "process %d is listed twice; list each initiator once", i)
 		}
 		set[i-1] = true
 		list = append(list, i)

@@ -117,6 +117,7 @@ func parseMutexUsersUpTo(p *Params, n, maxR int) (mutexUsers, error) {
 // process numbers in ascending order.
 func parseRequesters(v string, n int) ([]bool, string, error) {
 	reqs := make([]bool, n)
+	quoted := clipValue(v)
 	if strings.TrimSpace(v) == "all" {
 		for i := range reqs {
 			reqs[i] = true
@@ -129,13 +130,13 @@ func parseRequesters(v string, n int) ([]bool, string, error) {
 	for f := range strings.SplitSeq(v, ",") {
 		i, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, "", Usagef("requesters", v, "%q is not a process number; give all or distinct process numbers 1..%d such as 1,3", f, n)
+			return nil, "", Usagef("requesters", quoted, "%q is not a process number; give all or distinct process numbers 1..%d such as 1,3", clipValue(f), n)
 		}
 		if i < 1 || i > n {
-			return nil, "", Usagef("requesters", v, "process %d is outside 1..%d (--n is %d)", i, n, n)
+			return nil, "", Usagef("requesters", quoted, "process %d is outside 1..%d (--n is %d)", i, n, n)
 		}
 		if reqs[i-1] {
-			return nil, "", Usagef("requesters", v, "process %d is listed twice; give distinct process numbers", i)
+			return nil, "", Usagef("requesters", quoted, "process %d is listed twice; give distinct process numbers", i)
 		}
 		reqs[i-1] = true
 	}

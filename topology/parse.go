@@ -30,6 +30,9 @@ var (
 	ErrDuplicateEdge = errors.New("duplicate edge")
 	// ErrNotConnected reports a graph in which some node cannot reach node 1.
 	ErrNotConnected = errors.New("not connected")
+	// ErrBadFile reports a path that is not a regular file (a directory, a
+	// device, a FIFO) or a file larger than MaxFileSize.
+	ErrBadFile = errors.New("bad edge-list file")
 )
 
 // allowed describes the accepted --topology values for error messages.
@@ -47,14 +50,19 @@ const allowed = "allowed: ring, line, star, complete, grid, random:SEED:EDGES or
 //
 // Errors name the file and, where there is one, the line ("g.txt:3: unknown
 // node 9: --n is 5"), and wrap ErrBadSize, ErrSyntax, ErrNodeCount,
-// ErrUnknownNode, ErrSelfLoop, ErrDuplicateEdge or ErrNotConnected; a file
-// that cannot be read gives the error from the os package, prefixed with the
-// file name.
+// ErrUnknownNode, ErrSelfLoop, ErrDuplicateEdge or ErrNotConnected, quoting
+// at most 40 characters of the file. Only a regular file of at most
+// MaxFileSize bytes is read: a directory, a device such as /dev/zero, a FIFO
+// or a larger file gives ErrBadFile without being read; a file that cannot
+// be read gives the error from the os package, prefixed with the file name.
 func ParseFile(path string, n int) (Graph, error) {
 	if n < 0 || n > MaxNodes {
 		return Graph{}, fmt.Errorf("%s: %w: --n must be 0 (unset) or between 1 and %d, got %d", path, ErrBadSize, MaxNodes, n)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, "an edge-list file", MaxFileSize)
+	if errors.Is(err, errNotFile) || errors.Is(err, errTooLarge) {
+		return Graph{}, fmt.Errorf("%s: %w: %w", path, ErrBadFile, err)
+	}
 	if err != nil {
 		return Graph{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -78,7 +86,7 @@ func parseEdgeList(name, text string, n int) (Graph, error) {
 			raw = raw[:c]
 		}
 		if strings.Count(raw, ",") > 1 {
-			return Graph{}, lineErr(line, ErrSyntax, `: want "a b" with at most one comma, got %q`, strings.TrimSpace(raw))
+			return Graph{}, lineErr(line, ErrSyntax, `: want "a b" with at most one comma, got %q`, clip(strings.TrimSpace(raw)))
 		}
 		f := strings.FieldsFunc(raw, func(r rune) bool {
 			return r == ' ' || r == '\t' || r == ',' || r == '\r'
@@ -94,11 +102,11 @@ func parseEdgeList(name, text string, n int) (Graph, error) {
 				return Graph{}, lineErr(line, ErrSyntax, ": nodes directive must come before the first edge")
 			}
 			if len(f) != 2 {
-				return Graph{}, lineErr(line, ErrSyntax, `: want "nodes K", got %q`, strings.TrimSpace(raw))
+				return Graph{}, lineErr(line, ErrSyntax, `: want "nodes K", got %q`, clip(strings.TrimSpace(raw)))
 			}
 			k, err := strconv.Atoi(f[1])
 			if err != nil || k < 1 || k > MaxNodes {
-				return Graph{}, lineErr(line, ErrBadSize, ": nodes %s: want an integer between 1 and %d", f[1], MaxNodes)
+				return Graph{}, lineErr(line, ErrBadSize, ": nodes %s: want an integer between 1 and %d", clip(f[1]), MaxNodes)
 			}
 			if n > 0 && k != n {
 				return Graph{}, lineErr(line, ErrNodeCount, ": nodes %d but --n is %d", k, n)
@@ -109,13 +117,13 @@ func parseEdgeList(name, text string, n int) (Graph, error) {
 			continue
 		}
 		if len(f) != 2 {
-			return Graph{}, lineErr(line, ErrSyntax, `: want two node numbers "a b", got %q`, strings.TrimSpace(raw))
+			return Graph{}, lineErr(line, ErrSyntax, `: want two node numbers "a b", got %q`, clip(strings.TrimSpace(raw)))
 		}
 		var e [2]int
 		for j, s := range f {
 			v, err := strconv.Atoi(s)
 			if err != nil {
-				return Graph{}, lineErr(line, ErrSyntax, ": %q is not an integer", s)
+				return Graph{}, lineErr(line, ErrSyntax, ": %q is not an integer", clip(s))
 			}
 			switch {
 			case v < 1 && n == 0:

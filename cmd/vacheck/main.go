@@ -5,7 +5,8 @@
 //	vacheck check chang-roberts --n 5 --ids all
 //
 // Exit codes: 0 every property holds, 1 a property is violated, 2 bad usage
-// or input, 3 incomplete (a limit was reached), 4 the model failed.
+// or input, 3 incomplete (a limit was reached), 4 the model failed, or
+// vacheck itself did ("internal error", with a request to report it).
 package main
 
 import (
@@ -13,5 +14,5 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	os.Exit(guard(run, os.Args, os.Stdout, os.Stderr))
 }

@@ -76,10 +76,11 @@ func quorums(c *cli.Context) error {
 	if !c.IsSet("n") {
 		return usagef("--n is required: the number of processes, e.g. vacheck quorums %s --n 7", c.Args().First())
 	}
-	n, err := strconv.Atoi(c.String("n"))
-	if err != nil || n < 1 || n > 1024 {
-		return usagef("--n %q: allowed: an integer from 1 to 1024", c.String("n"))
+	n64, err := parseDecimal("n", c.String("n"), 1, 1024)
+	if err != nil {
+		return err
 	}
+	n := int(n64)
 	format := c.String("format")
 	if format != "text" && format != "json" {
 		return usagef("--format %q: allowed: text and json", format)

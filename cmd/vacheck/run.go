@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
@@ -42,9 +41,9 @@ func usagef(format string, args ...any) error {
 func engineFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "strategy", DefaultText: "bfs, or dfs with --reduction por", Usage: "search order: bfs (shortest counterexamples) or dfs (one worker, a third of the memory per state, and with --reduction por far fewer states)"},
-		&cli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "parallel workers (BFS)"},
-		&cli.Int64Flag{Name: "max-states", Usage: "stop after this many distinct states (0: no limit)"},
-		&cli.IntFlag{Name: "max-depth", Usage: "do not explore beyond this depth (0: no limit)"},
+		&cli.StringFlag{Name: "workers", Value: strconv.Itoa(runtime.GOMAXPROCS(0)), Usage: "parallel workers (BFS)"},
+		&cli.StringFlag{Name: "max-states", Value: "0", Usage: "stop after this many distinct states (0: no limit)"},
+		&cli.StringFlag{Name: "max-depth", Value: "0", Usage: "do not explore beyond this depth (0: no limit)"},
 		&cli.StringFlag{Name: "timeout", Usage: "stop after this long, e.g. 30s or 5m (default: no limit)"},
 		&cli.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory)"},
 		&cli.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
@@ -301,6 +300,9 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	defer stop()
 	cfg.Context = ctx
 	res, err := explorer.Check(model, cfg)
+	if err == nil {
+		err = checkTypedMetrics(spec.Name, res)
+	}
 	if err != nil {
 		return exitUsage, err
 	}
@@ -346,30 +348,8 @@ func engineConfig(c *cli.Context, spec specs.Spec) (explorer.Config, string, err
 			return cfg, "", usageError{err}
 		}
 	}
-	cfg.Workers = c.Int("workers")
-	if cfg.Workers < 1 || cfg.Workers > 256 {
-		return cfg, "", usagef("--workers %d: allowed 1 to 256", cfg.Workers)
-	}
-	if cfg.MaxStates = c.Int64("max-states"); cfg.MaxStates < 0 {
-		return cfg, "", usagef("--max-states %d: must be 0 (no limit) or positive", cfg.MaxStates)
-	}
-	if cfg.MaxDepth = c.Int("max-depth"); cfg.MaxDepth < 0 {
-		return cfg, "", usagef("--max-depth %d: must be 0 (no limit) or positive", cfg.MaxDepth)
-	}
-	if s := c.String("timeout"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return cfg, "", usagef("--timeout %q: a positive duration such as 30s, 5m or 1h", s)
-		}
-		cfg.Timeout = d
-	}
-	cfg.MaxMemory = defaultMaxMemory()
-	if s := c.String("max-memory"); s != "" {
-		m, err := parseBytes(s)
-		if err != nil {
-			return cfg, "", usagef("--max-memory %q: %v", s, err)
-		}
-		cfg.MaxMemory = m
+	if err := engineLimits(c, &cfg); err != nil {
+		return cfg, "", err
 	}
 	cfg.Continue = c.Bool("continue")
 	if cfg.Fairness, err = explorer.ParseFairness(c.String("fairness")); err != nil {
@@ -411,27 +391,6 @@ func safetyClaims(m explorer.Model, claims []string) []string {
 		}
 	}
 	return out
-}
-
-// parseBytes reads sizes such as 512MiB, 4GiB, 2G or 1000000.
-func parseBytes(s string) (uint64, error) {
-	units := []struct {
-		suffix string
-		mult   uint64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
-	mult := uint64(1)
-	num := s
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			mult, num = u.mult, strings.TrimSuffix(s, u.suffix)
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || v <= 0 {
-		return 0, errors.New("a positive size such as 512MiB or 4GiB")
-	}
-	return uint64(v * float64(mult)), nil
 }
 
 // defaultMaxMemory is three quarters of physical memory, so that a run that
