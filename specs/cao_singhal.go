@@ -434,7 +434,7 @@ func caoSinghal(broken bool) Spec {
 			procs[i] = csNode{Ust: userIdle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[csNode, csMsg]{
-			Mutex: mutexMetrics(users.R, csUser, csServes),
+			Mutex:    mutexMetrics(users.R, csUser, csServes),
 			Initial:  [][]csNode{procs},
 			Links:    automaton.Complete(n, true),
 			Channels: disc,

@@ -235,7 +235,7 @@ func carvalhoRoucairol(broken bool) Spec {
 			}
 		}
 		return automaton.New(automaton.Config[cvNode, raMsg]{
-			Mutex: mutexMetrics(users.R, cvUser, raServes),
+			Mutex:    mutexMetrics(users.R, cvUser, raServes),
 			Initial:  [][]cvNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,

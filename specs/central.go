@@ -246,7 +246,7 @@ func central(broken bool) Spec {
 			links = append(links, automaton.Link{From: i, To: n}, automaton.Link{From: n, To: i})
 		}
 		return automaton.New(automaton.Config[ctNode, ctMsg]{
-			Mutex: mutexMetrics(users.R, ctUser, ctServes),
+			Mutex:      mutexMetrics(users.R, ctUser, ctServes),
 			Initial:    [][]ctNode{procs},
 			Links:      links,
 			Channels:   disc,

@@ -306,7 +306,7 @@ func raymond(broken bool) Spec {
 			}
 		}
 		return automaton.New(automaton.Config[rayNode, rayMsg]{
-			Mutex: mutexMetricsView(users.R, rayUser, rayServes),
+			Mutex:    mutexMetricsView(users.R, rayUser, rayServes),
 			Initial:  [][]rayNode{procs},
 			Links:    automaton.Undirected(g.Adj),
 			Channels: disc,

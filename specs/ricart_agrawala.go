@@ -231,7 +231,7 @@ func ricartAgrawala(broken bool) Spec {
 			procs[i] = raNode{Ust: userIdle, Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[raNode, raMsg]{
-			Mutex: mutexMetrics(users.R, raUser, raServes),
+			Mutex:    mutexMetrics(users.R, raUser, raServes),
 			Initial:  [][]raNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,

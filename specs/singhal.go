@@ -314,7 +314,7 @@ func singhal(broken bool) Spec {
 		procs[0].HasToken = true
 		procs[0].TSV, procs[0].TSN = sgBeliefs(strings.Repeat(string(sgN), n)), skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[sgNode, sgMsg]{
-			Mutex: mutexMetrics(users.R, sgUser, sgServes),
+			Mutex:    mutexMetrics(users.R, sgUser, sgServes),
 			Initial:  [][]sgNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,

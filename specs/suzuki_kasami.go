@@ -294,7 +294,7 @@ func suzukiKasami(broken bool) Spec {
 		}
 		procs[0].HasToken, procs[0].LN = true, skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[skNode, skMsg]{
-			Mutex: mutexMetrics(users.R, skUser, skServes),
+			Mutex:    mutexMetrics(users.R, skUser, skServes),
 			Initial:  [][]skNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,
