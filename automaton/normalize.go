@@ -1,21 +1,28 @@
 package automaton
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // normalize replaces the successor in w.out with its representative under
 // Config.Normalize: it decodes every process and channel of the successor,
-// lets Normalize rewrite them, and encodes the result.
-func (w *worker[S, M, P]) normalize() {
+// checks the assumptions of the normalization on it (where names the state
+// for the message), lets Normalize rewrite them, and encodes the result.
+func (w *worker[S, M, P]) normalize(where func() string) {
 	sys, v := w.sys, &w.nv
 	v.load(w.out, sys.decodeGlobals)
 	for i := 0; i < sys.n; i++ {
 		v.procArena[i].reset()
 		sys.decodeProc(v, i)
 		v.decoded[i] = nil // procs[i] is about to change
+		v.ready[i] = true
 	}
 	for c := range sys.cfg.Links {
 		sys.decodeChan(v, c)
+		v.chReady[c] = true
 	}
+	w.assume(v, OfNormalize, where)
 	sys.cfg.Normalize(v.procs, v.chans)
 	w.norm = sys.encodeState(w.norm[:0], v.seg(0), v.procs, v.chans, &w.normScratch)
 	w.out, w.norm = w.norm, w.out
@@ -44,3 +51,15 @@ func (sys *System[S, M, P]) encodeState(out, g []byte, procs []S, chans [][]M, s
 
 // normScratch is the scratch memory of encodeState.
 type normScratch struct{ seg, alt, msg []byte }
+
+// normalizeInitial normalizes initial state k in w.out, and returns the
+// model failure of an assumption it breaks.
+func (w *worker[S, M, P]) normalizeInitial(k int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	w.normalize(func() string { return fmt.Sprintf("in initial state %d", k+1) })
+	return nil
+}

@@ -1,7 +1,11 @@
 package automaton
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
+	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/vacheck/vacheck/channel"
@@ -105,6 +109,7 @@ func (w reducingWorker[S, M, P]) Reduced(s []byte, emit func(a uint32, t explore
 		}
 	}()
 	w.load(&w.v, s)
+	w.assume(&w.v, OfPartialOrder, func() string { return "in the last state of the trace" })
 	w.enumerate()
 	if k, ok := w.commuting(); ok {
 		// commuting stepped the transition last: finish its successor.
@@ -294,4 +299,58 @@ func (w *worker[S, M, P]) invisible1(a action) bool {
 		}
 	}
 	return true
+}
+
+// VisibleProjection returns a function that maps a state of the system to
+// its visible valuation, for tests of a reduction
+// (automatontest.CheckReduction): the values of what the invariants see,
+// as PartialOrder.Visible tells them apart. Visible compares two states of
+// a process; the projection puts process states that it does not tell
+// apart into one class, named by the first state of the class it met and
+// shown as that state, and the valuation lists the class of every process
+// (and a failed assertion). Two states have the same valuation exactly
+// when no process differs visibly, so a reduction that keeps what the
+// invariants see reaches the same set of valuations as the full search.
+// The function may be called from several goroutines. It returns nil when
+// the system has no PartialOrder, or has a Normalize: a representative's
+// visible values depend on its invisible ones (shifted timestamps), so
+// reduced and full searches may meet the same behaviour in different
+// representatives; check the reduction on the model without Normalize.
+func (sys *System[S, M, P]) VisibleProjection() func(s []byte) (string, error) {
+	po := sys.cfg.PartialOrder
+	if po == nil || sys.cfg.Normalize != nil {
+		return nil
+	}
+	var mu sync.Mutex
+	reps := make([][]S, sys.n)
+	shown := make([][]string, sys.n)
+	return func(s []byte) (key string, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = panicError(r)
+			}
+		}()
+		v := newView[S, M](sys)
+		v.load(s, sys.decodeGlobals)
+		var b strings.Builder
+		mu.Lock()
+		defer mu.Unlock()
+		for i := 0; i < sys.n; i++ {
+			p := sys.protos[i]
+			if _, err := sys.pc.dec(unsafe.Pointer(&p), v.seg(1+i), nil); err != nil {
+				return "", err
+			}
+			k := slices.IndexFunc(reps[i], func(r S) bool { return !po.Visible(&r, &p) && !po.Visible(&p, &r) })
+			if k < 0 {
+				k = len(reps[i])
+				reps[i] = append(reps[i], p)
+				shown[i] = append(shown[i], fmt.Sprintf("%+v", display(reflect.ValueOf(p))))
+			}
+			fmt.Fprintf(&b, "p%d~%s ", i+1, shown[i][k])
+		}
+		if f := v.g.failed; f != 0 {
+			fmt.Fprintf(&b, "failed %s", sys.cfg.Assertions[f-1].Name)
+		}
+		return strings.TrimSpace(b.String()), nil
+	}
 }

@@ -166,6 +166,11 @@ type Config[S any, M Message] struct {
 	// algorithm, which offers the metrics messages-per-entry and
 	// sync-delay; see Mutex.
 	Mutex *Mutex[S, M]
+	// Assumptions are the facts about the model that Normalize and
+	// PartialOrder rely on, as predicates the search checks (see
+	// Assumption): a state that breaks one ends the run as a model
+	// failure, never as a silent merge or a lost interleaving.
+	Assumptions []Assumption[S, M]
 }
 
 // System is the composition of the process automata of a Config and its
@@ -223,6 +228,9 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	if cfg.PartialOrder != nil && (cfg.Crashes > 0 || cfg.Recoveries > 0 || cfg.PartialOrder.Visible == nil || n > 64) {
 		return nil, fmt.Errorf("%w: PartialOrder needs a Visible function, no crashes and at most 64 processes", ErrConfig)
 	}
+	if err := checkAssumptions(&cfg); err != nil {
+		return nil, err
+	}
 	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity}
 	if sys.disc == 0 {
 		sys.disc = channel.FIFO
@@ -265,12 +273,14 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 		_, sys.commuter = any(P(&sys.protos[0])).(Commuter[M])
 		_, sys.silencer = any(P(&sys.protos[0])).(Silencer[M])
 	}
-	for _, init := range cfg.Initial {
+	for k, init := range cfg.Initial {
 		st := sys.encodeInitial(init)
 		if cfg.Normalize != nil {
 			w := sys.newWorker()
 			w.out = st
-			w.normalize()
+			if err := w.normalizeInitial(k); err != nil {
+				return nil, err
+			}
 			st = w.out
 		}
 		sys.initial = append(sys.initial, st)

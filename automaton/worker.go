@@ -340,7 +340,9 @@ func (w *worker[S, M, P]) finish(a action, procChanged, globalsChanged bool) {
 		w.clearProcHops(a.proc)
 	}
 	if w.sys.cfg.Normalize != nil {
-		w.normalize()
+		w.normalize(func() string {
+			return "after " + w.actionLabel(a) + " from the last state of the trace, before normalization"
+		})
 	}
 }
 

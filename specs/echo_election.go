@@ -123,7 +123,30 @@ type echoNode struct {
 	// Broken keeps a conquered initiator's virtual tree edge: the bug of
 	// echo-election-broken.
 	Broken bool `vacheck:"-"`
+	// Top is the largest ID in the system: no wave can be stronger (the
+	// proof of Commutes).
+	Top int `vacheck:"-"`
+	// mutant seeds a bug for the tests of the reduction (echoMutant); 0
+	// in the catalog.
+	mutant echoMutant `vacheck:"-"`
 }
+
+// echoMutant is a deliberate change, made only by tests (echoElectionWith),
+// to check that partial-order reduction keeps the verdict of a changed
+// model inside its assumptions.
+type echoMutant uint8
+
+const (
+	// echoSkipLast: CHECK forgets the last port, so a node echoes (or
+	// wins) before its last neighbour has answered.
+	echoSkipLast echoMutant = 1 + iota
+	// echoDemote: JOIN makes every conquered node passive, actual
+	// initiators included, so validity compares with the wrong set.
+	echoDemote
+	// echoOldCommutes: the correct algorithm with the Commutes of before
+	// issue 15 (an answer commutes whenever another is still missing).
+	echoOldCommutes
+)
 
 type echoView = automaton.View[echoNode, echoMsg]
 
@@ -163,14 +186,33 @@ func (p *echoNode) Receive(from int, m echoMsg, fx *automaton.Effects[echoMsg]) 
 	// Otherwise m belongs to a weaker wave and is swallowed.
 }
 
-// Commutes implements automaton.Commuter, for partial-order reduction: a
-// message of a weaker wave is swallowed whenever it is received, and an
-// answer of the current wave that is not the last one the node waits for
-// only marks its port done. Until it is received, that port keeps the node
-// from echoing, so every other answer also only marks a port, and a
-// stronger wave resets done whether the answer came first or is swallowed
-// afterwards; start is disabled once cur ≠ 0. Receiving it first or last
-// gives the same node and the same messages.
+// Commutes implements automaton.Commuter, for partial-order reduction. It
+// claims three kinds of receive; in each, cur ≠ 0, so start is disabled for
+// good, cur never decreases, and whatever sequence σ of other transitions
+// the node does, receiving m first then σ, or σ then m, gives the same node
+// and the same messages:
+//
+//   - m of a weaker wave (j < cur): swallowed now, and after σ too (cur
+//     only grows); it changes nothing.
+//   - an answer of the current wave when the node has echoed it already
+//     (echoSent = cur): it only adds a port to done, which CHECK no longer
+//     reads in this wave. If σ joins a stronger wave, JOIN resets done,
+//     and m received after σ is swallowed; otherwise σ only adds ports to
+//     done too. Either way the same node, and m sends nothing.
+//   - an answer of the current wave, not from the parent, while another
+//     answer is still missing, when cur is the largest ID of the system
+//     (Top): no stronger wave exists, so σ never joins, and its receives
+//     only add ports to done. The node echoes (or wins) exactly once, when
+//     done is complete: m first then σ, or σ then m, sends the same one
+//     ECHO on the same channel.
+//
+// The third case claimed once any other answer was missing, whatever cur
+// was (issue 15): a node waiting for A and B that receives A, B, then a
+// stronger explorer X echoes its wave, while B, X, A never does. That
+// breaks the contract of Commuter. (The reduced search still meets the
+// outcome of B, X, A through A, X, B, in which B is swallowed, which is why
+// no verdict and no visible valuation changed; but the argument is gone,
+// and echoOldCommutes keeps it for the tests.)
 func (p *echoNode) Commutes(from int, m echoMsg) bool {
 	if p.Cur == 0 || m.J > p.Cur {
 		return false // wakes the node, conquers it or fails echo-label
@@ -178,7 +220,7 @@ func (p *echoNode) Commutes(from int, m echoMsg) bool {
 	if m.J < p.Cur || p.EchoSent == p.Cur {
 		return true // swallowed, or the wave is echoed already
 	}
-	if echoParent(from) == p.Parent {
+	if echoParent(from) == p.Parent || (p.Cur < p.Top && p.mutant != echoOldCommutes) {
 		return false
 	}
 	for _, q := range p.Nbrs {
@@ -187,6 +229,41 @@ func (p *echoNode) Commutes(from int, m echoMsg) bool {
 		}
 	}
 	return false
+}
+
+// echoAssumptions are the facts about states that Commutes reads into a
+// node (automaton.Assumption), checked in every state a reduced search
+// expands: cur is 0 or a wave label at most Top, echoSent is 0 or cur (the
+// node has echoed its current wave or not), and done holds neighbours
+// other than the parent only.
+func echoAssumptions() []automaton.Assumption[echoNode, echoMsg] {
+	each := func(f func(p *echoNode) bool) func(v *echoView) bool {
+		return func(v *echoView) bool {
+			for i := 0; i < v.N(); i++ {
+				if !f(v.Proc(i)) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return []automaton.Assumption[echoNode, echoMsg]{
+		{Name: "wave-bounded", Doc: "cur is at most the largest ID", Of: automaton.OfPartialOrder, Holds: each(func(p *echoNode) bool {
+			return p.Cur >= 0 && p.Cur <= p.Top
+		})},
+		{Name: "echoed-current", Doc: "echoSent is 0 or cur", Of: automaton.OfPartialOrder, Holds: each(func(p *echoNode) bool {
+			return p.EchoSent == 0 || p.EchoSent == p.Cur
+		})},
+		{Name: "done-ports", Doc: "done holds neighbours other than the parent", Of: automaton.OfPartialOrder, Holds: each(func(p *echoNode) bool {
+			var nb echoSet
+			for _, q := range p.Nbrs {
+				if echoParent(q) != p.Parent {
+					nb |= 1 << uint(q)
+				}
+			}
+			return p.Done&^nb == 0
+		})},
+	}
 }
 
 // echoLabel is the assertion of receive ECHO(j) in 1.11: j ≤ cur.
@@ -201,6 +278,9 @@ func (p *echoNode) join(j, from int, fx *automaton.Effects[echoMsg]) {
 	}
 	if !p.Broken || p.Parent != echoVirtual {
 		p.Parent = echoParent(from)
+	}
+	if p.mutant == echoDemote {
+		p.Role = echoPassive
 	}
 	p.Cur, p.EchoSent, p.Done = j, 0, 0
 	for _, q := range p.Nbrs {
@@ -217,7 +297,10 @@ func (p *echoNode) check(fx *automaton.Effects[echoMsg]) {
 	if p.Cur == 0 || p.EchoSent == p.Cur {
 		return
 	}
-	for _, q := range p.Nbrs {
+	for k, q := range p.Nbrs {
+		if p.mutant == echoSkipLast && k == len(p.Nbrs)-1 {
+			break
+		}
 		if echoParent(q) != p.Parent && !p.Done.has(q) {
 			return
 		}
@@ -326,7 +409,11 @@ func echoElectionSpecs() []Spec {
 	return []Spec{echoElection(false), echoElection(true)}
 }
 
-func echoElection(broken bool) Spec {
+func echoElection(broken bool) Spec { return echoElectionWith(broken, 0) }
+
+// echoElectionWith is echoElection with the processes' bug seeded by mutant
+// (tests only: echoMutant).
+func echoElectionWith(broken bool, mutant echoMutant) Spec {
 	claims := []string{properties.Uniqueness, properties.Validity, echoLabel, "winner-final", properties.DeadlockFreedom}
 	s := Spec{
 		Name:    "echo-election",
@@ -370,7 +457,7 @@ func echoElection(broken bool) Spec {
 			for _, set := range inits {
 				procs := make([]echoNode, n)
 				for i := range procs {
-					procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken}
+					procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: slices.Max(ids), mutant: mutant}
 					if set[i] {
 						procs[i].Role = echoDesignated
 					}
@@ -412,6 +499,7 @@ func echoElection(broken bool) Spec {
 			ValidEnd:    echoEnd,
 			Termination: echoEnd,
 			Explain:     echoExplain,
+			Assumptions: echoAssumptions(),
 			// The invariants read won, the roles and cur; every other
 			// transition is invisible to them.
 			PartialOrder: &automaton.PartialOrder[echoNode]{Visible: func(before, after *echoNode) bool {

@@ -109,7 +109,29 @@ type lamportNode struct {
 	// Broken drops the first part of the entry condition (a later-stamped
 	// message from every other process): the bug of lamport-broken.
 	Broken bool `vacheck:"-"`
+	// mutant seeds a bug for the tests of the reductions' assumptions
+	// (lamportMutant); 0 in the catalog.
+	mutant lamportMutant `vacheck:"-"`
 }
+
+// lamportMutant is a deliberate change of the algorithm, made only by tests
+// (lamportWith), to check that every reduction either keeps its verdict or
+// refuses it through an assumption (lamport_clocks.go).
+type lamportMutant uint8
+
+const (
+	// lamportTiesByArrival orders Q by timestamp only, ties in arrival
+	// order (insert after every request with the same stamp).
+	lamportTiesByArrival lamportMutant = 1 + iota
+	// lamportAckEcho stamps an ACK with the stamp of the REQUEST it
+	// answers instead of the clock.
+	lamportAckEcho
+	// lamportNoTick makes receive set C := max(C, t), without the tick.
+	lamportNoTick
+	// lamportKeepLate forgets to clear late[] on exit, so the next
+	// request starts with every late[j] of the last one.
+	lamportKeepLate
+)
 
 type lamportView = automaton.View[lamportNode, lamportMsg]
 
@@ -176,7 +198,9 @@ func (p *lamportNode) Do(s automaton.Step, fx *automaton.Effects[lamportMsg]) {
 		// states canonical without changing any transition.
 		p.MyTs = 0
 		p.C++
-		clear(p.Late)
+		if p.mutant != lamportKeepLate {
+			clear(p.Late)
+		}
 		p.sendAll(fx, lamportMsg{Kind: lamportRelease, TS: p.C, From: self})
 	}
 }
@@ -192,6 +216,12 @@ func (p *lamportNode) sendAll(fx *automaton.Effects[lamportMsg], m lamportMsg) {
 // insert adds r to Q, keeping Q sorted.
 func (p *lamportNode) insert(r lamportReq) {
 	k, _ := slices.BinarySearchFunc(p.Q, r, lamportCmp)
+	if p.mutant == lamportTiesByArrival {
+		k = len(p.Q)
+		for k > 0 && p.Q[k-1].TS > r.TS {
+			k--
+		}
+	}
 	p.Q = slices.Insert(p.Q, k, r)
 }
 
@@ -200,13 +230,20 @@ func (p *lamportNode) insert(r lamportReq) {
 // is acknowledged, RELEASE removes j's request from Q.
 func (p *lamportNode) Receive(from int, m lamportMsg, fx *automaton.Effects[lamportMsg]) {
 	p.C = max(p.C, m.TS) + 1
+	if p.mutant == lamportNoTick {
+		p.C--
+	}
 	if p.Ust == userTrying {
 		p.Late[from] = m.TS > p.MyTs
 	}
 	switch m.Kind {
 	case lamportRequest:
 		p.insert(lamportReq{TS: m.TS, ID: from})
-		fx.Send(from, lamportMsg{Kind: lamportAck, TS: p.C, From: fx.Self()})
+		ack := lamportMsg{Kind: lamportAck, TS: p.C, From: fx.Self()}
+		if p.mutant == lamportAckEcho {
+			ack.TS = m.TS
+		}
+		fx.Send(from, ack)
 	case lamportRelease:
 		// With FIFO channels j has at most one request in Q. Under
 		// unordered channels a RELEASE may overtake its REQUEST or follow
@@ -336,7 +373,11 @@ func lamportSpecs() []Spec { return []Spec{lamport(false), lamport(true)} }
 
 // lamport returns the spec lamport of ALGORITHMS.md 2.2 or, when broken is
 // set, its broken twin lamport-broken.
-func lamport(broken bool) Spec {
+func lamport(broken bool) Spec { return lamportWith(broken, 0) }
+
+// lamportWith is lamport with the processes' bug seeded by mutant (tests
+// only: lamportMutant).
+func lamportWith(broken bool, mutant lamportMutant) Spec {
 	s := Spec{
 		Name:    "lamport",
 		Section: "2.2",
@@ -388,7 +429,7 @@ func lamport(broken bool) Spec {
 		}
 		procs := make([]lamportNode, n)
 		for i := range procs {
-			procs[i] = lamportNode{Ust: userIdle, Late: make([]bool, n), Requests: users.Requests(i), Broken: broken}
+			procs[i] = lamportNode{Ust: userIdle, Late: make([]bool, n), Requests: users.Requests(i), Broken: broken, mutant: mutant}
 		}
 		cfg := automaton.Config[lamportNode, lamportMsg]{
 			Initial:  [][]lamportNode{procs},
@@ -440,6 +481,7 @@ func lamport(broken bool) Spec {
 				},
 			}
 		}
+		cfg.Assumptions = lamportAssumptions(p.String("clocks"), cfg.PartialOrder != nil)
 		if limit > 0 {
 			cfg.Bound = func(v *lamportView) bool {
 				for i := 0; i < v.N(); i++ {
@@ -454,280 +496,4 @@ func lamport(broken bool) Spec {
 		return automaton.New(cfg)
 	}
 	return s
-}
-
-// lamportShift shifts every timestamp of a state (clocks, requests, queued
-// requests and messages in transit) by the same amount, so that the
-// smallest is 0 (--clocks relative). It is a bisimulation: Lamport's
-// algorithm compares timestamps with each other and computes max(C, t)+1,
-// never compares one with a constant, so shifted states take the same
-// steps to shifted successors, and GA1 and FAIR-TS read the user state and
-// the order of requests only. myTs of an idle process is ⊥ (0) and is not
-// shifted; while trying or critical it is read together with ust, so a
-// shifted myTs of 0 is not mistaken for ⊥.
-func lamportShift(procs []lamportNode, chans [][]lamportMsg) {
-	shiftTimestamps(procs, chans, nil, nil)
-}
-
-// shiftTimestamps is lamportShift restricted to the live timestamps: when
-// live is not nil, the clocks of processes i with !live[i] and the messages
-// in chans[c] with !live[to[c]] are left alone. Queued requests are shifted
-// only where their stamp is not negative (erased by lamportMinimize).
-func shiftTimestamps(procs []lamportNode, chans [][]lamportMsg, live []bool, to []int) {
-	keep := func(i int) bool { return live == nil || live[i] }
-	low := -1
-	see := func(ts int) {
-		if low < 0 || ts < low {
-			low = ts
-		}
-	}
-	for i := range procs {
-		p := &procs[i]
-		if keep(i) {
-			see(p.C)
-		}
-		if p.Ust != userIdle {
-			see(p.MyTs)
-		}
-		for _, r := range p.Q {
-			if r.TS >= 0 {
-				see(r.TS)
-			}
-		}
-	}
-	for c, ms := range chans {
-		if live != nil && !live[to[c]] {
-			continue
-		}
-		for _, m := range ms {
-			see(m.TS)
-		}
-	}
-	if low <= 0 {
-		return
-	}
-	for i := range procs {
-		p := &procs[i]
-		if keep(i) {
-			p.C -= low
-		}
-		if p.Ust != userIdle {
-			p.MyTs -= low
-		}
-		for k := range p.Q {
-			if p.Q[k].TS >= 0 {
-				p.Q[k].TS -= low
-			}
-		}
-	}
-	for c, ms := range chans {
-		if live != nil && !live[to[c]] {
-			continue
-		}
-		for k := range ms {
-			ms[k].TS -= low
-		}
-	}
-}
-
-// lamportMinimize returns the normalization of --clocks minimal: relative
-// clocks (lamportShift), and every timestamp that no later step can read
-// erased or coarsened. It is a bisimulation for the same reasons as
-// lamportShift, and because of three facts about the algorithm:
-//
-//   - A queued request (t, j) of another process is only ever compared with
-//     the process's own request (mine, the head test of enter) and removed
-//     by j's RELEASE; the order between two queued requests of others never
-//     matters. So its stamp is replaced by its place: before mine (stamp -1,
-//     shown as "_"), or after mine (stamp myTs+1). While the process is idle
-//     every queued request is before its next one, whose stamp C+1 exceeds
-//     every stamp it has received.
-//   - A process's clock is read only when it stamps a message. A process
-//     that is idle, has no request left, and to which no REQUEST can still
-//     come (none in transit, no other process with a request left) sends
-//     nothing any more: its clock is dead and set to 0, and so are the
-//     stamps of the messages on their way to it, which can only change
-//     that clock (an idle process keeps no late[j]).
-//   - Once no process will request again, the only timestamps anything is
-//     compared with are the current requests, and a value's distance to
-//     them matters only up to the number of clock ticks still to come
-//     (lamportRegions). For N=3 with one request each this takes the
-//     state space from 197,746 states to 36,481; for N=4 it is what makes
-//     an exhaustive search possible.
-func lamportMinimize(links []automaton.Link) func([]lamportNode, [][]lamportMsg) {
-	to := make([]int, len(links))
-	for c, l := range links {
-		to[c] = l.To
-	}
-	return func(procs []lamportNode, chans [][]lamportMsg) {
-		n := len(procs)
-		// ahead counts the processes that will still issue a request.
-		ahead := 0
-		for i := range procs {
-			if lamportRequestsAhead(&procs[i]) {
-				ahead++
-			}
-		}
-		var buf [64]bool
-		live := buf[:0]
-		if n > len(buf) {
-			live = make([]bool, 0, n)
-		}
-		for i := range procs {
-			p := &procs[i]
-			own := lamportRequestsAhead(p)
-			others := ahead
-			if own {
-				others--
-			}
-			live = append(live, p.Ust != userIdle || own || others > 0)
-		}
-		for c, ms := range chans {
-			for _, m := range ms {
-				if m.Kind == lamportRequest {
-					live[to[c]] = true
-				}
-			}
-		}
-		for i := range procs {
-			p := &procs[i]
-			for k, r := range p.Q {
-				switch {
-				case r.ID == i:
-				case p.Ust == userIdle || r.less(p.mine(i)):
-					p.Q[k].TS = -1
-				default:
-					p.Q[k].TS = -2
-				}
-			}
-			if !live[i] {
-				p.C = 0
-			}
-		}
-		for c, ms := range chans {
-			if !live[to[c]] {
-				for k := range ms {
-					ms[k].TS = 0
-				}
-			}
-		}
-		if ahead == 0 {
-			lamportRegions(procs, chans, live, to)
-		}
-		shiftTimestamps(procs, chans, live, to)
-		for i := range procs {
-			p := &procs[i]
-			for k := range p.Q {
-				if p.Q[k].TS == -2 {
-					p.Q[k].TS = p.MyTs + 1
-				}
-			}
-			slices.SortFunc(p.Q, lamportCmp)
-		}
-	}
-}
-
-// lamportRequestsAhead reports whether p will still issue a request.
-func lamportRequestsAhead(p *lamportNode) bool {
-	if p.Ust == userIdle {
-		return p.Done < p.Requests
-	}
-	return p.Done+1 < p.Requests
-}
-
-// lamportRegions is the last rule of --clocks minimal, for a state in
-// which no process will request again: it keeps of each live timestamp
-// only what a later step can still tell apart, as the regions of timed
-// automata do for clocks.
-//
-// Thresholds are the current requests: myTs of every process that is not
-// idle and the stamp of every REQUEST in transit. With no request to come
-// they are all the thresholds there will be, and every comparison a later
-// step makes is of a value against a threshold: a received stamp against
-// the receiver's myTs (late[j], and a REQUEST's place in Q), or two
-// requests with each other (Q, FAIR-TS). A later value is max(...)+1 of
-// earlier ones, so it is the maximum of terms x+a, where x is a value of
-// today and a the number of clock ticks on a chain of events from x to it;
-// a is at most E, the ticks still to come (every exit, receive and request
-// ticks exactly one clock by one). Whether x+a > θ for every a in 0..E
-// depends only on θ-x when that lies in 0..E-1, and is the same for every
-// θ-x ≥ E and for every θ-x < 0. The rule therefore maps
-//
-//   - the thresholds to values in the same order, with the same gaps where
-//     a gap is at most E and a gap of E+1 where it is larger;
-//   - a value x at or below a threshold θ, the smallest such, to θ' minus
-//     min(θ-x, E), which stays above the image of the threshold below θ;
-//   - a value above every threshold to one above the highest image.
-//
-// Every comparison of a term with a threshold, ties included (ties between
-// requests are broken by ID), comes out the same before and after, so the
-// rule is a bisimulation, like the others of lamportMinimize. No value
-// compares with a threshold that is gone: a threshold only goes (an exit,
-// a REQUEST received), so later states are mapped with fewer thresholds
-// and a smaller E, never needing what was erased.
-// TestLamportMinimalIsBisimulation checks the whole normalization against
-// the literal model, N=3 included.
-func lamportRegions(procs []lamportNode, chans [][]lamportMsg, live []bool, to []int) {
-	n := len(procs)
-	var thBuf, mapBuf [32]int
-	th := thBuf[:0] // thresholds, sorted and distinct
-	e := 0          // E: the clock ticks still to come
-	for i := range procs {
-		if procs[i].Ust != userIdle {
-			th = append(th, procs[i].MyTs)
-			e += n // its exit and the N-1 receives of its RELEASE
-		}
-	}
-	for c, ms := range chans {
-		e += len(ms)
-		for _, m := range ms {
-			if m.Kind == lamportRequest && live[to[c]] {
-				th = append(th, m.TS)
-				e++ // the receive of its ACK
-			}
-		}
-	}
-	if len(th) == 0 {
-		return
-	}
-	slices.Sort(th)
-	th = slices.Compact(th)
-	img := mapBuf[:0] // img[k] is the new value of th[k]
-	if len(th) > len(mapBuf) {
-		img = make([]int, 0, len(th))
-	}
-	img = append(img, e+1) // room for values down to E below
-	for k := 1; k < len(th); k++ {
-		img = append(img, img[k-1]+min(th[k]-th[k-1], e+1))
-	}
-	mapTo := func(x int) int {
-		k, _ := slices.BinarySearch(th, x)
-		if k == len(th) {
-			return img[k-1] + 1
-		}
-		return img[k] - min(th[k]-x, e)
-	}
-	for i := range procs {
-		p := &procs[i]
-		if live[i] {
-			p.C = mapTo(p.C)
-		}
-		if p.Ust == userIdle {
-			continue
-		}
-		my := p.MyTs
-		p.MyTs = mapTo(my)
-		for k, r := range p.Q {
-			if r.ID == i && r.TS == my {
-				p.Q[k].TS = p.MyTs
-			}
-		}
-	}
-	for c, ms := range chans {
-		if live[to[c]] {
-			for k := range ms {
-				ms[k].TS = mapTo(ms[k].TS)
-			}
-		}
-	}
 }

@@ -16,6 +16,7 @@ func TestCheckReduction(t *testing.T) {
 		{"echo-election", map[string]string{"n": "5", "topology": "random:2:5", "initiators": "subsets"}},
 		{"echo-election-broken", map[string]string{"n": "4", "initiators": "subsets"}},
 		{"lamport", map[string]string{"n": "2", "requests": "2", "clocks": "minimal"}},
+		{"lamport", map[string]string{"n": "2", "requests": "2"}},
 		{"lamport-broken", map[string]string{"n": "2", "requests": "2"}},
 	} {
 		full, reduced := automatontest.CheckReduction(t, model(t, c.spec, c.flags))

@@ -28,7 +28,7 @@ var readmeExits = map[string]int{
 	"vacheck check tree-election --info off":                                                                     1,
 	"vacheck check floodmax --n 3 --ids 3,1,2 --diameter 1":                                                      1,
 	"vacheck check dfs-token --n 4 --method coloring --topology complete --initiators subsets --metric messages": 0,
-	"vacheck check echo-election --n 5 --topology complete --initiators subsets --reduction por":                 0,
+	"vacheck check echo-election --n 4 --topology complete --initiators subsets --reduction por":                 0,
 	"vacheck check adoption-broken --n 4 --topology star --property uniqueness":                                  1,
 	"vacheck check waiting --n 4 --initiators subsets --metric messages":                                         0,
 	"vacheck check bully --n 3 --crashes 1 --recoveries 1 --property uniqueness":                                 1,
