@@ -19,8 +19,8 @@ import (
 // trying or critical, entry done-1 if it is idle (a RELEASE sent by exit,
 // an INQUIRE that reaches a process that has left already); a message that
 // serves no entry, or an idle process that has entered no critical section
-// yet, is not counted; except that a message sent while receiving one that
-// serves an entry of the same process serves that entry (a reply serves
+// yet, is not counted; a message for which Serves returns InheritEntry
+// serves what the message received in the same step serves (a reply serves
 // what it answers). Enter and exit must be locally controlled steps (Steps
 // and Do), and the step that enters be named "enter", as in ALGORITHMS.md
 // 2.0.
@@ -331,11 +331,13 @@ func (sys *System[S, M, P]) msgKey(msg []byte) int {
 }
 
 // entryKeys computes the entry keys of the messages the step sent to
-// others, in w.served, -1 for none. A message sent while receiving a
-// message that serves an entry of the same process serves that entry (an
-// ACK serves the request it acknowledges, even when the requester has
-// moved on since); any other message serves the entry that is current for
-// its process after the step.
+// others, in w.served, -1 for none. A message for which Serves says
+// InheritEntry serves the entry of the message the step receives (an ACK
+// serves the request it acknowledges, even when the requester has moved on
+// since); any other message serves the entry that is current for its
+// process after the step (a REPLY that a coordinator sends on a RELEASE
+// serves the next request of its receiver, not the entry the RELEASE
+// ended).
 func (w *worker[S, M, P]) entryKeys(a action, procChanged bool) {
 	mx, sys := w.sys.cfg.Mutex, w.sys
 	w.served = w.served[:0]
@@ -353,10 +355,6 @@ func (w *worker[S, M, P]) entryKeys(a action, procChanged bool) {
 		}
 		if p < 0 {
 			w.served = append(w.served, -1)
-			continue
-		}
-		if inKey >= 0 && inKey/mx.Entries == int(p) {
-			w.served = append(w.served, int32(inKey))
 			continue
 		}
 		if int(p) >= w.sys.n {

@@ -48,11 +48,11 @@ type lamportMsg struct {
 
 func (m lamportMsg) String() string { return fmt.Sprintf("%s(%d,%d)", m.Kind, m.TS, m.From+1) }
 
-// lamportServes: an ACK serves the entry of the process it is sent to, a
+// lamportServes: an ACK serves the entry whose REQUEST it acknowledges, a
 // REQUEST or RELEASE that of its sender.
 func lamportServes(from, to int, m lamportMsg) int {
 	if m.Kind == lamportAck {
-		return to
+		return automaton.InheritEntry // the request it acknowledges, even if its sender has moved on
 	}
 	return from
 }

@@ -89,7 +89,11 @@ func engineLimits(c *cli.Context, cfg *explorer.Config) error {
 	if cfg.MaxStates, err = parseDecimal("max-states", c.String("max-states"), 0, math.MaxInt64); err != nil {
 		return err
 	}
-	d, err := parseDecimal("max-depth", c.String("max-depth"), 0, math.MaxInt32)
+	depth := c.String("max-depth")
+	if depth == "" { // sweep has no --max-depth
+		depth = "0"
+	}
+	d, err := parseDecimal("max-depth", depth, 0, math.MaxInt32)
 	if err != nil {
 		return err
 	}
