@@ -158,7 +158,7 @@ func checkVerdicts(t testing.TB, label string, m explorer.Model, refuse bool) (f
 		if got, want := verdicts(r), verdicts(full); got != want {
 			t.Errorf("vacheck, %s%v with partial-order reduction: %s; without: %s", label, st, got, want)
 		}
-		if r.Terminal != full.Terminal && (len(full.Violations) == 0 || refuse == false) {
+		if r.Terminal != full.Terminal && (len(full.Violations) == 0 || !refuse) {
 			t.Errorf("vacheck, %s%v with partial-order reduction: %d terminal states; without: %d", label, st, r.Terminal, full.Terminal)
 		}
 	}
