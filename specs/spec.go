@@ -99,10 +99,16 @@ func sectionLess(a, b string) bool {
 	return a2 < b2
 }
 
-// Lookup returns the spec called name.
+// Lookup returns the spec of the catalog called name.
 func Lookup(name string) (Spec, error) {
+	return Find(Catalog(), name)
+}
+
+// Find returns the spec of catalog called name, or an ErrUsage error that
+// names the specs catalog has.
+func Find(catalog []Spec, name string) (Spec, error) {
 	var names []string
-	for _, s := range Catalog() {
+	for _, s := range catalog {
 		if s.Name == name {
 			return s, nil
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/report"
 	"github.com/vacheck/vacheck/report/msc"
@@ -15,15 +15,15 @@ import (
 
 // chartFlags are the flags of `check` that draw traces as charts besides
 // --show msc (parsed with the other --show values in run.go).
-func chartFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "html", Usage: "write the counterexamples and metric witnesses as message sequence charts to this self-contained HTML `FILE`"},
+func chartFlags() []urfave.Flag {
+	return []urfave.Flag{
+		&urfave.StringFlag{Name: "html", Usage: "write the counterexamples and metric witnesses as message sequence charts to this self-contained HTML `FILE`"},
 	}
 }
 
 // charts writes --html FILE when the run has a counterexample or a
 // witness, saying so on stderr.
-func charts(c *cli.Context, run *report.Run, stderr io.Writer) error {
+func charts(c *urfave.Context, run *report.Run, stderr io.Writer) error {
 	file := c.String("html")
 	if file == "" {
 		return nil

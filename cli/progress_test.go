@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vacheck/vacheck/specs"
 )
 
 // syncBuffer is a bytes.Buffer that the explorer's monitor goroutine may
@@ -48,7 +50,7 @@ func longRun(t *testing.T, ctx context.Context, interrupt func(), extra ...strin
 	var out, errb syncBuffer
 	args := append([]string{"vacheck", "check", "chang-roberts", "--n", "8", "--workers", "1"}, extra...)
 	done := make(chan int)
-	go func() { done <- runContext(ctx, args, &out, &errb) }()
+	go func() { done <- runContext(ctx, args, &out, &errb, specs.Catalog()) }()
 	deadline := time.After(20 * time.Second)
 	for !strings.Contains(errb.String(), " states (") {
 		select {
@@ -117,7 +119,7 @@ func TestProgressOnNonTerminal(t *testing.T) {
 	fastProgress(t)
 	var out, errb syncBuffer
 	args := []string{"vacheck", "check", "chang-roberts", "--n", "7", "--workers", "1", "--timeout", "400ms"}
-	if code := runContext(context.Background(), args, &out, &errb); code != exitIncomplete {
+	if code := runContext(context.Background(), args, &out, &errb, specs.Catalog()); code != exitIncomplete {
 		t.Fatalf("exit code %d: %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")

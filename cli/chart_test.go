@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 // TestChartGolden compares the text message sequence charts (--show msc)
 // with the files in testdata/golden: a deadlock, a ring, a lasso and an
 // unordered channel where a message overtakes another. Run `go test
-// ./cmd/vacheck -run Chart -update` after a deliberate change and review
+// ./cli -run Chart -update` after a deliberate change and review
 // the diff.
 func TestChartGolden(t *testing.T) {
 	tests := []struct {
@@ -31,7 +31,7 @@ func TestChartGolden(t *testing.T) {
 				t.Fatalf("stderr: %s", stderr)
 			}
 			got := timing.ReplaceAllString(stdout, "<timing>")
-			path := filepath.Join("..", "..", "testdata", "golden", tt.name+".txt")
+			path := filepath.Join("..", "testdata", "golden", tt.name+".txt")
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 					t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/report"
 	"github.com/vacheck/vacheck/specs"
@@ -38,39 +38,39 @@ func usagef(format string, args ...any) error {
 }
 
 // engineFlags are the flags of `check` that are not spec parameters.
-func engineFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "strategy", DefaultText: "bfs, or dfs with --reduction por", Usage: "search order: bfs (shortest counterexamples) or dfs (one worker, a third of the memory per state, and with --reduction por far fewer states)"},
-		&cli.StringFlag{Name: "workers", Value: strconv.Itoa(runtime.GOMAXPROCS(0)), Usage: "parallel workers (BFS)"},
-		&cli.StringFlag{Name: "max-states", Value: "0", Usage: "stop after this many distinct states (0: no limit)"},
-		&cli.StringFlag{Name: "max-depth", Value: "0", Usage: "do not explore beyond this depth (0: no limit)"},
-		&cli.StringFlag{Name: "timeout", Usage: "stop after this long, e.g. 30s or 5m (default: no limit)"},
-		&cli.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory)"},
-		&cli.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
-		&cli.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
-		&cli.StringFlag{Name: "reduction", Value: "none", Usage: "state-space reduction: none (exact counts) or por (partial-order reduction: safety properties only, far fewer states where processes interact only by messages)"},
-		&cli.StringFlag{Name: "fairness", Value: "weak", Usage: "fairness for liveness: weak, strong or none"},
-		&cli.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions, with witnesses: messages, messages:TYPE, steps, time (causal depth), and for mutual exclusion messages-per-entry and sync-delay (repeatable)"},
-		&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
-		&cli.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"},
-		&cli.StringSliceFlag{Name: "show", Usage: "how a counterexample reads, a comma-separated list: story (the default: each step with what it changed), msc (a message sequence chart), involved (only the processes that change, send or receive in it)"},
-		&cli.StringFlag{Name: "trace", Value: "full", Usage: "JSON traces: full (every step's state) or diff (the first step's state, then only the changed variables)"},
+func engineFlags() []urfave.Flag {
+	return []urfave.Flag{
+		&urfave.StringFlag{Name: "strategy", DefaultText: "bfs, or dfs with --reduction por", Usage: "search order: bfs (shortest counterexamples) or dfs (one worker, a third of the memory per state, and with --reduction por far fewer states)"},
+		&urfave.StringFlag{Name: "workers", Value: strconv.Itoa(runtime.GOMAXPROCS(0)), Usage: "parallel workers (BFS)"},
+		&urfave.StringFlag{Name: "max-states", Value: "0", Usage: "stop after this many distinct states (0: no limit)"},
+		&urfave.StringFlag{Name: "max-depth", Value: "0", Usage: "do not explore beyond this depth (0: no limit)"},
+		&urfave.StringFlag{Name: "timeout", Usage: "stop after this long, e.g. 30s or 5m (default: no limit)"},
+		&urfave.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory)"},
+		&urfave.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
+		&urfave.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
+		&urfave.StringFlag{Name: "reduction", Value: "none", Usage: "state-space reduction: none (exact counts) or por (partial-order reduction: safety properties only, far fewer states where processes interact only by messages)"},
+		&urfave.StringFlag{Name: "fairness", Value: "weak", Usage: "fairness for liveness: weak, strong or none"},
+		&urfave.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions, with witnesses: messages, messages:TYPE, steps, time (causal depth), and for mutual exclusion messages-per-entry and sync-delay (repeatable)"},
+		&urfave.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+		&urfave.BoolFlag{Name: "quiet", Usage: "no progress lines on stderr"},
+		&urfave.StringSliceFlag{Name: "show", Usage: "how a counterexample reads, a comma-separated list: story (the default: each step with what it changed), msc (a message sequence chart), involved (only the processes that change, send or receive in it)"},
+		&urfave.StringFlag{Name: "trace", Value: "full", Usage: "JSON traces: full (every step's state) or diff (the first step's state, then only the changed variables)"},
 		chartFlags()[0], // --html: see chart.go
 	}
 }
 
-// specFlags are the union of every spec's parameters, as string flags; a
-// spec rejects the ones it does not take.
-func specFlags() []cli.Flag {
-	var flags []cli.Flag
+// specFlags are the union of the parameters of every spec of catalog, as
+// string flags; a spec rejects the ones it does not take.
+func specFlags(catalog []specs.Spec) []urfave.Flag {
+	var flags []urfave.Flag
 	seen := map[string]bool{}
 	add := func(p specs.Param) {
 		if !seen[p.Flag] {
 			seen[p.Flag] = true
-			flags = append(flags, &cli.StringFlag{Name: p.Flag, Usage: p.Usage})
+			flags = append(flags, &urfave.StringFlag{Name: p.Flag, Usage: p.Usage})
 		}
 	}
-	for _, s := range specs.Catalog() {
+	for _, s := range catalog {
 		for _, p := range s.Params {
 			add(p)
 		}
@@ -80,14 +80,11 @@ func specFlags() []cli.Flag {
 	return flags
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	return runContext(context.Background(), args, stdout, stderr)
-}
-
-// runContext runs the command line args; cancelling ctx stops a check as
-// SIGINT does. Every path ends in one of the documented exit codes; with
-// --format json an error is a JSON object on stdout as well.
-func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+// runContext runs the command line args on the specs of catalog;
+// cancelling ctx stops a check as SIGINT does. Every path ends in one of
+// the documented exit codes; with --format json an error is a JSON object
+// on stdout as well.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, catalog []specs.Spec) (code int) {
 	fail := func(c int, err error) int {
 		fmt.Fprintf(stderr, "vacheck: %v\n", err)
 		if wantsJSON(args) {
@@ -113,13 +110,13 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			rest = append(rest[1:min(len(rest), 2)], "--help")
 			args = append([]string{args[0]}, rest...)
 		case !strings.HasPrefix(w, "-") && !slices.Contains(commands, w):
-			return fail(exitUsage, unknownCommand(w))
+			return fail(exitUsage, unknownCommand(w, catalog))
 		}
 	}
 	if len(rest) > 1 && (rest[0] == "check" || rest[0] == "sweep") {
 		flags, positional := splitArgs(rest[1:])
 		if len(positional) > 0 && slices.ContainsFunc(flags, func(a string) bool { return a == "-h" || a == "--help" || a == "-help" }) {
-			spec, err := lookupSpec(positional[0])
+			spec, err := lookupSpec(positional[0], catalog)
 			if err != nil {
 				return fail(exitUsage, err)
 			}
@@ -128,8 +125,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		}
 	}
 	code = exitOK
-	checkFlags := append(engineFlags(), specFlags()...)
-	app := &cli.App{
+	checkFlags := append(engineFlags(), specFlags(catalog)...)
+	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
 		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck --version",
@@ -138,19 +135,19 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		HideHelpCommand: true,
 		HideVersion:     true,
 		// Never os.Exit from inside the library: run decides the code.
-		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return flagUsageError(err, []cli.Flag{cli.HelpFlag})
+		ExitErrHandler: func(*urfave.Context, error) {},
+		OnUsageError: func(_ *urfave.Context, err error, _ bool) error {
+			return flagUsageError(err, []urfave.Flag{urfave.HelpFlag})
 		},
-		Commands: []*cli.Command{
+		Commands: []*urfave.Command{
 			{
 				Name:  "list",
 				Usage: "list the specs, their parameters and properties",
-				Action: func(c *cli.Context) error {
+				Action: func(c *urfave.Context) error {
 					if c.NArg() > 0 {
 						return usagef("list takes no arguments, got %q", c.Args().First())
 					}
-					return list(c.App.Writer)
+					return list(c.App.Writer, catalog)
 				},
 			},
 			{
@@ -158,19 +155,19 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 				Usage:     "explore every interleaving of SPEC and check its properties",
 				ArgsUsage: "SPEC",
 				Flags:     checkFlags,
-				Action: func(c *cli.Context) error {
+				Action: func(c *urfave.Context) error {
 					var err error
-					code, err = check(c, stderr)
+					code, err = check(c, stderr, catalog)
 					return err
 				},
 			},
-			sweepCommand(stderr, &code),
+			sweepCommand(stderr, &code, catalog),
 			quorumsCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {
 		flags := cmd.Flags
-		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		cmd.OnUsageError = func(_ *urfave.Context, err error, _ bool) error {
 			return flagUsageError(err, flags)
 		}
 	}
@@ -221,13 +218,14 @@ func reorder(args []string) []string {
 	return append(out, positional...)
 }
 
-func list(w io.Writer) error {
+// list prints every spec of catalog: `vacheck list`.
+func list(w io.Writer, catalog []specs.Spec) error {
 	width := 0
-	for _, s := range specs.Catalog() {
+	for _, s := range catalog {
 		width = max(width, len(s.Name))
 	}
 	indent := strings.Repeat(" ", width+7)
-	for _, s := range specs.Catalog() {
+	for _, s := range catalog {
 		fmt.Fprintf(w, "%-*s %-5s %s\n", width, s.Name, s.Section, s.Summary)
 		if s.Bug != "" {
 			fmt.Fprintf(w, "%sbug: %s\n", indent, s.Bug)
@@ -252,16 +250,16 @@ func list(w io.Writer) error {
 	return nil
 }
 
-func check(c *cli.Context, stderr io.Writer) (int, error) {
+func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, error) {
 	if c.NArg() != 1 {
 		return exitUsage, usagef("check takes one SPEC (see 'vacheck list'), got %d arguments", c.NArg())
 	}
-	spec, err := lookupSpec(c.Args().First())
+	spec, err := lookupSpec(c.Args().First(), catalog)
 	if err != nil {
 		return exitUsage, err
 	}
 	given := map[string]string{}
-	for _, f := range specFlags() {
+	for _, f := range specFlags(catalog) {
 		name := f.Names()[0]
 		if c.IsSet(name) {
 			given[name] = c.String(name)
@@ -340,7 +338,7 @@ func check(c *cli.Context, stderr io.Writer) (int, error) {
 	return exitModel, nil
 }
 
-func engineConfig(c *cli.Context, spec specs.Spec) (explorer.Config, string, error) {
+func engineConfig(c *urfave.Context, spec specs.Spec) (explorer.Config, string, error) {
 	var cfg explorer.Config
 	var err error
 	if c.IsSet("strategy") {
@@ -437,7 +435,7 @@ type views struct {
 // showValues are the values --show takes.
 var showValues = []string{"story", "msc", "involved"}
 
-func parseViews(c *cli.Context) (views, error) {
+func parseViews(c *urfave.Context) (views, error) {
 	var v views
 	for _, s := range c.StringSlice("show") {
 		switch strings.TrimSpace(s) {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/specs"
 )
 
@@ -54,9 +54,9 @@ func suggest(name string, candidates []string) string {
 	return ""
 }
 
-func specNames() []string {
+func specNames(catalog []specs.Spec) []string {
 	var names []string
-	for _, s := range specs.Catalog() {
+	for _, s := range catalog {
 		names = append(names, s.Name)
 	}
 	return names
@@ -64,14 +64,14 @@ func specNames() []string {
 
 // unknownCommand is the usage error for `vacheck WORD` where WORD is not a
 // command: a spec name suggests `vacheck check WORD`.
-func unknownCommand(word string) error {
-	if slices.Contains(specNames(), word) {
+func unknownCommand(word string, catalog []specs.Spec) error {
+	if slices.Contains(specNames(catalog), word) {
 		return usagef("unknown command %q; %s is a spec: did you mean 'vacheck check %s'?", word, word, word)
 	}
 	if s := suggest(word, commands); s != "" {
 		return usagef("unknown command %q; did you mean 'vacheck %s'? (commands: %s)", word, s, strings.Join(commands, ", "))
 	}
-	if s := suggest(word, specNames()); s != "" {
+	if s := suggest(word, specNames(catalog)); s != "" {
 		return usagef("unknown command %q; did you mean 'vacheck check %s'? (commands: %s)", word, s, strings.Join(commands, ", "))
 	}
 	return usagef("unknown command %q; commands: %s (see 'vacheck --help')", word, strings.Join(commands, ", "))
@@ -81,7 +81,7 @@ var undefinedFlag = regexp.MustCompile(`flag provided but not defined: -+(\S+)`)
 
 // flagUsageError turns the flag parser's error into a usage error that
 // names the flag with two dashes and suggests the closest flag of cmd.
-func flagUsageError(err error, flags []cli.Flag) error {
+func flagUsageError(err error, flags []urfave.Flag) error {
 	m := undefinedFlag.FindStringSubmatch(err.Error())
 	if m == nil {
 		return usageError{err}
@@ -97,16 +97,19 @@ func flagUsageError(err error, flags []cli.Flag) error {
 	return usagef("%s (see --help)", msg)
 }
 
-// lookupSpec is specs.Lookup with a "did you mean" for a typo.
-func lookupSpec(name string) (specs.Spec, error) {
-	spec, err := specs.Lookup(name)
+// lookupSpec is specs.Find in catalog with a "did you mean" for a typo.
+func lookupSpec(name string, catalog []specs.Spec) (specs.Spec, error) {
+	spec, err := specs.Find(catalog, name)
 	if err != nil {
-		if s := suggest(name, specNames()); s != "" {
+		if s := suggest(name, specNames(catalog)); s != "" {
 			return spec, usagef("unknown spec %q; did you mean %s? (see 'vacheck list')", name, s)
 		}
 	}
 	return spec, err
 }
+
+// modulePath is vacheck's module.
+const modulePath = "github.com/vacheck/vacheck"
 
 // version says which build this is: the module version and, when the
 // binary was built from a git checkout, the revision.
@@ -118,6 +121,14 @@ func version() string {
 	v := bi.Main.Version
 	if v == "" {
 		v = "(devel)"
+	}
+	if bi.Main.Path != "" && bi.Main.Path != modulePath {
+		// A user's command built on package cli: vacheck is a dependency.
+		for _, d := range bi.Deps {
+			if d.Path == modulePath {
+				return fmt.Sprintf("vacheck %s (in %s %s) %s", d.Version, bi.Main.Path, v, runtime.Version())
+			}
+		}
 	}
 	var rev, when, dirty string
 	for _, s := range bi.Settings {
@@ -142,7 +153,11 @@ func version() string {
 // specHelp prints what `vacheck list` says about one spec, with the usage
 // of each parameter: `vacheck check SPEC --help`.
 func specHelp(w io.Writer, spec specs.Spec) error {
-	fmt.Fprintf(w, "%s (ALGORITHMS.md %s): %s\n", spec.Name, spec.Section, spec.Summary)
+	if spec.Section != "" {
+		fmt.Fprintf(w, "%s (ALGORITHMS.md %s): %s\n", spec.Name, spec.Section, spec.Summary)
+	} else { // a user's spec
+		fmt.Fprintf(w, "%s: %s\n", spec.Name, spec.Summary)
+	}
 	if spec.Bug != "" {
 		fmt.Fprintf(w, "broken on purpose: %s\n", spec.Bug)
 	}

@@ -1,13 +1,22 @@
-package main
+package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vacheck/vacheck/specs"
 )
+
+// run runs the command line on the catalog, as cmd/vacheck does.
+func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr, specs.Catalog())
+}
 
 // vacheck runs the command line and returns the exit code, stdout and
 // stderr.

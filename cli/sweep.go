@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"cmp"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/urfave/cli/v2"
+	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/specs"
 )
@@ -21,18 +21,18 @@ import (
 // N upward until the budget or the memory runs out and prints a table, or
 // with --format json one certificate per N; --compare OLD.json fails when
 // a count or verdict changed.
-func sweepCommand(stderr io.Writer, code *int) *cli.Command {
-	flags := []cli.Flag{
-		&cli.StringFlag{Name: "budget", Usage: "total wall time for the whole sweep, e.g. 10m (default: no limit)"},
-		&cli.StringFlag{Name: "baseline", Usage: "certificates of an earlier sweep (--format json): fail (exit 1) naming every count or verdict that changed; without --n, re-check the N it has. --compare FILE.json says the same (--compare without .json is the parameter of the wakeup specs)"},
+func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Command {
+	flags := []urfave.Flag{
+		&urfave.StringFlag{Name: "budget", Usage: "total wall time for the whole sweep, e.g. 10m (default: no limit)"},
+		&urfave.StringFlag{Name: "baseline", Usage: "certificates of an earlier sweep (--format json): fail (exit 1) naming every count or verdict that changed; without --n, re-check the N it has. --compare FILE.json says the same (--compare without .json is the parameter of the wakeup specs)"},
 	}
 	for _, f := range engineFlags() {
 		if n := f.Names()[0]; n != "continue" && n != "max-depth" {
 			flags = append(flags, f)
 		}
 	}
-	flags = append(flags, specFlags()...)
-	return &cli.Command{
+	flags = append(flags, specFlags(catalog)...)
+	return &urfave.Command{
 		Name:      "sweep",
 		Usage:     "check SPEC for N = 3, 4, ... until the budget or the memory runs out; print a table or certificates",
 		ArgsUsage: "SPEC --n FROM..TO",
@@ -40,9 +40,9 @@ func sweepCommand(stderr io.Writer, code *int) *cli.Command {
 			"incomplete and ends the sweep. Exit code: 1 if a property is violated (with --baseline: if a\n" +
 			"count, verdict or metric changed), 3 if interrupted or no N finished, else 0.",
 		Flags: flags,
-		Action: func(c *cli.Context) error {
+		Action: func(c *urfave.Context) error {
 			var err error
-			*code, err = sweep(c, stderr)
+			*code, err = sweep(c, stderr, catalog)
 			return err
 		},
 	}
@@ -115,11 +115,11 @@ func parseRange(s string) ([]int, error) {
 	return out, nil
 }
 
-func sweep(c *cli.Context, stderr io.Writer) (int, error) {
+func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, error) {
 	if c.NArg() != 1 {
 		return exitUsage, usagef("sweep takes one SPEC (see 'vacheck list'), got %d arguments", c.NArg())
 	}
-	spec, err := lookupSpec(c.Args().First())
+	spec, err := lookupSpec(c.Args().First(), catalog)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -170,7 +170,7 @@ func sweep(c *cli.Context, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	given := map[string]string{}
-	for _, f := range specFlags() {
+	for _, f := range specFlags(catalog) {
 		if name := f.Names()[0]; name != "n" && c.IsSet(name) && !(name == "compare" && c.String(name) == path) {
 			given[name] = c.String(name)
 		}

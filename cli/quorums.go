@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -7,24 +7,24 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/quorum"
 )
 
 // quorumsCommand is `vacheck quorums SYSTEM --n N`: it prints a quorum
 // system (ALGORITHMS.md 2.5) and its analysis, with a witness for every
 // property that fails.
-func quorumsCommand() *cli.Command {
-	return &cli.Command{
+func quorumsCommand() *urfave.Command {
+	return &urfave.Command{
 		Name:      "quorums",
 		Usage:     "print a quorum system and its properties (intersection, coterie, symmetry, non-domination, ideal)",
 		ArgsUsage: "fpp|grid|majority|weighted:W1,W2,...|tree|wall:ROWS|single|all|FILE",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "n", Usage: "number of processes (required)"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+		Flags: []urfave.Flag{
+			&urfave.StringFlag{Name: "n", Usage: "number of processes (required)"},
+			&urfave.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
-		Action: func(c *cli.Context) error {
+		OnUsageError: func(_ *urfave.Context, err error, _ bool) error { return usageError{err} },
+		Action: func(c *urfave.Context) error {
 			return quorums(c)
 		},
 	}
@@ -69,7 +69,7 @@ func setOf(q []int) string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-func quorums(c *cli.Context) error {
+func quorums(c *urfave.Context) error {
 	if c.NArg() != 1 {
 		return usagef("quorums takes one quorum system (fpp, grid, majority, weighted:W1,..., tree, wall:ROWS, single, all or a file), got %d arguments", c.NArg())
 	}

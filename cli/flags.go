@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/urfave/cli/v2"
+	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
 )
 
@@ -80,7 +80,7 @@ func parseTimeout(s string) (time.Duration, error) {
 
 // engineLimits reads --workers, --max-states, --max-depth, --timeout and
 // --max-memory into cfg.
-func engineLimits(c *cli.Context, cfg *explorer.Config) error {
+func engineLimits(c *urfave.Context, cfg *explorer.Config) error {
 	w, err := parseDecimal("workers", c.String("workers"), 1, 256)
 	if err != nil {
 		return err
@@ -89,15 +89,13 @@ func engineLimits(c *cli.Context, cfg *explorer.Config) error {
 	if cfg.MaxStates, err = parseDecimal("max-states", c.String("max-states"), 0, math.MaxInt64); err != nil {
 		return err
 	}
-	depth := c.String("max-depth")
-	if depth == "" { // sweep has no --max-depth
-		depth = "0"
+	if s := c.String("max-depth"); c.IsSet("max-depth") || s != "" { // sweep has no --max-depth
+		d, err := parseDecimal("max-depth", s, 0, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		cfg.MaxDepth = int(d)
 	}
-	d, err := parseDecimal("max-depth", depth, 0, math.MaxInt32)
-	if err != nil {
-		return err
-	}
-	cfg.MaxDepth = int(d)
 	if s := c.String("timeout"); c.IsSet("timeout") || s != "" {
 		if cfg.Timeout, err = parseTimeout(s); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -18,7 +18,7 @@ var timing = regexp.MustCompile(`(?m)^.*states/s, peak memory.*$|, [0-9.]+ [KMG]
 
 // TestGolden compares what people read with the files in testdata/golden:
 // counterexamples as stories, a deadlock explanation, a lasso, metrics and
-// the JSON contract. Run `go test ./cmd/vacheck -update` after a deliberate
+// the JSON contract. Run `go test ./cli -update` after a deliberate
 // change and review the diff.
 func TestGolden(t *testing.T) {
 	tests := []struct {
@@ -44,7 +44,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("stderr: %s", stderr)
 			}
 			got := timing.ReplaceAllString(stdout, "<timing>")
-			path := filepath.Join("..", "..", "testdata", "golden", tt.name+".txt")
+			path := filepath.Join("..", "testdata", "golden", tt.name+".txt")
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 					t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -60,7 +60,7 @@ var readmeSlow = map[string]bool{
 // TestReadmeCommands runs every `vacheck` command of the README's shell
 // blocks and checks the exit code its comment promises.
 func TestReadmeCommands(t *testing.T) {
-	f, err := os.Open("../../README.md")
+	f, err := os.Open("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

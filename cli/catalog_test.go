@@ -1,0 +1,104 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/cli"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/specs"
+)
+
+// laps is tokenPass with a parameter no catalog spec has.
+var laps = func() specs.Spec {
+	s := tokenPass
+	s.Name = "token-laps"
+	s.Params = append([]specs.Param{{Flag: "laps", Default: "1", Usage: "laps of the token (only 1 is modelled)"}}, s.Params...)
+	s.Build = func(p *specs.Params) (explorer.Model, error) {
+		if _, err := p.Int("laps", 1, 1); err != nil {
+			return nil, err
+		}
+		return tokenPass.Build(p)
+	}
+	return s
+}()
+
+func runOn(catalog []specs.Spec, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := cli.Run(append([]string{"vacheck"}, args...), &out, &errb, catalog)
+	return code, out.String(), errb.String()
+}
+
+// TestUserCatalog checks that every command works on the catalog it is
+// given and on nothing else: list, check, its did-you-mean, spec flags,
+// help, sweep and JSON.
+func TestUserCatalog(t *testing.T) {
+	mine := []specs.Spec{tokenPass, laps}
+	both := append(specs.Catalog(), mine...)
+	tests := []struct {
+		catalog []specs.Spec
+		args    []string
+		code    int
+		want    []string
+		not     []string
+	}{
+		{mine, []string{"list"}, 0, []string{"token-pass ", "token-laps ", "--laps (default 1)"}, []string{"chang-roberts"}},
+		{mine, []string{"check", "chang-roberts"}, 2, []string{`unknown spec "chang-roberts"`, "known specs: token-pass, token-laps"}, nil},
+		{mine, []string{"check", "token-pas", "--quiet"}, 2, []string{"did you mean token-pass?"}, nil},
+		{mine, []string{"token-laps"}, 2, []string{"did you mean 'vacheck check token-laps'"}, nil},
+		{mine, []string{"tokn-laps"}, 2, []string{"did you mean 'vacheck check token-laps'"}, nil},
+		{mine, []string{"check", "token-laps", "--help"}, 0, []string{"token-laps: a token goes once around a ring", "--laps", "claims (checked by default): token-uniqueness, deadlock-freedom"}, []string{"ALGORITHMS.md"}},
+		{mine, []string{"check", "token-laps", "--laps", "1", "--n", "4", "--quiet"}, 0, []string{"token-laps --laps 1 --n 4", "9 distinct states", "result: OK"}, nil},
+		{mine, []string{"check", "token-laps", "--laps", "2", "--quiet"}, 2, []string{"--laps 2: out of range"}, nil},
+		{mine, []string{"check", "token-pass", "--laps", "1", "--quiet"}, 2, []string{"--laps does not apply to token-pass"}, nil},
+		{mine, []string{"check", "token-pass", "--ids", "all", "--quiet"}, 2, []string{"unknown flag --ids"}, nil},
+		{both, []string{"check", "token-pass", "--n", "2", "--quiet"}, 0, []string{"5 distinct states"}, nil},
+		{both, []string{"check", "chang-roberts", "--n", "3", "--quiet"}, 0, []string{"282 distinct states"}, nil},
+		{specs.Catalog(), []string{"check", "chang-roberts", "--laps", "1", "--quiet"}, 2, []string{"unknown flag --laps"}, nil},
+		{mine, []string{"sweep", "token-pass", "--n", "2..4", "--quiet"}, 0, []string{"token-pass: sweep of --n 2,3,4", "OK"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errb := runOn(tt.catalog, tt.args...)
+			all := out + errb
+			if code != tt.code {
+				t.Errorf("exit %d, want %d:\n%s", code, tt.code, all)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("output lacks %q:\n%s", w, all)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(all, w) {
+					t.Errorf("output has %q:\n%s", w, all)
+				}
+			}
+		})
+	}
+}
+
+// TestUserSpecJSON checks the JSON report of a user's spec.
+func TestUserSpecJSON(t *testing.T) {
+	code, out, errb := runOn([]specs.Spec{tokenPass}, "check", "token-pass", "--n", "3", "--format", "json", "--metric", "messages", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var r struct {
+		Spec   string `json:"spec"`
+		Status string `json:"status"`
+		States int    `json:"states"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	// pass, receive at each of the 3 processes: 7 states.
+	if r.Spec != "token-pass" || r.Status != "ok" || r.States != 7 {
+		t.Errorf("got %+v, want token-pass ok 7 states", r)
+	}
+	if !strings.Contains(out, `"messages"`) {
+		t.Errorf("no messages metric in:\n%s", out)
+	}
+}
