@@ -53,13 +53,20 @@ func interruptible(parent context.Context, stderr io.Writer) (ctx context.Contex
 	go func() {
 		select {
 		case sig := <-ch:
-			signal.Stop(ch)
 			name := "SIGTERM"
 			if sig == syscall.SIGINT {
 				name = "SIGINT"
 			}
 			fmt.Fprintf(stderr, "vacheck: %s, stopping and writing the report of what was explored (again to quit at once)\n", name)
 			cancel(fmt.Errorf("interrupted by %s", name))
+			select {
+			case <-ch:
+				// A second signal: quit at once, still with a documented
+				// exit code (incomplete), not the shell's 130.
+				fmt.Fprintln(stderr, "vacheck: quitting at once; no report")
+				os.Exit(exitIncomplete)
+			case <-done:
+			}
 		case <-done:
 		}
 	}()
