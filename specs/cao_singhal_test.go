@@ -8,11 +8,7 @@ import (
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
-	"github.com/vacheck/vacheck/properties"
 )
-
-// csSafety are the safety claims of cao-singhal, with its assertion.
-var csSafety = []string{properties.MutualExclusion, "one-permission", "locked-wanted", properties.DeadlockFreedom}
 
 // TestCaoSinghalCounts pins the distinct states and transitions of small
 // instances, equal for BFS with one and two workers and DFS, and to those
