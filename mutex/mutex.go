@@ -1,7 +1,8 @@
 // Package mutex is the mutual-exclusion kit of vacheck: the user part of
 // ALGORITHMS.md 2.0 (each process cycles idle → trying → critical → idle and
 // makes a bounded number of requests), its properties GA1 (Exclusion), GA2
-// (Progress, LiveProgress where processes crash) and GA2' (Starvation), the
+// (Progress, LiveProgress where processes crash), GA2' (Starvation) and
+// FAIR-TS (TimestampOrder, for timestamped requests), the
 // valid end state of section 0.8 (ValidEnd), and the wiring of the per-entry
 // metrics messages-per-entry and sync-delay (Metrics, MetricsView).
 //
@@ -96,6 +97,39 @@ func Exclusion[S any, M automaton.Message](user User[S]) automaton.Invariant[S, 
 		Name:  properties.MutualExclusion,
 		Doc:   "GA1: at no time is more than one process in the critical section",
 		Holds: func(v *automaton.View[S, M]) bool { return Count(v, user, Critical) <= 1 },
+	}
+}
+
+// TimestampOrder returns FAIR-TS (ALGORITHMS.md 2.0) in state form, named
+// properties.TimestampOrder, for an algorithm that stamps its requests with
+// a logical clock: a critical process's request (ts, i) is older than the
+// request of every trying process, comparing timestamps first and process
+// numbers on ties. stamp returns the timestamp of a process's current
+// request and true, or false when it has none (⊥), which the property skips.
+// The state form is at least as strict as the event form (when j enters, no
+// trying process has an older request); the two agree when a request issued
+// while j is critical is always younger than j's.
+func TimestampOrder[S any, M automaton.Message](user User[S], stamp func(p *S) (ts int, ok bool)) automaton.Invariant[S, M] {
+	return automaton.Invariant[S, M]{
+		Name: properties.TimestampOrder,
+		Doc:  "FAIR-TS: a process in the critical section has an older request (ts, ID) than every trying process",
+		Holds: func(v *automaton.View[S, M]) bool {
+			for j := 0; j < v.N(); j++ {
+				tj, ok := stamp(v.Proc(j))
+				if !ok || !In(v, user, j, Critical) {
+					continue
+				}
+				for i := 0; i < v.N(); i++ {
+					if i == j || !In(v, user, i, Trying) {
+						continue
+					}
+					if ti, ok := stamp(v.Proc(i)); ok && (ti < tj || ti == tj && i < j) {
+						return false
+					}
+				}
+			}
+			return true
+		},
 	}
 }
 

@@ -138,22 +138,10 @@ func cvNoMutual(v *cvView) bool {
 	return true
 }
 
-// cvTimestampOrder is FAIR-TS in the state form of raTimestampOrder.
-// Offered, not claimed: ALGORITHMS.md 2.4 expects it to fail.
-func cvTimestampOrder(v *cvView) bool {
-	for j := 0; j < v.N(); j++ {
-		pj := v.Proc(j)
-		if pj.Ust != mutex.Critical {
-			continue
-		}
-		for i := 0; i < v.N(); i++ {
-			if pi := v.Proc(i); i != j && pi.Ust == mutex.Trying && raOlder(pi.MyTs, i, pj.MyTs, j) {
-				return false
-			}
-		}
-	}
-	return true
-}
+// cvStamp is the timestamp of a process's request, for FAIR-TS
+// (mutex.TimestampOrder) in state form, as in ricart-agrawala. Offered, not
+// claimed: ALGORITHMS.md 2.4 expects it to fail.
+func cvStamp(p *cvNode) (int, bool) { return p.MyTs, true }
 
 // cvExplain says what every process that is not idle holds and waits for.
 func cvExplain(v *cvView) []string {
@@ -244,7 +232,7 @@ func carvalhoRoucairol(broken bool) Spec {
 			Invariants: []automaton.Invariant[cvNode, raMsg]{
 				mutex.Exclusion[cvNode, raMsg](cvUser),
 				{Name: cvNoMutualPermission, Doc: "never do i and j hold each other's permission (perm_i[j] ∧ perm_j[i])", Holds: cvNoMutual},
-				{Name: properties.TimestampOrder, Doc: "FAIR-TS: a process in the critical section has an older request (ts, ID) than every trying process (expected to fail)", Holds: cvTimestampOrder},
+				mutex.TimestampOrder[cvNode, raMsg](cvUser, cvStamp),
 			},
 			Assertions: []automaton.Assertion{{Name: cvOneRequestAssert, Doc: "a process sends at most one REQUEST to each other process per attempt"}},
 			// Valid end (ALGORITHMS.md 0.8): all served, channels empty,

@@ -290,8 +290,9 @@ func (p *lamportNode) Silent(self, to int, frozen func(int) bool, inTransit func
 	return false
 }
 
-// lamportTimestampOrder is FAIR-TS in state form: a critical process's
-// request (myTs, j) is smaller than the request of every trying process.
+// lamportStamp is the timestamp of a process's request, for FAIR-TS
+// (mutex.TimestampOrder) in state form: a critical process's request
+// (myTs, j) is smaller than the request of every trying process.
 //
 // ALGORITHMS.md 2.0 states it on the enter event: when j enters, no trying
 // process i has a smaller (ts, i). The state after enter_j is checked here,
@@ -301,20 +302,7 @@ func (p *lamportNode) Silent(self, to int, frozen func(int) bool, inTransit func
 // stamped later than myTs_j, and i's clock never goes back. So the two
 // forms agree on lamport, and a pass of the state form proves the event
 // form in any case.
-func lamportTimestampOrder(v *lamportView) bool {
-	for j := 0; j < v.N(); j++ {
-		pj := v.Proc(j)
-		if pj.Ust != mutex.Critical {
-			continue
-		}
-		for i := 0; i < v.N(); i++ {
-			if pi := v.Proc(i); i != j && pi.Ust == mutex.Trying && pi.mine(i).less(pj.mine(j)) {
-				return false
-			}
-		}
-	}
-	return true
-}
+func lamportStamp(p *lamportNode) (int, bool) { return p.MyTs, true }
 
 // lamportValidEnd returns the valid end state of ALGORITHMS.md 0.8 for
 // mutual exclusion: every process idle with all its requests served, every
@@ -440,7 +428,7 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 			Crashes:  crashes,
 			Invariants: []automaton.Invariant[lamportNode, lamportMsg]{
 				mutex.Exclusion[lamportNode, lamportMsg](lamportUser),
-				{Name: properties.TimestampOrder, Doc: "FAIR-TS: a process in the critical section has a smaller request (ts, ID) than every trying process", Holds: lamportTimestampOrder},
+				mutex.TimestampOrder[lamportNode, lamportMsg](lamportUser, lamportStamp),
 			},
 			ValidEnd: lamportValidEnd(users),
 			Explain:  lamportExplain,

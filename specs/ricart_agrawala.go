@@ -143,27 +143,15 @@ func (p *raNode) Receive(from int, m raMsg, fx *automaton.Effects[raMsg]) {
 	}
 }
 
-// raTimestampOrder is FAIR-TS in state form, as lamportTimestampOrder: a
+// raStamp is the timestamp of a process's request (none when myTs = ⊥),
+// for FAIR-TS (mutex.TimestampOrder) in state form, as in lamport: a
 // critical process's request (myTs, j) is older than the request of every
 // trying process. It is at least as strict as the event form of
 // ALGORITHMS.md 2.0 (when j enters, no trying i has an older request); for
 // Ricart-Agrawala the two agree, since a process that requests while j is
 // critical has replied to j's REQUEST before, so its clock is at least j's
 // stamp and its new request is younger.
-func raTimestampOrder(v *raView) bool {
-	for j := 0; j < v.N(); j++ {
-		pj := v.Proc(j)
-		if pj.Ust != mutex.Critical || pj.MyTs == 0 {
-			continue
-		}
-		for i := 0; i < v.N(); i++ {
-			if pi := v.Proc(i); i != j && pi.Ust == mutex.Trying && raOlder(pi.MyTs, i, pj.MyTs, j) {
-				return false
-			}
-		}
-	}
-	return true
-}
+func raStamp(p *raNode) (int, bool) { return p.MyTs, p.MyTs != 0 }
 
 // raExplain says what every process that is not idle waits for.
 func raExplain(v *raView) []string {
@@ -239,7 +227,7 @@ func ricartAgrawala(broken bool) Spec {
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[raNode, raMsg]{
 				mutex.Exclusion[raNode, raMsg](raUser),
-				{Name: properties.TimestampOrder, Doc: "FAIR-TS: a process in the critical section has an older request (ts, ID) than every trying process", Holds: raTimestampOrder},
+				mutex.TimestampOrder[raNode, raMsg](raUser, raStamp),
 			},
 			// Valid end (ALGORITHMS.md 0.8): all served, channels empty,
 			// nothing deferred and no REPLY awaited.
