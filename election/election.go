@@ -24,8 +24,9 @@
 //		Termination: election.EveryoneKnows[node, msg](known, election.Max[node, msg](id), nil),
 //	}
 //
-// Catalog specs of package specs use this kit (chang-roberts,
-// chang-roberts-announce, floodmax, tree-election, lelann).
+// Catalog specs of package specs use this kit: chang-roberts and its
+// announce, bidirectional and wake-up forms, lelann, peterson, floodmax,
+// tree-election and dfs-token.
 package election
 
 import (

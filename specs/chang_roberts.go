@@ -140,8 +140,8 @@ func changRoberts(broken bool) Spec {
 		chosen := func(p *crNode) bool { return p.Status == crChosen }
 		claim := func(p *crNode) (int, bool) { return p.U, chosen(p) }
 		invariants := []automaton.Invariant[crNode, int]{
-			election.Uniqueness[crNode, int](chosen),
-			election.Validity(claim, election.Max[crNode, int](func(p *crNode) int { return p.U })),
+			described(election.Uniqueness[crNode, int](chosen), "never two processes chosen"),
+			described(election.Validity(claim, election.Max[crNode, int](func(p *crNode) int { return p.U })), "a chosen process holds the maximum ID"),
 		}
 		if !broken {
 			invariants = append(invariants, automaton.Invariant[crNode, int]{

@@ -160,9 +160,9 @@ func changRobertsAnnounce(broken bool) Spec {
 			Capacity: capacity,
 			Crashes:  crashes,
 			Invariants: []automaton.Invariant[craNode, craMsg]{
-				election.Uniqueness[craNode, craMsg](craIsLeader),
-				election.Agreement[craNode, craMsg](craKnown),
-				election.Validity(craKnown, maxID),
+				described(election.Uniqueness[craNode, craMsg](craIsLeader), "never two processes in a leader state"),
+				described(election.Agreement[craNode, craMsg](craKnown), "no two different known leaders"),
+				described(election.Validity(craKnown, maxID), "every known leader is the maximum ID"),
 				{Name: "no-elect-after-done", Doc: "no ELECT is on its way to a done process (it would be received after done; FIFO only)", Holds: func(v *craView) bool {
 					for i := 0; i < v.N(); i++ {
 						if v.Proc(i).Status != craDone {

@@ -228,9 +228,9 @@ func floodmax(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[fmNode, fmMsg]{
-				election.Uniqueness[fmNode, fmMsg](func(p *fmNode) bool { return p.St == fmLeader }),
-				election.Agreement[fmNode, fmMsg](func(p *fmNode) (int, bool) { return p.Leader, p.Leader != 0 }),
-				election.Validity(func(p *fmNode) (int, bool) { return p.U, p.St == fmLeader }, fmBest),
+				described(election.Uniqueness[fmNode, fmMsg](func(p *fmNode) bool { return p.St == fmLeader }), "never two processes in st = leader"),
+				described(election.Agreement[fmNode, fmMsg](func(p *fmNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two processes hold different leaders"),
+				described(election.Validity(func(p *fmNode) (int, bool) { return p.U, p.St == fmLeader }, fmBest), "a process in st = leader holds the best ID of all"),
 			},
 			Assertions:  []automaton.Assertion{{Name: fmRoundSync, Doc: "every MAX is received in the round it was sent in"}},
 			ValidEnd:    fmEnd,

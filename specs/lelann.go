@@ -229,8 +229,8 @@ func lelann(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[llNode, llMsg]{
-				election.Uniqueness[llNode, llMsg](llIsLeader),
-				election.Agreement[llNode, llMsg](func(p *llNode) (int, bool) { return p.Leader, p.Leader != 0 }),
+				described(election.Uniqueness[llNode, llMsg](llIsLeader), "never two processes in a leader state (leader, or done with leader = u)"),
+				described(election.Agreement[llNode, llMsg](func(p *llNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two different non-⊥ leader values"),
 				{Name: properties.Validity, Doc: "every leader value is the best ID among the actual initiators", Holds: llValid},
 			},
 			Assertions: []automaton.Assertion{{Name: llNoLateCand,

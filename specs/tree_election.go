@@ -358,9 +358,9 @@ func treeElection(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[teNode, teMsg]{
-				election.Uniqueness[teNode, teMsg](func(p *teNode) bool { return p.St == teDone && p.Leader == p.U }),
-				election.Agreement[teNode, teMsg](teKnown),
-				election.Validity(teKnown, teWinner),
+				described(election.Uniqueness[teNode, teMsg](func(p *teNode) bool { return p.St == teDone && p.Leader == p.U }), "at most one process has decided on its own ID"),
+				described(election.Agreement[teNode, teMsg](teKnown), "no two processes hold different leaders"),
+				described(election.Validity(teKnown, teWinner), "every leader held is the best ID of all processes"),
 			},
 			Assertions: []automaton.Assertion{{Name: teParentPort,
 				Doc: "a PROPOSE received after proposing, and every RESULT, arrives over parentPort (the assertion of 1.8)"}},
