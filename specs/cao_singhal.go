@@ -9,6 +9,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -114,7 +115,7 @@ func (f csFwd) String() string { return strconv.Itoa(f.Arb+1) + "→" + f.Next.S
 type csNode struct {
 	// User part (2.0) and Lamport clock (kept at 0 once the process has no
 	// request left, as in maekawa).
-	Ust  userState
+	Ust  mutex.State
 	Done int
 	C    int
 	// Requester: 2.7's variables, the accepted TRANSFERs and the arbiters
@@ -144,16 +145,16 @@ type csNode struct {
 
 type csView = automaton.View[csNode, csMsg]
 
-func csUser(p *csNode) (userState, int) { return p.Ust, p.Done }
+func csUser(p *csNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // Steps: request_i, enter_i and exit_i of the user part (2.0).
 func (p *csNode) Steps(_ *csView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == userIdle && p.Done < p.Requests:
+	case p.Ust == mutex.Idle && p.Done < p.Requests:
 		out = append(out, automaton.Do("request"))
-	case p.Ust == userTrying && p.Granted == p.QSet:
+	case p.Ust == mutex.Trying && p.Granted == p.QSet:
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Do("exit"))
 	}
 	return out
@@ -165,16 +166,16 @@ func (p *csNode) Steps(_ *csView, out []automaton.Step) []automaton.Step {
 func (p *csNode) Do(s automaton.Step, fx *automaton.Effects[csMsg]) {
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 		p.C++
 		p.MyTs = p.C
 		for _, j := range p.Quorum {
 			fx.Send(j, csMsg{Kind: csRequest, Req: p.mine(fx)})
 		}
 	case "enter":
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 	case "exit":
-		p.Ust = userIdle
+		p.Ust = mutex.Idle
 		p.Done++
 		for _, j := range p.Quorum {
 			k := slices.IndexFunc(p.Fwd, func(f csFwd) bool { return f.Arb == j })
@@ -201,7 +202,7 @@ func (p *csNode) mine(fx *automaton.Effects[csMsg]) mkReq { return mkReq{Ts: p.M
 func (p *csNode) Receive(from int, m csMsg, fx *automaton.Effects[csMsg]) {
 	switch m.Kind {
 	case csRequest:
-		if p.Ust == userIdle && p.Done >= p.Requests || p.Ust != userIdle && p.Done+1 >= p.Requests {
+		if p.Ust == mutex.Idle && p.Done >= p.Requests || p.Ust != mutex.Idle && p.Done+1 >= p.Requests {
 			// The clock can stamp no further request of this process.
 		} else {
 			p.C = max(p.C, m.Req.Ts)
@@ -238,7 +239,7 @@ func (p *csNode) Receive(from int, m csMsg, fx *automaton.Effects[csMsg]) {
 	case csRelinquish:
 		p.grant(p.Reqs[0], true, fx)
 	case csLocked:
-		fx.Assert("locked-wanted", p.Ust == userTrying && !p.Granted.has(m.Arb))
+		fx.Assert("locked-wanted", p.Ust == mutex.Trying && !p.Granted.has(m.Arb))
 		p.Granted = p.Granted.with(m.Arb)
 		p.Yielded = p.Yielded.without(m.Arb)
 		p.FailedFrom = p.FailedFrom.without(m.Arb)
@@ -247,7 +248,7 @@ func (p *csNode) Receive(from int, m csMsg, fx *automaton.Effects[csMsg]) {
 			p.inquire(m.Arb, fx)
 		}
 	case csFailed:
-		if p.Ust != userTrying || p.Granted.has(from) {
+		if p.Ust != mutex.Trying || p.Granted.has(from) {
 			return // Choice (6): overtaken by a forwarded LOCKED
 		}
 		p.FailedFrom = p.FailedFrom.with(from)
@@ -259,7 +260,7 @@ func (p *csNode) Receive(from int, m csMsg, fx *automaton.Effects[csMsg]) {
 		p.InquiredBy = 0
 	case csInquire:
 		switch {
-		case p.Ust != userTrying || m.Req != p.mine(fx):
+		case p.Ust != mutex.Trying || m.Req != p.mine(fx):
 			// Not about this request: the exit answered it.
 		case !p.Granted.has(from):
 			p.EarlyInq = p.EarlyInq.with(from) // Choice (7)
@@ -267,7 +268,7 @@ func (p *csNode) Receive(from int, m csMsg, fx *automaton.Effects[csMsg]) {
 			p.inquire(from, fx)
 		}
 	case csTransfer:
-		if p.Ust == userIdle || m.Req != p.mine(fx) || !p.Granted.has(from) || p.NoFwd.has(from) {
+		if p.Ust == mutex.Idle || m.Req != p.mine(fx) || !p.Granted.has(from) || p.NoFwd.has(from) {
 			return // Choice (3)
 		}
 		p.Fwd = slices.DeleteFunc(slices.Clip(p.Fwd), func(f csFwd) bool { return f.Arb == from })
@@ -379,7 +380,7 @@ func csExplain(v *csView) []string {
 		}
 	}
 	for i := 0; i < v.N(); i++ {
-		if p := v.Proc(i); p.Ust != userIdle {
+		if p := v.Proc(i); p.Ust != mutex.Idle {
 			fwd := make([]string, len(p.Fwd))
 			for k, f := range p.Fwd {
 				fwd[k] = f.String()
@@ -431,21 +432,21 @@ func caoSinghal(broken bool) Spec {
 		}
 		procs := make([]csNode, n)
 		for i := range procs {
-			procs[i] = csNode{Ust: userIdle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Broken: broken}
+			procs[i] = csNode{Ust: mutex.Idle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[csNode, csMsg]{
-			Mutex:    mutexMetrics(users.R, csUser, csServes),
+			Mutex:    mutex.Metrics(users.R, csUser, csServes),
 			Initial:  [][]csNode{procs},
 			Links:    automaton.Complete(n, true),
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[csNode, csMsg]{
-				mutualExclusion[csNode, csMsg](csUser),
+				mutex.Exclusion[csNode, csMsg](csUser),
 				{Name: "one-permission", Doc: "every arbiter's permission exists exactly once: at the arbiter, held, or in transit as a LOCKED (forwarded ones included), a plain RELEASE or a RELINQUISH", Holds: csOnePermission},
 			},
 			Assertions: []automaton.Assertion{{Name: "locked-wanted", Doc: "a LOCKED, direct or forwarded, reaches a trying process that lacks it"}},
-			ValidEnd:   mutexValidEnd[csNode, csMsg](users, csUser, func(p *csNode) bool { return p.LockedFor.none() && len(p.Reqs) == 0 }),
-			Liveness:   mutexLiveness[csNode, csMsg](csUser),
+			ValidEnd:   mutex.ValidEnd[csNode, csMsg](users, csUser, func(p *csNode) bool { return p.LockedFor.none() && len(p.Reqs) == 0 }),
+			Liveness:   mutex.Liveness[csNode, csMsg](csUser),
 			Explain:    csExplain,
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -31,7 +32,7 @@ const (
 // asymmetric initialisation the section allows. Clocks, myTs and channels
 // as in raNode (unordered by default, FIFO not needed).
 type cvNode struct {
-	Ust      userState
+	Ust      mutex.State
 	Done     int
 	C        int `vacheck:"C"`
 	MyTs     int
@@ -47,7 +48,7 @@ type cvNode struct {
 
 type cvView = automaton.View[cvNode, raMsg]
 
-func cvUser(p *cvNode) (userState, int) { return p.Ust, p.Done }
+func cvUser(p *cvNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // allPerms reports whether i holds the permission of every other process.
 func (p *cvNode) allPerms(self, n int) bool {
@@ -57,11 +58,11 @@ func (p *cvNode) allPerms(self, n int) bool {
 // Steps: request_i, enter_i (every permission held), exit_i.
 func (p *cvNode) Steps(v *cvView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == userIdle && p.Done < p.Requests:
+	case p.Ust == mutex.Idle && p.Done < p.Requests:
 		out = append(out, automaton.Broadcast("request"))
-	case p.Ust == userTrying && p.allPerms(v.Self(), v.N()):
+	case p.Ust == mutex.Trying && p.allPerms(v.Self(), v.N()):
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Broadcast("exit"))
 	}
 	return out
@@ -73,7 +74,7 @@ func (p *cvNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 	self := fx.Self()
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 		p.C++
 		p.MyTs = p.C
 		for j := 0; j < fx.N(); j++ {
@@ -83,9 +84,9 @@ func (p *cvNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 			}
 		}
 	case "enter":
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 	case "exit":
-		p.Ust = userIdle
+		p.Ust = mutex.Idle
 		p.Done++
 		p.MyTs = 0
 		p.Asked = 0
@@ -106,13 +107,13 @@ func (p *cvNode) Receive(from int, m raMsg, fx *automaton.Effects[raMsg]) {
 	switch m.Kind {
 	case raRequest:
 		p.C = max(p.C, m.TS)
-		if p.Ust == userIdle || p.Ust == userTrying && raOlder(m.TS, from, p.MyTs, self) {
+		if p.Ust == mutex.Idle || p.Ust == mutex.Trying && raOlder(m.TS, from, p.MyTs, self) {
 			had := p.Perm.has(from)
 			if !p.Broken {
 				p.Perm = p.Perm.without(from)
 			}
 			fx.Send(from, raMsg{Kind: raReply, From: self})
-			if p.Ust == userTrying && had {
+			if p.Ust == mutex.Trying && had {
 				fx.Assert(cvOneRequestAssert, !p.Asked.has(from))
 				p.Asked = p.Asked.with(from)
 				fx.Send(from, raMsg{Kind: raRequest, TS: p.MyTs, From: self})
@@ -137,22 +138,10 @@ func cvNoMutual(v *cvView) bool {
 	return true
 }
 
-// cvTimestampOrder is FAIR-TS in the state form of raTimestampOrder.
-// Offered, not claimed: ALGORITHMS.md 2.4 expects it to fail.
-func cvTimestampOrder(v *cvView) bool {
-	for j := 0; j < v.N(); j++ {
-		pj := v.Proc(j)
-		if pj.Ust != userCritical {
-			continue
-		}
-		for i := 0; i < v.N(); i++ {
-			if pi := v.Proc(i); i != j && pi.Ust == userTrying && raOlder(pi.MyTs, i, pj.MyTs, j) {
-				return false
-			}
-		}
-	}
-	return true
-}
+// cvStamp is the timestamp of a process's request, for FAIR-TS
+// (mutex.TimestampOrder) in state form, as in ricart-agrawala. Offered, not
+// claimed: ALGORITHMS.md 2.4 expects it to fail.
+func cvStamp(p *cvNode) (int, bool) { return p.MyTs, true }
 
 // cvExplain says what every process that is not idle holds and waits for.
 func cvExplain(v *cvView) []string {
@@ -160,9 +149,9 @@ func cvExplain(v *cvView) []string {
 	for i := 0; i < v.N(); i++ {
 		p := v.Proc(i)
 		switch p.Ust {
-		case userCritical:
+		case mutex.Critical:
 			lines = append(lines, fmt.Sprintf("process %d is in the critical section with request (%d,%d), deferring %v", i+1, p.MyTs, i+1, p.Deferred))
-		case userTrying:
+		case mutex.Trying:
 			lines = append(lines, fmt.Sprintf("process %d is trying with request (%d,%d), holding the permissions of %v", i+1, p.MyTs, i+1, p.Perm))
 		default:
 			if p.Perm != 0 {
@@ -229,27 +218,27 @@ func carvalhoRoucairol(broken bool) Spec {
 		}
 		procs := make([]cvNode, n)
 		for i := range procs {
-			procs[i] = cvNode{Ust: userIdle, Requests: users.Requests(i), Broken: broken}
+			procs[i] = cvNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: broken}
 			for j := i + 1; ordered && j < n; j++ {
 				procs[i].Perm = procs[i].Perm.with(j)
 			}
 		}
 		return automaton.New(automaton.Config[cvNode, raMsg]{
-			Mutex:    mutexMetrics(users.R, cvUser, raServes),
+			Mutex:    mutex.Metrics(users.R, cvUser, raServes),
 			Initial:  [][]cvNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[cvNode, raMsg]{
-				mutualExclusion[cvNode, raMsg](cvUser),
+				mutex.Exclusion[cvNode, raMsg](cvUser),
 				{Name: cvNoMutualPermission, Doc: "never do i and j hold each other's permission (perm_i[j] ∧ perm_j[i])", Holds: cvNoMutual},
-				{Name: properties.TimestampOrder, Doc: "FAIR-TS: a process in the critical section has an older request (ts, ID) than every trying process (expected to fail)", Holds: cvTimestampOrder},
+				mutex.TimestampOrder[cvNode, raMsg](cvUser, cvStamp),
 			},
 			Assertions: []automaton.Assertion{{Name: cvOneRequestAssert, Doc: "a process sends at most one REQUEST to each other process per attempt"}},
 			// Valid end (ALGORITHMS.md 0.8): all served, channels empty,
 			// nothing deferred; permissions may stay where they are.
-			ValidEnd: mutexValidEnd[cvNode, raMsg](users, cvUser, func(p *cvNode) bool { return p.Deferred == 0 }),
-			Liveness: mutexLiveness[cvNode, raMsg](cvUser),
+			ValidEnd: mutex.ValidEnd[cvNode, raMsg](users, cvUser, func(p *cvNode) bool { return p.Deferred == 0 }),
+			Liveness: mutex.Liveness[cvNode, raMsg](cvUser),
 			Explain:  cvExplain,
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -55,7 +56,7 @@ const ctHolderAssertion = "release-from-holder"
 // then arrive in either order, which K handles: the REQUEST queues behind
 // the client's own hold).
 type ctNode struct {
-	Ust     userState
+	Ust     mutex.State
 	Done    int
 	Granted bool
 	Busy    bool
@@ -72,18 +73,18 @@ type ctNode struct {
 type ctView = automaton.View[ctNode, ctMsg]
 
 // ctUser reads the user part of a process (K stays idle).
-func ctUser(p *ctNode) (userState, int) { return p.Ust, p.Done }
+func ctUser(p *ctNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // Steps: a client's request_i, enter_i (a REPLY arrived) and exit_i. K
 // only receives.
 func (p *ctNode) Steps(v *ctView, out []automaton.Step) []automaton.Step {
 	k := v.N() - 1
 	switch {
-	case p.Ust == userIdle && p.Done < p.Requests:
+	case p.Ust == mutex.Idle && p.Done < p.Requests:
 		out = append(out, automaton.Out("request", k))
-	case p.Ust == userTrying && p.Granted:
+	case p.Ust == mutex.Trying && p.Granted:
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Out("exit", k))
 	}
 	return out
@@ -95,13 +96,13 @@ func (p *ctNode) Do(s automaton.Step, fx *automaton.Effects[ctMsg]) {
 	k := fx.N() - 1
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 		fx.Send(k, ctMsg{ctRequest})
 	case "enter":
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 		p.Granted = false
 	case "exit":
-		p.Ust = userIdle
+		p.Ust = mutex.Idle
 		p.Done++
 		fx.Send(k, ctMsg{ctRelease})
 	}
@@ -132,30 +133,6 @@ func (p *ctNode) Receive(from int, m ctMsg, fx *automaton.Effects[ctMsg]) {
 	}
 }
 
-// ctLiveProgress is GA2 where processes may crash (ALGORITHMS.md 0.4): if
-// no live process is critical and some live process is trying, some live
-// process eventually enters. Without crashes it is the kit's progress; with
-// them a crashed trying process alone does not make it fail, so a
-// counterexample shows a live process blocked. lamport uses it too.
-func ctLiveProgress[S any, M automaton.Message](user userPart[S]) automaton.Liveness[S, M] {
-	liveIn := func(v *automaton.View[S, M], want userState) bool {
-		for i := 0; i < v.N(); i++ {
-			if v.Up(i) && userIn(v, user, i, want) {
-				return true
-			}
-		}
-		return false
-	}
-	return automaton.Liveness[S, M]{
-		Name: properties.Progress,
-		Doc:  "GA2: if no live process is critical and some live process is trying, some live process eventually enters",
-		When: func(v *automaton.View[S, M], _ int) bool {
-			return !liveIn(v, userCritical) && liveIn(v, userTrying)
-		},
-		Goal: func(v *automaton.View[S, M], _ int) bool { return liveIn(v, userCritical) },
-	}
-}
-
 // ctExplain says whom K has granted and queued, and what clients wait for.
 func ctExplain(v *ctView) []string {
 	n := v.N() - 1
@@ -172,11 +149,11 @@ func ctExplain(v *ctView) []string {
 	for i := 0; i < n; i++ {
 		p, state := v.Proc(i), ""
 		switch {
-		case p.Ust == userCritical:
+		case p.Ust == mutex.Critical:
 			state = "is in the critical section"
-		case p.Ust == userTrying && p.Granted:
+		case p.Ust == mutex.Trying && p.Granted:
 			state = "is trying and may enter"
-		case p.Ust == userTrying:
+		case p.Ust == mutex.Trying:
 			state = "is trying, waiting for a REPLY"
 		}
 		if state != "" && !v.Up(i) {
@@ -238,7 +215,7 @@ func central(broken bool) Spec {
 		users.Requesters = append(users.Requesters, false) // K
 		procs := make([]ctNode, n+1)
 		for i := range procs {
-			procs[i] = ctNode{Ust: userIdle, Holder: -1, Requests: users.Requests(i), Broken: broken}
+			procs[i] = ctNode{Ust: mutex.Idle, Holder: -1, Requests: users.Requests(i), Broken: broken}
 		}
 		procs[n].Coord = true
 		var links []automaton.Link
@@ -246,20 +223,20 @@ func central(broken bool) Spec {
 			links = append(links, automaton.Link{From: i, To: n}, automaton.Link{From: n, To: i})
 		}
 		return automaton.New(automaton.Config[ctNode, ctMsg]{
-			Mutex:      mutexMetrics(users.R, ctUser, ctServes),
+			Mutex:      mutex.Metrics(users.R, ctUser, ctServes),
 			Initial:    [][]ctNode{procs},
 			Links:      links,
 			Channels:   disc,
 			Capacity:   capacity,
 			Crashes:    crashes,
-			Invariants: []automaton.Invariant[ctNode, ctMsg]{mutualExclusion[ctNode, ctMsg](ctUser)},
+			Invariants: []automaton.Invariant[ctNode, ctMsg]{mutex.Exclusion[ctNode, ctMsg](ctUser)},
 			Assertions: []automaton.Assertion{{Name: ctHolderAssertion, Doc: "K receives RELEASE only from the client it granted (assert holder = j)"}},
 			// Valid end (ALGORITHMS.md 0.8): all served, channels empty, K
 			// free with an empty queue.
-			ValidEnd: mutexValidEnd[ctNode, ctMsg](users, ctUser, func(p *ctNode) bool { return !p.Busy && len(p.Queue) == 0 }),
+			ValidEnd: mutex.ValidEnd[ctNode, ctMsg](users, ctUser, func(p *ctNode) bool { return !p.Busy && len(p.Queue) == 0 }),
 			Liveness: []automaton.Liveness[ctNode, ctMsg]{
-				ctLiveProgress[ctNode, ctMsg](ctUser),
-				starvationLiveness[ctNode, ctMsg](ctUser, "GA2': every trying client eventually enters the critical section"),
+				mutex.LiveProgress[ctNode, ctMsg](ctUser),
+				mutex.Starvation[ctNode, ctMsg](ctUser),
 			},
 			Explain: ctExplain,
 		})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -136,19 +137,11 @@ func changRoberts(broken bool) Spec {
 			}
 			initial = append(initial, procs)
 		}
+		chosen := func(p *crNode) bool { return p.Status == crChosen }
+		claim := func(p *crNode) (int, bool) { return p.U, chosen(p) }
 		invariants := []automaton.Invariant[crNode, int]{
-			{Name: properties.Uniqueness, Doc: "never two processes chosen", Holds: func(v *crView) bool {
-				return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Status == crChosen }) <= 1
-			}},
-			{Name: properties.Validity, Doc: "a chosen process holds the maximum ID", Holds: func(v *crView) bool {
-				imax := crMax(v)
-				for i := 0; i < v.N(); i++ {
-					if v.Proc(i).Status == crChosen && i != imax {
-						return false
-					}
-				}
-				return true
-			}},
+			described(election.Uniqueness[crNode, int](chosen), "never two processes chosen"),
+			described(election.Validity(claim, election.Max[crNode, int](func(p *crNode) int { return p.U })), "a chosen process holds the maximum ID"),
 		}
 		if !broken {
 			invariants = append(invariants, automaton.Invariant[crNode, int]{

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -90,6 +91,9 @@ func (p *craNode) Receive(_ int, m craMsg, _ *automaton.Effects[craMsg]) {
 	}
 }
 
+// craKnown returns the leader process p knows, if any.
+func craKnown(p *craNode) (int, bool) { return p.Leader, p.Leader != 0 }
+
 // craIsLeader reports whether process i is in a leader state.
 func craIsLeader(p *craNode) bool {
 	return p.Status == craChosen || (p.Status == craDone && p.Leader == p.U)
@@ -146,18 +150,9 @@ func changRobertsAnnounce(broken bool) Spec {
 		}
 		// everyoneKnows is the goal of 1.2: nothing in transit, every
 		// process done with leader = max.
-		everyoneKnows := func(v *craView) bool {
-			if !v.ChannelsEmpty() {
-				return false
-			}
-			m := maxID(v)
-			for i := 0; i < v.N(); i++ {
-				if q := v.Proc(i); len(q.Send) > 0 || q.Status != craDone || q.Leader != m {
-					return false
-				}
-			}
-			return true
-		}
+		everyoneKnows := election.EveryoneKnows(craKnown, maxID, func(p *craNode) bool {
+			return len(p.Send) == 0 && p.Status == craDone
+		})
 		return automaton.New(automaton.Config[craNode, craMsg]{
 			Initial:  initial,
 			Links:    automaton.Ring(n),
@@ -165,30 +160,9 @@ func changRobertsAnnounce(broken bool) Spec {
 			Capacity: capacity,
 			Crashes:  crashes,
 			Invariants: []automaton.Invariant[craNode, craMsg]{
-				{Name: properties.Uniqueness, Doc: "never two processes in a leader state", Holds: func(v *craView) bool {
-					return properties.Count(v.N(), func(i int) bool { return craIsLeader(v.Proc(i)) }) <= 1
-				}},
-				{Name: properties.Agreement, Doc: "no two different known leaders", Holds: func(v *craView) bool {
-					known := 0
-					for i := 0; i < v.N(); i++ {
-						if l := v.Proc(i).Leader; l != 0 {
-							if known != 0 && l != known {
-								return false
-							}
-							known = l
-						}
-					}
-					return true
-				}},
-				{Name: properties.Validity, Doc: "every known leader is the maximum ID", Holds: func(v *craView) bool {
-					m := maxID(v)
-					for i := 0; i < v.N(); i++ {
-						if l := v.Proc(i).Leader; l != 0 && l != m {
-							return false
-						}
-					}
-					return true
-				}},
+				described(election.Uniqueness[craNode, craMsg](craIsLeader), "never two processes in a leader state"),
+				described(election.Agreement[craNode, craMsg](craKnown), "no two different known leaders"),
+				described(election.Validity(craKnown, maxID), "every known leader is the maximum ID"),
 				{Name: "no-elect-after-done", Doc: "no ELECT is on its way to a done process (it would be received after done; FIFO only)", Holds: func(v *craView) bool {
 					for i := 0; i < v.N(); i++ {
 						if v.Proc(i).Status != craDone {

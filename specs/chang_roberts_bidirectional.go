@@ -3,6 +3,7 @@ package specs
 import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -160,13 +161,8 @@ func changRobertsBidirectional(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[crbNode, int]{
-				{Name: properties.Uniqueness, Doc: "never two processes chosen", Holds: func(v *crbView) bool {
-					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Chosen }) <= 1
-				}},
-				{Name: properties.Validity, Doc: "a chosen process holds the winning ID", Holds: func(v *crbView) bool {
-					w := crbWinner(v)
-					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Chosen && i != w }) == 0
-				}},
+				described(election.Uniqueness[crbNode, int](func(p *crbNode) bool { return p.Chosen }), "never two processes chosen"),
+				described(election.Validity(func(p *crbNode) (int, bool) { return p.U, p.Chosen }, func(v *crbView) int { return v.Proc(crbWinner(v)).U }), "a chosen process holds the winning ID"),
 			},
 			Assertions: []automaton.Assertion{{Name: crbOnce, Doc: "no ID reaches a process whose best it already is, other than its origin (v = best ≠ u is unreachable, 1.4)"}},
 			Liveness: []automaton.Liveness[crbNode, int]{{Name: properties.Quiescence,

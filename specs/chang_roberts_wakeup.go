@@ -3,6 +3,7 @@ package specs
 import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -330,21 +331,8 @@ func changRobertsWakeup(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[crwNode, craMsg]{
-				{Name: properties.Uniqueness, Doc: "never two processes in a leader state (chosen, or done with leader = u)", Holds: func(v *crwView) bool {
-					return properties.Count(v.N(), func(i int) bool { return crwIsLeader(v.Proc(i)) }) <= 1
-				}},
-				{Name: properties.Agreement, Doc: "no two different non-⊥ leader values", Holds: func(v *crwView) bool {
-					known := 0
-					for i := 0; i < v.N(); i++ {
-						if l := v.Proc(i).Leader; l != 0 {
-							if known != 0 && l != known {
-								return false
-							}
-							known = l
-						}
-					}
-					return true
-				}},
+				described(election.Uniqueness[crwNode, craMsg](crwIsLeader), "never two processes in a leader state (chosen, or done with leader = u)"),
+				described(election.Agreement[crwNode, craMsg](func(p *crwNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two different non-⊥ leader values"),
 				{Name: properties.Validity, Doc: "every leader value is the global winner (join, join-opt) or beaten by no actual initiator (relay)", Holds: crwValid},
 			},
 			Assertions: []automaton.Assertion{{Name: crwElectable, Doc: "a returning own ID finds the candidate electable (assert electable in CANDIDATE, 1.3)"}},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -278,21 +279,16 @@ func dfsToken(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[dtNode, dtMsg]{
-				{Name: properties.Uniqueness, Doc: "never two processes won", Holds: func(v *dtView) bool { return dtWinners(v) <= 1 }},
-				{Name: properties.Validity, Doc: "a process that won holds the best ID among the actual starters", Holds: func(v *dtView) bool {
+				described(election.Uniqueness[dtNode, dtMsg](func(p *dtNode) bool { return p.St == dtWon }), "never two processes won"),
+				described(election.Validity(func(p *dtNode) (int, bool) { return p.U, p.St == dtWon }, func(v *dtView) int {
 					var starters []int
 					for i := 0; i < v.N(); i++ {
 						if q := v.Proc(i); q.Role == echoInitiator {
 							starters = append(starters, q.U)
 						}
 					}
-					for i := 0; i < v.N(); i++ {
-						if q := v.Proc(i); q.St == dtWon && q.U != obj.best(starters...) {
-							return false
-						}
-					}
-					return true
-				}},
+					return obj.best(starters...)
+				}), "a process that won holds the best ID among the actual starters"),
 			},
 			Assertions: []automaton.Assertion{{Name: dtBounce,
 				Doc: "a token of the current traversal arriving over an unexplored port does not come from the parent (the assertion of 1.10, coloring)"}},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -227,29 +228,9 @@ func floodmax(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[fmNode, fmMsg]{
-				{Name: properties.Uniqueness, Doc: "never two processes in st = leader", Holds: func(v *fmView) bool {
-					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).St == fmLeader }) <= 1
-				}},
-				{Name: properties.Agreement, Doc: "no two processes hold different leaders", Holds: func(v *fmView) bool {
-					known := 0
-					for i := 0; i < v.N(); i++ {
-						l := v.Proc(i).Leader
-						if l != 0 && known != 0 && l != known {
-							return false
-						}
-						known = max(known, l)
-					}
-					return true
-				}},
-				{Name: properties.Validity, Doc: "a process in st = leader holds the best ID of all", Holds: func(v *fmView) bool {
-					w := fmBest(v)
-					for i := 0; i < v.N(); i++ {
-						if q := v.Proc(i); q.St == fmLeader && q.U != w {
-							return false
-						}
-					}
-					return true
-				}},
+				described(election.Uniqueness[fmNode, fmMsg](func(p *fmNode) bool { return p.St == fmLeader }), "never two processes in st = leader"),
+				described(election.Agreement[fmNode, fmMsg](func(p *fmNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two processes hold different leaders"),
+				described(election.Validity(func(p *fmNode) (int, bool) { return p.U, p.St == fmLeader }, fmBest), "a process in st = leader holds the best ID of all"),
 			},
 			Assertions:  []automaton.Assertion{{Name: fmRoundSync, Doc: "every MAX is received in the round it was sent in"}},
 			ValidEnd:    fmEnd,

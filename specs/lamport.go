@@ -9,6 +9,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -97,7 +98,7 @@ func lamportCmp(a, b lamportReq) int {
 // tell apart states that differ only in last values nobody will read
 // (N=3, one request each: 470,392 states instead of 826,793).
 type lamportNode struct {
-	Ust  userState
+	Ust  mutex.State
 	Done int
 	C    int          `vacheck:"C"`
 	MyTs int          // 0: no current request
@@ -136,7 +137,7 @@ const (
 type lamportView = automaton.View[lamportNode, lamportMsg]
 
 // lamportUser reads the user part of a process.
-func lamportUser(p *lamportNode) (userState, int) { return p.Ust, p.Done }
+func lamportUser(p *lamportNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // mine returns the process's current request.
 func (p *lamportNode) mine(self int) lamportReq { return lamportReq{TS: p.MyTs, ID: self} }
@@ -158,7 +159,7 @@ func (p *lamportNode) lateOK(self int) bool {
 
 // canEnter is the precondition of enter_i.
 func (p *lamportNode) canEnter(self int) bool {
-	return p.Ust == userTrying && p.headOK(self) && (p.Broken || p.lateOK(self))
+	return p.Ust == mutex.Trying && p.headOK(self) && (p.Broken || p.lateOK(self))
 }
 
 // Steps: request_i (idle with requests left), enter_i (the entry
@@ -166,11 +167,11 @@ func (p *lamportNode) canEnter(self int) bool {
 func (p *lamportNode) Steps(v *lamportView, out []automaton.Step) []automaton.Step {
 	self := v.Self()
 	switch {
-	case p.Ust == userIdle && p.Done < p.Requests:
+	case p.Ust == mutex.Idle && p.Done < p.Requests:
 		out = append(out, automaton.Step{Name: "request", Kind: automaton.Output})
 	case p.canEnter(self):
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
 	}
 	return out
@@ -183,15 +184,15 @@ func (p *lamportNode) Do(s automaton.Step, fx *automaton.Effects[lamportMsg]) {
 	self := fx.Self()
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 		p.C++
 		p.MyTs = p.C
 		p.insert(p.mine(self))
 		p.sendAll(fx, lamportMsg{Kind: lamportRequest, TS: p.MyTs, From: self})
 	case "enter":
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 	case "exit":
-		p.Ust = userIdle
+		p.Ust = mutex.Idle
 		p.Done++
 		p.Q = slices.DeleteFunc(p.Q, func(r lamportReq) bool { return r == p.mine(self) })
 		// myTs is dead until the next request; resetting it to ⊥ keeps
@@ -233,7 +234,7 @@ func (p *lamportNode) Receive(from int, m lamportMsg, fx *automaton.Effects[lamp
 	if p.mutant == lamportNoTick {
 		p.C--
 	}
-	if p.Ust == userTrying {
+	if p.Ust == mutex.Trying {
 		p.Late[from] = m.TS > p.MyTs
 	}
 	switch m.Kind {
@@ -264,13 +265,13 @@ func (p *lamportNode) Receive(from int, m lamportMsg, fx *automaton.Effects[lamp
 // its own in Q and no RELEASE on its way. Anything the other processes
 // might send is assumed to arrive.
 func (p *lamportNode) Silent(self, to int, frozen func(int) bool, inTransit func(int) []lamportMsg) bool {
-	if p.Ust == userCritical || p.Ust == userIdle && p.Done < p.Requests {
+	if p.Ust == mutex.Critical || p.Ust == mutex.Idle && p.Done < p.Requests {
 		return false
 	}
 	if slices.ContainsFunc(inTransit(to), func(m lamportMsg) bool { return m.Kind == lamportRequest }) {
 		return false
 	}
-	if p.Ust != userTrying {
+	if p.Ust != mutex.Trying {
 		return true // it only answers REQUESTs from now on
 	}
 	for k := range p.Late {
@@ -289,8 +290,9 @@ func (p *lamportNode) Silent(self, to int, frozen func(int) bool, inTransit func
 	return false
 }
 
-// lamportTimestampOrder is FAIR-TS in state form: a critical process's
-// request (myTs, j) is smaller than the request of every trying process.
+// lamportStamp is the timestamp of a process's request, for FAIR-TS
+// (mutex.TimestampOrder) in state form: a critical process's request
+// (myTs, j) is smaller than the request of every trying process.
 //
 // ALGORITHMS.md 2.0 states it on the enter event: when j enters, no trying
 // process i has a smaller (ts, i). The state after enter_j is checked here,
@@ -300,26 +302,13 @@ func (p *lamportNode) Silent(self, to int, frozen func(int) bool, inTransit func
 // stamped later than myTs_j, and i's clock never goes back. So the two
 // forms agree on lamport, and a pass of the state form proves the event
 // form in any case.
-func lamportTimestampOrder(v *lamportView) bool {
-	for j := 0; j < v.N(); j++ {
-		pj := v.Proc(j)
-		if pj.Ust != userCritical {
-			continue
-		}
-		for i := 0; i < v.N(); i++ {
-			if pi := v.Proc(i); i != j && pi.Ust == userTrying && pi.mine(i).less(pj.mine(j)) {
-				return false
-			}
-		}
-	}
-	return true
-}
+func lamportStamp(p *lamportNode) (int, bool) { return p.MyTs, true }
 
 // lamportValidEnd returns the valid end state of ALGORITHMS.md 0.8 for
 // mutual exclusion: every process idle with all its requests served, every
 // queue empty and every channel empty.
-func lamportValidEnd(u mutexUsers) func(v *lamportView) bool {
-	return mutexValidEnd[lamportNode, lamportMsg](u, lamportUser, func(p *lamportNode) bool { return len(p.Q) == 0 })
+func lamportValidEnd(u mutex.Users) func(v *lamportView) bool {
+	return mutex.ValidEnd[lamportNode, lamportMsg](u, lamportUser, func(p *lamportNode) bool { return len(p.Q) == 0 })
 }
 
 // lamportExplain says what every process that is not idle waits for.
@@ -331,9 +320,9 @@ func lamportExplain(v *lamportView) []string {
 			lines = append(lines, fmt.Sprintf("process %d has crashed", i+1))
 		}
 		switch p.Ust {
-		case userCritical:
+		case mutex.Critical:
 			lines = append(lines, fmt.Sprintf("process %d is in the critical section with request %v", i+1, p.mine(i)))
-		case userTrying:
+		case mutex.Trying:
 			var why []string
 			if !p.headOK(i) && len(p.Q) > 0 {
 				why = append(why, fmt.Sprintf("its request is behind %v in its queue", p.Q[0]))
@@ -429,7 +418,7 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 		}
 		procs := make([]lamportNode, n)
 		for i := range procs {
-			procs[i] = lamportNode{Ust: userIdle, Late: make([]bool, n), Requests: users.Requests(i), Broken: broken, mutant: mutant}
+			procs[i] = lamportNode{Ust: mutex.Idle, Late: make([]bool, n), Requests: users.Requests(i), Broken: broken, mutant: mutant}
 		}
 		cfg := automaton.Config[lamportNode, lamportMsg]{
 			Initial:  [][]lamportNode{procs},
@@ -438,21 +427,21 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 			Capacity: capacity,
 			Crashes:  crashes,
 			Invariants: []automaton.Invariant[lamportNode, lamportMsg]{
-				exclusionInvariant[lamportNode, lamportMsg](lamportUser, "GA1: never two processes in the critical section"),
-				{Name: properties.TimestampOrder, Doc: "FAIR-TS: a process in the critical section has a smaller request (ts, ID) than every trying process", Holds: lamportTimestampOrder},
+				mutex.Exclusion[lamportNode, lamportMsg](lamportUser),
+				mutex.TimestampOrder[lamportNode, lamportMsg](lamportUser, lamportStamp),
 			},
 			ValidEnd: lamportValidEnd(users),
 			Explain:  lamportExplain,
 			Liveness: []automaton.Liveness[lamportNode, lamportMsg]{
-				starvationLiveness[lamportNode, lamportMsg](lamportUser, "GA2': every trying process eventually enters"),
-				progressLiveness[lamportNode, lamportMsg](lamportUser, "GA2: when nobody is critical and someone is trying, some process eventually enters"),
+				mutex.Starvation[lamportNode, lamportMsg](lamportUser),
+				mutex.Progress[lamportNode, lamportMsg](lamportUser),
 			},
-			Mutex: mutexMetrics(users.R, lamportUser, lamportServes),
+			Mutex: mutex.Metrics(users.R, lamportUser, lamportServes),
 		}
 		if crashes > 0 {
 			// GA2 for a system with crashes (ALGORITHMS.md 0.4): a
 			// crashed trying process alone does not refute it.
-			cfg.Liveness[1] = ctLiveProgress[lamportNode, lamportMsg](lamportUser)
+			cfg.Liveness[1] = mutex.LiveProgress[lamportNode, lamportMsg](lamportUser)
 		}
 		switch c := p.String("clocks"); c {
 		case "absolute":

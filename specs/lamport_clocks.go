@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/mutex"
 )
 
 // lamportAssumptions returns the assumptions (automaton.Assumption) of the
@@ -34,7 +35,7 @@ import (
 func lamportAssumptions(clocks string, por bool) []automaton.Assumption[lamportNode, lamportMsg] {
 	type a = automaton.Assumption[lamportNode, lamportMsg]
 	idleBottom := a{Name: "idle-myts-bottom", Doc: "an idle process has myTs = ⊥", Holds: lamportAllProcs(func(_ int, p *lamportNode) bool {
-		return p.Ust != userIdle || p.MyTs == 0
+		return p.Ust != mutex.Idle || p.MyTs == 0
 	})}
 	sorted := a{Name: "queue-sorted", Doc: "every queue is sorted by (ts, ID)", Holds: lamportAllProcs(func(_ int, p *lamportNode) bool {
 		return slices.IsSortedFunc(p.Q, lamportCmp)
@@ -47,16 +48,16 @@ func lamportAssumptions(clocks string, por bool) []automaton.Assumption[lamportN
 		out = append(out, idleBottom, sorted,
 			a{Name: "own-request-queued", Doc: "a trying or critical process has its request (myTs, i) in Q, an idle one none", Holds: lamportAllProcs(func(i int, p *lamportNode) bool {
 				own := slices.ContainsFunc(p.Q, func(r lamportReq) bool { return r.ID == i })
-				if p.Ust == userIdle {
+				if p.Ust == mutex.Idle {
 					return !own
 				}
 				return slices.Contains(p.Q, p.mine(i))
 			})},
 			a{Name: "idle-queue-below-clock", Doc: "an idle process has no queued request stamped above its clock", Holds: lamportAllProcs(func(_ int, p *lamportNode) bool {
-				return p.Ust != userIdle || !slices.ContainsFunc(p.Q, func(r lamportReq) bool { return r.TS > p.C })
+				return p.Ust != mutex.Idle || !slices.ContainsFunc(p.Q, func(r lamportReq) bool { return r.TS > p.C })
 			})},
 			a{Name: "idle-forgets-late", Doc: "an idle process keeps no late[j]", Holds: lamportAllProcs(func(_ int, p *lamportNode) bool {
-				return p.Ust != userIdle || !slices.Contains(p.Late, true)
+				return p.Ust != mutex.Idle || !slices.Contains(p.Late, true)
 			})},
 		)
 	}
@@ -113,7 +114,7 @@ func shiftTimestamps(procs []lamportNode, chans [][]lamportMsg, live []bool, to 
 		if keep(i) {
 			see(p.C)
 		}
-		if p.Ust != userIdle {
+		if p.Ust != mutex.Idle {
 			see(p.MyTs)
 		}
 		for _, r := range p.Q {
@@ -138,7 +139,7 @@ func shiftTimestamps(procs []lamportNode, chans [][]lamportMsg, live []bool, to 
 		if keep(i) {
 			p.C -= low
 		}
-		if p.Ust != userIdle {
+		if p.Ust != mutex.Idle {
 			p.MyTs -= low
 		}
 		for k := range p.Q {
@@ -207,7 +208,7 @@ func lamportMinimize(links []automaton.Link) func([]lamportNode, [][]lamportMsg)
 			if own {
 				others--
 			}
-			live = append(live, p.Ust != userIdle || own || others > 0)
+			live = append(live, p.Ust != mutex.Idle || own || others > 0)
 		}
 		for c, ms := range chans {
 			for _, m := range ms {
@@ -221,7 +222,7 @@ func lamportMinimize(links []automaton.Link) func([]lamportNode, [][]lamportMsg)
 			for k, r := range p.Q {
 				switch {
 				case r.ID == i:
-				case p.Ust == userIdle || r.less(p.mine(i)):
+				case p.Ust == mutex.Idle || r.less(p.mine(i)):
 					p.Q[k].TS = -1
 				default:
 					p.Q[k].TS = -2
@@ -256,7 +257,7 @@ func lamportMinimize(links []automaton.Link) func([]lamportNode, [][]lamportMsg)
 
 // lamportRequestsAhead reports whether p will still issue a request.
 func lamportRequestsAhead(p *lamportNode) bool {
-	if p.Ust == userIdle {
+	if p.Ust == mutex.Idle {
 		return p.Done < p.Requests
 	}
 	return p.Done+1 < p.Requests
@@ -300,7 +301,7 @@ func lamportRegions(procs []lamportNode, chans [][]lamportMsg, live []bool, to [
 	th := thBuf[:0] // thresholds, sorted and distinct
 	e := 0          // E: the clock ticks still to come
 	for i := range procs {
-		if procs[i].Ust != userIdle {
+		if procs[i].Ust != mutex.Idle {
 			th = append(th, procs[i].MyTs)
 			e += n // its exit and the N-1 receives of its RELEASE
 		}
@@ -339,7 +340,7 @@ func lamportRegions(procs []lamportNode, chans [][]lamportMsg, live []bool, to [
 		if live[i] {
 			p.C = mapTo(p.C)
 		}
-		if p.Ust == userIdle {
+		if p.Ust == mutex.Idle {
 			continue
 		}
 		my := p.MyTs

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -628,7 +629,7 @@ func ilMinimal(s ilState, r int, req []bool) string {
 	links := automaton.Complete(n, false)
 	procs := make([]lamportNode, n)
 	for i := range procs {
-		p := lamportNode{Ust: []userState{userIdle, userTrying, userCritical}[s.ust[i]], Done: s.done[i], C: s.c[i],
+		p := lamportNode{Ust: []mutex.State{mutex.Idle, mutex.Trying, mutex.Critical}[s.ust[i]], Done: s.done[i], C: s.c[i],
 			Q: slices.Clone(s.q[i]), Late: make([]bool, n)}
 		if req[i] {
 			p.Requests = r

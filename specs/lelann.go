@@ -6,6 +6,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -228,21 +229,8 @@ func lelann(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[llNode, llMsg]{
-				{Name: properties.Uniqueness, Doc: "never two processes in a leader state (leader, or done with leader = u)", Holds: func(v *llView) bool {
-					return properties.Count(v.N(), func(i int) bool { return llIsLeader(v.Proc(i)) }) <= 1
-				}},
-				{Name: properties.Agreement, Doc: "no two different non-⊥ leader values", Holds: func(v *llView) bool {
-					known := 0
-					for i := 0; i < v.N(); i++ {
-						if l := v.Proc(i).Leader; l != 0 {
-							if known != 0 && l != known {
-								return false
-							}
-							known = l
-						}
-					}
-					return true
-				}},
+				described(election.Uniqueness[llNode, llMsg](llIsLeader), "never two processes in a leader state (leader, or done with leader = u)"),
+				described(election.Agreement[llNode, llMsg](func(p *llNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two different non-⊥ leader values"),
 				{Name: properties.Validity, Doc: "every leader value is the best ID among the actual initiators", Holds: llValid},
 			},
 			Assertions: []automaton.Assertion{{Name: llNoLateCand,

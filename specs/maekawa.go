@@ -9,6 +9,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/quorum"
 )
@@ -114,7 +115,7 @@ const (
 // empty in the basic algorithm.
 type mkNode struct {
 	// User part (2.0).
-	Ust  userState
+	Ust  mutex.State
 	Done int
 	// Lamport clock, shared by both roles. It is only read to stamp a
 	// request, so it is kept at 0 once the process has no request left
@@ -144,11 +145,11 @@ type mkView = automaton.View[mkNode, mkMsg]
 // Steps: request_i, enter_i and exit_i of the user part (2.0).
 func (p *mkNode) Steps(_ *mkView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == userIdle && p.Done < p.Requests:
+	case p.Ust == mutex.Idle && p.Done < p.Requests:
 		out = append(out, automaton.Do("request"))
-	case p.Ust == userTrying && p.Granted == p.QSet:
+	case p.Ust == mutex.Trying && p.Granted == p.QSet:
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Do("exit"))
 	}
 	return out
@@ -159,7 +160,7 @@ func (p *mkNode) Steps(_ *mkView, out []automaton.Step) []automaton.Step {
 func (p *mkNode) Do(s automaton.Step, fx *automaton.Effects[mkMsg]) {
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 		p.C++
 		p.MyTs = p.C
 		p.Granted = 0
@@ -168,9 +169,9 @@ func (p *mkNode) Do(s automaton.Step, fx *automaton.Effects[mkMsg]) {
 			fx.Send(j, req)
 		}
 	case "enter":
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 	case "exit":
-		p.Ust = userIdle
+		p.Ust = mutex.Idle
 		p.Done++
 		p.MyTs = 0
 		if !p.clockLive() {
@@ -211,7 +212,7 @@ func (p *mkNode) Receive(from int, m mkMsg, fx *automaton.Effects[mkMsg]) {
 		p.InquiredBy = 0
 	case mkInquire:
 		switch {
-		case p.Ust != userTrying || !p.Granted.has(from) || p.Granted == p.QSet:
+		case p.Ust != mutex.Trying || !p.Granted.has(from) || p.Granted == p.QSet:
 			// In or entering the critical section, or stale: the
 			// RELEASE will answer it.
 		case p.yieldOK():
@@ -225,7 +226,7 @@ func (p *mkNode) Receive(from int, m mkMsg, fx *automaton.Effects[mkMsg]) {
 // clockLive reports whether the clock can still stamp a request of this
 // process: it is idle with requests left, or will be after its exit.
 func (p *mkNode) clockLive() bool {
-	if p.Ust == userIdle {
+	if p.Ust == mutex.Idle {
 		return p.Done < p.Requests
 	}
 	return p.Done+1 < p.Requests
@@ -284,7 +285,7 @@ func (p *mkNode) arbiterRelease(i int, fx *automaton.Effects[mkMsg]) {
 	}
 }
 
-func mkUser(p *mkNode) (userState, int) { return p.Ust, p.Done }
+func mkUser(p *mkNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // mkSingleGrant says that every arbiter's permission is held by, or
 // travelling to, at most one process, the one it is locked for: the reason
@@ -318,8 +319,8 @@ func mkSingleGrant(v *mkView) bool {
 // mkValidEnd is a valid end state of mutual exclusion (ALGORITHMS.md 0.8):
 // every process idle with its R requests served, channels empty, every
 // arbiter unlocked with an empty request set.
-func mkValidEnd(u mutexUsers) func(v *mkView) bool {
-	return mutexValidEnd[mkNode, mkMsg](u, mkUser, func(p *mkNode) bool { return p.LockedFor.none() && len(p.Reqs) == 0 })
+func mkValidEnd(u mutex.Users) func(v *mkView) bool {
+	return mutex.ValidEnd[mkNode, mkMsg](u, mkUser, func(p *mkNode) bool { return p.LockedFor.none() && len(p.Reqs) == 0 })
 }
 
 // mkExplain tells the story of a state: whom every arbiter is locked for,
@@ -357,13 +358,13 @@ func mkExplain(v *mkView) []string {
 	for i := 0; i < n; i++ {
 		p := v.Proc(i)
 		switch {
-		case p.Ust == userCritical:
+		case p.Ust == mutex.Critical:
 			lines = append(lines, fmt.Sprintf("process %d is in the critical section", i+1))
 			continue
-		case p.Ust == userIdle && p.Requests > 0:
+		case p.Ust == mutex.Idle && p.Requests > 0:
 			lines = append(lines, fmt.Sprintf("process %d is idle, %d of %d requests served", i+1, p.Done, p.Requests))
 			continue
-		case p.Ust != userTrying:
+		case p.Ust != mutex.Trying:
 			continue
 		}
 		line := fmt.Sprintf("process %d", i+1)
@@ -498,7 +499,7 @@ func maekawa(full bool) Spec {
 		procs := make([]mkNode, n)
 		for i := range procs {
 			procs[i] = mkNode{
-				Ust:      userIdle,
+				Ust:      mutex.Idle,
 				Quorum:   qs.Quorums[i],
 				QSet:     setOf(qs.Quorums[i]),
 				Requests: users.Requests(i),
@@ -511,13 +512,13 @@ func maekawa(full bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[mkNode, mkMsg]{
-				mutualExclusion[mkNode, mkMsg](mkUser),
+				mutex.Exclusion[mkNode, mkMsg](mkUser),
 				{Name: "single-grant", Doc: "every arbiter's LOCKED is held by or travelling to at most one process, the one it is locked for", Holds: mkSingleGrant},
 			},
 			ValidEnd: mkValidEnd(users),
-			Liveness: mutexLiveness[mkNode, mkMsg](mkUser),
+			Liveness: mutex.Liveness[mkNode, mkMsg](mkUser),
 			Explain:  mkExplain,
-			Mutex:    mutexMetrics(users.R, mkUser, mkServes),
+			Mutex:    mutex.Metrics(users.R, mkUser, mkServes),
 		})
 	}
 	return s

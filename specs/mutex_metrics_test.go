@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 )
 
 // This file pins the metrics messages-per-entry, sync-delay (ALGORITHMS.md
@@ -243,13 +244,13 @@ func TestMetricUsage(t *testing.T) {
 // TestMutexMetricsKit: the kit reads the user part and hands the view to a
 // serves function that needs it.
 func TestMutexMetricsKit(t *testing.T) {
-	mx := mutexMetricsView(2, pmUser, func(v *pmView, from, to int, _ pmToken) int {
+	mx := mutex.MetricsView(2, pmUser, func(v *pmView, from, to int, _ pmToken) int {
 		if v != nil {
 			return -1
 		}
 		return to
 	})
-	p := pmNode{Ust: userTrying, Done: 1}
+	p := pmNode{Ust: mutex.Trying, Done: 1}
 	if try, crit, done := mx.User(&p); !try || crit || done != 1 || mx.Entries != 2 || mx.Serves(nil, 0, 1, pmToken{}) != 1 {
 		t.Errorf("User %v %v %d, Entries %d", try, crit, done, mx.Entries)
 	}

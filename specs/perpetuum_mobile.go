@@ -4,6 +4,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -16,7 +17,7 @@ func (pmToken) String() string { return "TOKEN" }
 // circulates on a ring for ever; the holder enters the critical section if
 // it wants to, and passes the token on when it does not.
 type pmNode struct {
-	Ust      userState
+	Ust      mutex.State
 	Done     int
 	HasToken bool
 	R        int  `vacheck:"-"` // requests per process
@@ -26,20 +27,20 @@ type pmNode struct {
 type pmView = automaton.View[pmNode, pmToken]
 
 // pmUser reads the user part of a process.
-func pmUser(p *pmNode) (userState, int) { return p.Ust, p.Done }
+func pmUser(p *pmNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // Steps: request, enter, exit, and pass (to the successor; in the broken
 // twin to any other process).
 func (p *pmNode) Steps(v *pmView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == userIdle && p.Done < p.R:
+	case p.Ust == mutex.Idle && p.Done < p.R:
 		out = append(out, automaton.Do("request"))
-	case p.Ust == userTrying && p.HasToken:
+	case p.Ust == mutex.Trying && p.HasToken:
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Do("exit"))
 	}
-	if p.HasToken && p.Ust == userIdle {
+	if p.HasToken && p.Ust == mutex.Idle {
 		if !p.Anyone {
 			return append(out, automaton.Out("pass", (v.Self()+1)%v.N()))
 		}
@@ -56,11 +57,11 @@ func (p *pmNode) Steps(v *pmView, out []automaton.Step) []automaton.Step {
 func (p *pmNode) Do(s automaton.Step, fx *automaton.Effects[pmToken]) {
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 	case "enter":
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 	case "exit":
-		p.Ust, p.Done = userIdle, p.Done+1
+		p.Ust, p.Done = mutex.Idle, p.Done+1
 	case "pass":
 		p.HasToken = false
 		fx.Send(s.To, pmToken{})
@@ -105,7 +106,7 @@ func perpetuumMobile(broken bool) Spec {
 		}
 		procs := make([]pmNode, n)
 		for i := range procs {
-			procs[i] = pmNode{Ust: userIdle, R: r, Anyone: broken}
+			procs[i] = pmNode{Ust: mutex.Idle, R: r, Anyone: broken}
 		}
 		procs[0].HasToken = true
 		links := automaton.Ring(n)
@@ -118,7 +119,7 @@ func perpetuumMobile(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[pmNode, pmToken]{
-				exclusionInvariant[pmNode, pmToken](pmUser, "at most one process in the critical section"),
+				mutex.Exclusion[pmNode, pmToken](pmUser),
 				{Name: properties.TokenUniqueness, Doc: "exactly one token, held or in transit", Holds: func(v *pmView) bool {
 					return properties.Count(v.N(), func(i int) bool { return v.Proc(i).HasToken })+v.InTransit() == 1
 				}},
@@ -126,9 +127,9 @@ func perpetuumMobile(broken bool) Spec {
 			// The token never stops: any terminal state is a deadlock.
 			ValidEnd: func(*pmView) bool { return false },
 			Liveness: []automaton.Liveness[pmNode, pmToken]{
-				starvationLiveness[pmNode, pmToken](pmUser, "every trying process eventually enters"),
+				mutex.Starvation[pmNode, pmToken](pmUser),
 			},
-			Mutex: mutexMetrics(r, pmUser, pmServes),
+			Mutex: mutex.Metrics(r, pmUser, pmServes),
 		})
 	}
 	return s

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -234,18 +235,8 @@ func peterson(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[ptNode, ptMsg]{
-				{Name: properties.Uniqueness, Doc: "never two processes elected", Holds: func(v *ptView) bool {
-					return properties.Count(v.N(), isElected(v)) <= 1
-				}},
-				{Name: properties.Validity, Doc: "an elected process holds tid = the " + obj.String() + " ID (value form of VALID)", Holds: func(v *ptView) bool {
-					best := ptBest(v)
-					for i := 0; i < v.N(); i++ {
-						if v.Proc(i).Mode == ptElected && v.Proc(i).Tid != best {
-							return false
-						}
-					}
-					return true
-				}},
+				described(election.Uniqueness[ptNode, ptMsg](func(p *ptNode) bool { return p.Mode == ptElected }), "never two processes elected"),
+				described(election.Validity(func(p *ptNode) (int, bool) { return p.Tid, p.Mode == ptElected }, ptBest), "an elected process holds tid = the "+obj.String()+" ID (value form of VALID)"),
 				{Name: "phase-survivors", Doc: "of a ≥ 2 processes active in a phase, between 1 and ⌊a/2⌋ survive it", Holds: ptSurvivors},
 				{Name: "distinct-tids", Doc: "the temporary IDs of the active processes of one phase are pairwise distinct", Holds: func(v *ptView) bool {
 					for i := 0; i < v.N(); i++ {

@@ -8,6 +8,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/topology"
 )
@@ -58,7 +59,7 @@ func (p rayProc) String() string { return strconv.Itoa(int(p) + 1) }
 // that arrives is only queued, as it would be while i is using.
 type rayNode struct {
 	// User part (2.0).
-	Ust  userState
+	Ust  mutex.State
 	Done int
 	// Raymond's variables.
 	Holder rayProc
@@ -74,17 +75,17 @@ type rayNode struct {
 
 type rayView = automaton.View[rayNode, rayMsg]
 
-func rayUser(p *rayNode) (userState, int) { return p.Ust, p.Done }
+func rayUser(p *rayNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // Steps: request_i (the user wants the critical section), enter_i (Choice
 // above) and exit_i.
 func (p *rayNode) Steps(_ *rayView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == userIdle && p.Done < p.Requests:
+	case p.Ust == mutex.Idle && p.Done < p.Requests:
 		out = append(out, automaton.Do("request"))
-	case p.Ust == userTrying && p.Holder == p.Me && !p.Using && len(p.ReqQ) > 0 && p.ReqQ[0] == p.Me:
+	case p.Ust == mutex.Trying && p.Holder == p.Me && !p.Using && len(p.ReqQ) > 0 && p.ReqQ[0] == p.Me:
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Do("exit"))
 	}
 	return out
@@ -95,17 +96,17 @@ func (p *rayNode) Steps(_ *rayView, out []automaton.Step) []automaton.Step {
 func (p *rayNode) Do(s automaton.Step, fx *automaton.Effects[rayMsg]) {
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 		p.ReqQ = append(p.ReqQ, p.Me)
 	case "enter":
 		p.ReqQ = p.ReqQ[1:]
 		p.Asked = false
 		p.Using = true
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 		return
 	case "exit":
 		p.Using = false
-		p.Ust = userIdle
+		p.Ust = mutex.Idle
 		p.Done++
 	}
 	p.assign(fx)
@@ -201,8 +202,8 @@ func rayAcyclic(v *rayView) bool {
 // rayValidEnd is a valid end state of mutual exclusion (ALGORITHMS.md 0.8):
 // every process idle with its R requests served, channels empty, every
 // queue empty and nobody asking; the one token is then held by a process.
-func rayValidEnd(u mutexUsers) func(v *rayView) bool {
-	return mutexValidEnd[rayNode, rayMsg](u, rayUser, func(p *rayNode) bool { return len(p.ReqQ) == 0 && !p.Asked && !p.Using })
+func rayValidEnd(u mutex.Users) func(v *rayView) bool {
+	return mutex.ValidEnd[rayNode, rayMsg](u, rayUser, func(p *rayNode) bool { return len(p.ReqQ) == 0 && !p.Asked && !p.Using })
 }
 
 // rayExplain says where every holder pointer leads and who waits for what.
@@ -292,7 +293,7 @@ func raymond(broken bool) Spec {
 		// towards the token.
 		procs := make([]rayNode, g.N)
 		for u := range procs {
-			procs[u] = rayNode{Ust: userIdle, Holder: rayProc(u), Me: rayProc(u), Requests: users.Requests(u), Broken: broken}
+			procs[u] = rayNode{Ust: mutex.Idle, Holder: rayProc(u), Me: rayProc(u), Requests: users.Requests(u), Broken: broken}
 		}
 		seen := make([]bool, g.N)
 		seen[0] = true
@@ -306,18 +307,18 @@ func raymond(broken bool) Spec {
 			}
 		}
 		return automaton.New(automaton.Config[rayNode, rayMsg]{
-			Mutex:    mutexMetricsView(users.R, rayUser, rayServes),
+			Mutex:    mutex.MetricsView(users.R, rayUser, rayServes),
 			Initial:  [][]rayNode{procs},
 			Links:    automaton.Undirected(g.Adj),
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[rayNode, rayMsg]{
 				{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, counting holders (holder = self) and PRIVILEGEs in transit", Holds: rayOneToken},
-				mutualExclusion[rayNode, rayMsg](rayUser),
+				mutex.Exclusion[rayNode, rayMsg](rayUser),
 				{Name: "holder-acyclic", Doc: "following holder pointers from any process leads without a cycle to the token holder or to the receiver of the PRIVILEGE in transit", Holds: rayAcyclic},
 			},
 			ValidEnd: rayValidEnd(users),
-			Liveness: mutexLiveness[rayNode, rayMsg](rayUser),
+			Liveness: mutex.Liveness[rayNode, rayMsg](rayUser),
 			Explain:  rayExplain,
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -63,7 +64,7 @@ func raOlder(t, j, u, k int) bool { return t < u || (t == u && j < k) }
 // weakest discipline the section allows, which includes every FIFO run
 // (--channels fifo checks FIFO alone).
 type raNode struct {
-	Ust      userState
+	Ust      mutex.State
 	Done     int
 	C        int `vacheck:"C"`
 	MyTs     int
@@ -79,17 +80,17 @@ type raNode struct {
 type raView = automaton.View[raNode, raMsg]
 
 // raUser reads the user part of a process.
-func raUser(p *raNode) (userState, int) { return p.Ust, p.Done }
+func raUser(p *raNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // Steps: request_i (idle with requests left), enter_i (trying with no REPLY
 // outstanding), exit_i (critical).
 func (p *raNode) Steps(_ *raView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == userIdle && p.Done < p.Requests:
+	case p.Ust == mutex.Idle && p.Done < p.Requests:
 		out = append(out, automaton.Broadcast("request"))
-	case p.Ust == userTrying && p.Waiting == 0:
+	case p.Ust == mutex.Trying && p.Waiting == 0:
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Broadcast("exit"))
 	}
 	return out
@@ -101,7 +102,7 @@ func (p *raNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 	self := fx.Self()
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 		p.C++
 		p.MyTs = p.C
 		for j := 0; j < fx.N(); j++ {
@@ -111,9 +112,9 @@ func (p *raNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 			}
 		}
 	case "enter":
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 	case "exit":
-		p.Ust = userIdle
+		p.Ust = mutex.Idle
 		p.Done++
 		p.MyTs = 0
 		for _, j := range p.Deferred.members() {
@@ -132,7 +133,7 @@ func (p *raNode) Receive(from int, m raMsg, fx *automaton.Effects[raMsg]) {
 		if !p.Broken {
 			p.C = max(p.C, m.TS)
 		}
-		if p.Ust == userIdle || p.Ust == userTrying && raOlder(m.TS, from, p.MyTs, fx.Self()) {
+		if p.Ust == mutex.Idle || p.Ust == mutex.Trying && raOlder(m.TS, from, p.MyTs, fx.Self()) {
 			fx.Send(from, raMsg{Kind: raReply, From: fx.Self()})
 		} else {
 			p.Deferred = p.Deferred.with(from)
@@ -142,27 +143,15 @@ func (p *raNode) Receive(from int, m raMsg, fx *automaton.Effects[raMsg]) {
 	}
 }
 
-// raTimestampOrder is FAIR-TS in state form, as lamportTimestampOrder: a
+// raStamp is the timestamp of a process's request (none when myTs = ⊥),
+// for FAIR-TS (mutex.TimestampOrder) in state form, as in lamport: a
 // critical process's request (myTs, j) is older than the request of every
 // trying process. It is at least as strict as the event form of
 // ALGORITHMS.md 2.0 (when j enters, no trying i has an older request); for
 // Ricart-Agrawala the two agree, since a process that requests while j is
 // critical has replied to j's REQUEST before, so its clock is at least j's
 // stamp and its new request is younger.
-func raTimestampOrder(v *raView) bool {
-	for j := 0; j < v.N(); j++ {
-		pj := v.Proc(j)
-		if pj.Ust != userCritical || pj.MyTs == 0 {
-			continue
-		}
-		for i := 0; i < v.N(); i++ {
-			if pi := v.Proc(i); i != j && pi.Ust == userTrying && raOlder(pi.MyTs, i, pj.MyTs, j) {
-				return false
-			}
-		}
-	}
-	return true
-}
+func raStamp(p *raNode) (int, bool) { return p.MyTs, p.MyTs != 0 }
 
 // raExplain says what every process that is not idle waits for.
 func raExplain(v *raView) []string {
@@ -174,9 +163,9 @@ func raExplain(v *raView) []string {
 			deferring = fmt.Sprintf(", deferring %v", p.Deferred)
 		}
 		switch p.Ust {
-		case userCritical:
+		case mutex.Critical:
 			lines = append(lines, fmt.Sprintf("process %d is in the critical section with request (%d,%d)%s", i+1, p.MyTs, i+1, deferring))
-		case userTrying:
+		case mutex.Trying:
 			lines = append(lines, fmt.Sprintf("process %d is trying with request (%d,%d), waiting for a REPLY from %v%s", i+1, p.MyTs, i+1, p.Waiting, deferring))
 		}
 	}
@@ -228,22 +217,22 @@ func ricartAgrawala(broken bool) Spec {
 		}
 		procs := make([]raNode, n)
 		for i := range procs {
-			procs[i] = raNode{Ust: userIdle, Requests: users.Requests(i), Broken: broken}
+			procs[i] = raNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[raNode, raMsg]{
-			Mutex:    mutexMetrics(users.R, raUser, raServes),
+			Mutex:    mutex.Metrics(users.R, raUser, raServes),
 			Initial:  [][]raNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[raNode, raMsg]{
-				mutualExclusion[raNode, raMsg](raUser),
-				{Name: properties.TimestampOrder, Doc: "FAIR-TS: a process in the critical section has an older request (ts, ID) than every trying process", Holds: raTimestampOrder},
+				mutex.Exclusion[raNode, raMsg](raUser),
+				mutex.TimestampOrder[raNode, raMsg](raUser, raStamp),
 			},
 			// Valid end (ALGORITHMS.md 0.8): all served, channels empty,
 			// nothing deferred and no REPLY awaited.
-			ValidEnd: mutexValidEnd[raNode, raMsg](users, raUser, func(p *raNode) bool { return p.Deferred == 0 && p.Waiting == 0 }),
-			Liveness: mutexLiveness[raNode, raMsg](raUser),
+			ValidEnd: mutex.ValidEnd[raNode, raMsg](users, raUser, func(p *raNode) bool { return p.Deferred == 0 && p.Waiting == 0 }),
+			Liveness: mutex.Liveness[raNode, raMsg](raUser),
 			Explain:  raExplain,
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -87,7 +88,7 @@ func (m sgMsg) String() string {
 // --requests 1, the default, and the checker refutes DLF, GA2 and GA2' from
 // --requests 2 on.
 type sgNode struct {
-	Ust      userState
+	Ust      mutex.State
 	Done     int
 	SV       sgBeliefs `vacheck:"SV"`
 	SN       skCounts  `vacheck:"SN"`
@@ -104,7 +105,7 @@ type sgNode struct {
 
 type sgView = automaton.View[sgNode, sgMsg]
 
-func sgUser(p *sgNode) (userState, int) { return p.Ust, p.Done }
+func sgUser(p *sgNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // Steps: request_i, enter_i (trying with SV[i] = E: the token is here),
 // exit_i; with --choice any, one exit per believed requester the token may
@@ -112,11 +113,11 @@ func sgUser(p *sgNode) (userState, int) { return p.Ust, p.Done }
 func (p *sgNode) Steps(v *sgView, out []automaton.Step) []automaton.Step {
 	i := v.Self()
 	switch {
-	case p.Ust == userIdle && p.Done < p.Requests:
+	case p.Ust == mutex.Idle && p.Done < p.Requests:
 		out = append(out, automaton.Broadcast("request"))
-	case p.Ust == userTrying && p.SV[i] == sgE:
+	case p.Ust == mutex.Trying && p.SV[i] == sgE:
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical && p.Any:
+	case p.Ust == mutex.Critical && p.Any:
 		next, k0 := p.merged(i), len(out)
 		for k := 1; k < v.N(); k++ {
 			if j := (i + k) % v.N(); next[j] == sgR {
@@ -126,7 +127,7 @@ func (p *sgNode) Steps(v *sgView, out []automaton.Step) []automaton.Step {
 		if len(out) == k0 {
 			out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
 		}
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
 	}
 	return out
@@ -157,7 +158,7 @@ func (p *sgNode) Do(s automaton.Step, fx *automaton.Effects[sgMsg]) {
 	i := fx.Self()
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 		if p.SV[i] == sgH {
 			p.SV = p.SV.set(i, sgE) // enter at once, no message
 			return
@@ -169,9 +170,9 @@ func (p *sgNode) Do(s automaton.Step, fx *automaton.Effects[sgMsg]) {
 			}
 		}
 	case "enter":
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 	case "exit":
-		p.Ust, p.Done = userIdle, p.Done+1
+		p.Ust, p.Done = mutex.Idle, p.Done+1
 		p.exchange(i)
 		if !strings.ContainsRune(string(p.SV), rune(sgR)) {
 			p.SV = p.SV.set(i, sgH) // ∀j: SV[j] = N
@@ -307,24 +308,24 @@ func singhal(broken bool) Spec {
 			for j := 0; j < i; j++ {
 				sv[j] = sgR // the staircase: R below i, N from i on
 			}
-			procs[i] = sgNode{Ust: userIdle, SV: sgBeliefs(sv), SN: skCounts(make([]byte, n)),
+			procs[i] = sgNode{Ust: mutex.Idle, SV: sgBeliefs(sv), SN: skCounts(make([]byte, n)),
 				Requests: users.Requests(i), Any: choice == "any", Broken: broken}
 		}
 		procs[0].SV = procs[0].SV.set(0, sgH)
 		procs[0].HasToken = true
 		procs[0].TSV, procs[0].TSN = sgBeliefs(strings.Repeat(string(sgN), n)), skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[sgNode, sgMsg]{
-			Mutex:    mutexMetrics(users.R, sgUser, sgServes),
+			Mutex:    mutex.Metrics(users.R, sgUser, sgServes),
 			Initial:  [][]sgNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[sgNode, sgMsg]{
-				mutualExclusion[sgNode, sgMsg](sgUser),
+				mutex.Exclusion[sgNode, sgMsg](sgUser),
 				{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, held or in transit", Holds: func(v *sgView) bool { return sgTokens(v) == 1 }},
 			},
-			ValidEnd: mutexValidEnd[sgNode, sgMsg](users, sgUser, func(*sgNode) bool { return true }),
-			Liveness: mutexLiveness[sgNode, sgMsg](sgUser),
+			ValidEnd: mutex.ValidEnd[sgNode, sgMsg](users, sgUser, nil),
+			Liveness: mutex.Liveness[sgNode, sgMsg](sgUser),
 			Explain:  sgExplain,
 		})
 	}

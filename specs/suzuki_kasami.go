@@ -8,6 +8,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -83,7 +84,7 @@ func (m skMsg) String() string {
 // without a message and without incrementing RN[i], and exit_i appends the
 // waiting processes in the order i+1, i+2, ... mod N.
 type skNode struct {
-	Ust      userState
+	Ust      mutex.State
 	Done     int
 	RN       skCounts `vacheck:"RN"`
 	HasToken bool
@@ -98,7 +99,7 @@ type skNode struct {
 type skView = automaton.View[skNode, skMsg]
 
 // skUser reads the user part of a process.
-func skUser(p *skNode) (userState, int) { return p.Ust, p.Done }
+func skUser(p *skNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // outstanding reports whether, by what this holder knows, j has a request
 // the token has not served: RN[j] = LN[j] + 1 (RN[j] ≤ LN[j] is outdated).
@@ -108,13 +109,13 @@ func (p *skNode) outstanding(j int) bool { return p.RN.at(j) == p.LN.at(j)+1 }
 // holds the token), enter_i (trying and holding the token), exit_i.
 func (p *skNode) Steps(_ *skView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == userIdle && p.Done < p.Requests && p.HasToken:
+	case p.Ust == mutex.Idle && p.Done < p.Requests && p.HasToken:
 		out = append(out, automaton.Do("request"))
-	case p.Ust == userIdle && p.Done < p.Requests:
+	case p.Ust == mutex.Idle && p.Done < p.Requests:
 		out = append(out, automaton.Broadcast("request"))
-	case p.Ust == userTrying && p.HasToken:
+	case p.Ust == mutex.Trying && p.HasToken:
 		out = append(out, automaton.Do("enter"))
-	case p.Ust == userCritical:
+	case p.Ust == mutex.Critical:
 		out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
 	}
 	return out
@@ -125,7 +126,7 @@ func (p *skNode) Do(s automaton.Step, fx *automaton.Effects[skMsg]) {
 	i := fx.Self()
 	switch s.Name {
 	case "request":
-		p.Ust = userTrying
+		p.Ust = mutex.Trying
 		if p.HasToken {
 			return // enter is enabled at once; no message
 		}
@@ -136,9 +137,9 @@ func (p *skNode) Do(s automaton.Step, fx *automaton.Effects[skMsg]) {
 			}
 		}
 	case "enter":
-		p.Ust = userCritical
+		p.Ust = mutex.Critical
 	case "exit":
-		p.Ust, p.Done = userIdle, p.Done+1
+		p.Ust, p.Done = mutex.Idle, p.Done+1
 		if !p.Broken {
 			p.LN = p.LN.set(i, p.RN.at(i))
 		}
@@ -169,7 +170,7 @@ func (p *skNode) Receive(_ int, m skMsg, fx *automaton.Effects[skMsg]) {
 	switch m.Kind {
 	case skRequest:
 		p.RN = p.RN.set(m.J, max(p.RN.at(m.J), m.SN))
-		if p.HasToken && p.Ust == userIdle && p.outstanding(m.J) {
+		if p.HasToken && p.Ust == mutex.Idle && p.outstanding(m.J) {
 			p.sendToken(m.J, fx)
 		}
 	case skToken:
@@ -210,7 +211,7 @@ func skTokenTo(v *skView, j int) bool {
 // holds the token, so this is the assertion, checked from the send on.
 func skTokenToTrying(v *skView) bool {
 	for j := 0; j < v.N(); j++ {
-		if v.Proc(j).Ust != userTrying && skTokenTo(v, j) {
+		if v.Proc(j).Ust != mutex.Trying && skTokenTo(v, j) {
 			return false
 		}
 	}
@@ -231,7 +232,7 @@ func skExplain(v *skView) []string {
 			s = fmt.Sprintf("holds the token (LN %v, queue %v)", p.LN, p.Q)
 		case skTokenTo(v, i):
 			s = "a TOKEN is on its way to it"
-		case p.Ust == userTrying:
+		case p.Ust == mutex.Trying:
 			s = "waits for the token"
 		}
 		if s != "" {
@@ -290,25 +291,25 @@ func suzukiKasami(broken bool) Spec {
 		}
 		procs := make([]skNode, n)
 		for i := range procs {
-			procs[i] = skNode{Ust: userIdle, RN: skCounts(make([]byte, n)), Requests: users.Requests(i), Broken: broken}
+			procs[i] = skNode{Ust: mutex.Idle, RN: skCounts(make([]byte, n)), Requests: users.Requests(i), Broken: broken}
 		}
 		procs[0].HasToken, procs[0].LN = true, skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[skNode, skMsg]{
-			Mutex:    mutexMetrics(users.R, skUser, skServes),
+			Mutex:    mutex.Metrics(users.R, skUser, skServes),
 			Initial:  [][]skNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,
 			Capacity: capacity,
 			Crashes:  crashes,
 			Invariants: []automaton.Invariant[skNode, skMsg]{
-				mutualExclusion[skNode, skMsg](skUser),
+				mutex.Exclusion[skNode, skMsg](skUser),
 				{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, held or in transit", Holds: func(v *skView) bool { return skTokens(v) == 1 }},
 				{Name: skTokenToTryingName, Doc: "the token is only ever sent to a trying process", Holds: skTokenToTrying},
 			},
 			// 0.8, token-based: all served, channels empty, and (with
 			// TOKEN-1) the one token held by a process, its queue empty.
-			ValidEnd: mutexValidEnd[skNode, skMsg](users, skUser, func(p *skNode) bool { return len(p.Q) == 0 }),
-			Liveness: mutexLiveness[skNode, skMsg](skUser),
+			ValidEnd: mutex.ValidEnd[skNode, skMsg](users, skUser, func(p *skNode) bool { return len(p.Q) == 0 }),
+			Liveness: mutex.Liveness[skNode, skMsg](skUser),
 			Explain:  skExplain,
 		})
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -220,15 +221,10 @@ func teQuiet(v *teView) bool {
 
 // teAllKnow is KNOW with the end of TERM: channels empty, every process
 // done with leader = the winner.
-func teAllKnow(v *teView) bool {
-	w := teWinner(v)
-	for i := 0; i < v.N(); i++ {
-		if p := v.Proc(i); p.St != teDone || p.Leader != w {
-			return false
-		}
-	}
-	return v.ChannelsEmpty()
-}
+var teAllKnow = election.EveryoneKnows(teKnown, teWinner, func(p *teNode) bool { return p.St == teDone })
+
+// teKnown returns the leader process p holds, if any.
+func teKnown(p *teNode) (int, bool) { return p.Leader, p.Leader != 0 }
 
 // teEndNoInfo is the valid end state without the information wave (0.8):
 // channels empty, every process has proposed or decided, and the one or
@@ -362,29 +358,9 @@ func treeElection(broken bool) Spec {
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[teNode, teMsg]{
-				{Name: properties.Uniqueness, Doc: "at most one process has decided on its own ID", Holds: func(v *teView) bool {
-					return properties.Count(v.N(), func(i int) bool { q := v.Proc(i); return q.St == teDone && q.Leader == q.U }) <= 1
-				}},
-				{Name: properties.Agreement, Doc: "no two processes hold different leaders", Holds: func(v *teView) bool {
-					known := 0
-					for i := 0; i < v.N(); i++ {
-						if l := v.Proc(i).Leader; l != 0 && known != 0 && l != known {
-							return false
-						} else if l != 0 {
-							known = l
-						}
-					}
-					return true
-				}},
-				{Name: properties.Validity, Doc: "every leader held is the best ID of all processes", Holds: func(v *teView) bool {
-					w := teWinner(v)
-					for i := 0; i < v.N(); i++ {
-						if l := v.Proc(i).Leader; l != 0 && l != w {
-							return false
-						}
-					}
-					return true
-				}},
+				described(election.Uniqueness[teNode, teMsg](func(p *teNode) bool { return p.St == teDone && p.Leader == p.U }), "at most one process has decided on its own ID"),
+				described(election.Agreement[teNode, teMsg](teKnown), "no two processes hold different leaders"),
+				described(election.Validity(teKnown, teWinner), "every leader held is the best ID of all processes"),
 			},
 			Assertions: []automaton.Assertion{{Name: teParentPort,
 				Doc: "a PROPOSE received after proposing, and every RESULT, arrives over parentPort (the assertion of 1.8)"}},

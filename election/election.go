@@ -1,0 +1,142 @@
+// Package election is the leader-election kit of vacheck: the properties of
+// ALGORITHMS.md chapter 1 (section 1.0 and the summary of section 3) as
+// builders generic over the process type, through small accessor functions.
+//
+//   - UNIQ (Uniqueness): at most one process is in a leader state.
+//   - AGREE (Agreement): no two processes know different leaders.
+//   - VALID (Validity): every leader claimed holds the winning ID (the
+//     largest, the smallest, or the best among the actual initiators: the
+//     model says which, through a winner function).
+//   - TERM/KNOW (EveryoneKnows): the goal of automaton.Config.Termination,
+//     every process settled and knowing the winner, nothing in transit.
+//
+// A process struct offers what the properties read:
+//
+//	func isLeader(p *node) bool            { return p.Status == chosen }
+//	func known(p *node) (int, bool)        { return p.Leader, p.Leader != 0 }
+//
+//	automaton.Config[node, msg]{
+//		Invariants: []automaton.Invariant[node, msg]{
+//			election.Uniqueness[node, msg](isLeader),
+//			election.Agreement[node, msg](known),
+//			election.Validity[node, msg](known, election.Max[node, msg](id)),
+//		},
+//		Termination: election.EveryoneKnows[node, msg](known, election.Max[node, msg](id), nil),
+//	}
+//
+// Catalog specs of package specs use this kit: chang-roberts and its
+// announce, bidirectional and wake-up forms, lelann, peterson, floodmax,
+// tree-election and dfs-token.
+package election
+
+import (
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// Uniqueness returns UNIQ (ALGORITHMS.md 1.0), named properties.Uniqueness:
+// at most one process is in a leader state, as isLeader says.
+func Uniqueness[S any, M automaton.Message](isLeader func(p *S) bool) automaton.Invariant[S, M] {
+	return automaton.Invariant[S, M]{
+		Name: properties.Uniqueness,
+		Doc:  "UNIQ: never two processes in a leader state",
+		Holds: func(v *automaton.View[S, M]) bool {
+			return properties.Count(v.N(), func(i int) bool { return isLeader(v.Proc(i)) }) <= 1
+		},
+	}
+}
+
+// Agreement returns AGREE (ALGORITHMS.md 1.0), named properties.Agreement:
+// no two processes know different leaders. known returns the leader a
+// process knows and true, or false while it knows none (⊥).
+func Agreement[S any, M automaton.Message](known func(p *S) (id int, ok bool)) automaton.Invariant[S, M] {
+	return automaton.Invariant[S, M]{
+		Name: properties.Agreement,
+		Doc:  "AGREE: no two different known leaders",
+		Holds: func(v *automaton.View[S, M]) bool {
+			first, seen := 0, false
+			for i := 0; i < v.N(); i++ {
+				if l, ok := known(v.Proc(i)); ok {
+					if seen && l != first {
+						return false
+					}
+					first, seen = l, true
+				}
+			}
+			return true
+		},
+	}
+}
+
+// Validity returns VALID (ALGORITHMS.md 1.0), named properties.Validity:
+// every leader claimed is the winning ID. claim returns the leader ID a
+// process claims and true (its own ID when it is in a leader state, or the
+// leader it knows), or false for none; winner returns the winning ID of the
+// state (Max, Min, or the best among the actual initiators).
+func Validity[S any, M automaton.Message](claim func(p *S) (id int, ok bool), winner func(v *automaton.View[S, M]) int) automaton.Invariant[S, M] {
+	return automaton.Invariant[S, M]{
+		Name: properties.Validity,
+		Doc:  "VALID: every leader claimed holds the winning ID",
+		Holds: func(v *automaton.View[S, M]) bool {
+			w, computed := 0, false
+			for i := 0; i < v.N(); i++ {
+				if l, ok := claim(v.Proc(i)); ok {
+					if !computed {
+						w, computed = winner(v), true
+					}
+					if l != w {
+						return false
+					}
+				}
+			}
+			return true
+		},
+	}
+}
+
+// EveryoneKnows returns TERM/KNOW (ALGORITHMS.md 1.0) as the goal of
+// automaton.Config.Termination (and often ValidEnd): every channel empty,
+// and every process settled (its election over, its send buffers empty; a
+// nil settled accepts every process) and knowing the winner.
+func EveryoneKnows[S any, M automaton.Message](known func(p *S) (id int, ok bool), winner func(v *automaton.View[S, M]) int, settled func(p *S) bool) func(v *automaton.View[S, M]) bool {
+	return func(v *automaton.View[S, M]) bool {
+		if !v.ChannelsEmpty() {
+			return false
+		}
+		w := winner(v)
+		for i := 0; i < v.N(); i++ {
+			p := v.Proc(i)
+			if settled != nil && !settled(p) {
+				return false
+			}
+			if l, ok := known(p); !ok || l != w {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// Max returns the winner function for the largest ID, id(p) being the ID of
+// process p.
+func Max[S any, M automaton.Message](id func(p *S) int) func(v *automaton.View[S, M]) int {
+	return func(v *automaton.View[S, M]) int {
+		w := id(v.Proc(0))
+		for i := 1; i < v.N(); i++ {
+			w = max(w, id(v.Proc(i)))
+		}
+		return w
+	}
+}
+
+// Min returns the winner function for the smallest ID, id(p) being the ID
+// of process p.
+func Min[S any, M automaton.Message](id func(p *S) int) func(v *automaton.View[S, M]) int {
+	return func(v *automaton.View[S, M]) int {
+		w := id(v.Proc(0))
+		for i := 1; i < v.N(); i++ {
+			w = min(w, id(v.Proc(i)))
+		}
+		return w
+	}
+}
