@@ -35,6 +35,9 @@ type crNode struct {
 	// Broken makes the process forward smaller IDs instead of discarding
 	// them: the bug of chang-roberts-broken.
 	Broken bool `vacheck:"-"`
+	// Obj is --objective: which of two IDs wins (max, or min with every
+	// comparison reversed).
+	Obj objective `vacheck:"-"`
 }
 
 // Steps: send(v)_{i,i+1} is enabled when the send buffer is non-empty and v
@@ -53,11 +56,11 @@ func (p *crNode) Do(_ automaton.Step, fx *automaton.Effects[int]) {
 	fx.Send((fx.Self()+1)%fx.N(), v)
 }
 
-// Receive performs receive(v)_{i-1,i}: forward a larger ID, become chosen
-// on one's own ID, discard a smaller one.
+// Receive performs receive(v)_{i-1,i}: forward a larger ID (one that beats
+// u under --objective), become chosen on one's own ID, discard a smaller one.
 func (p *crNode) Receive(_ int, v int, _ *automaton.Effects[int]) {
 	switch {
-	case v > p.U:
+	case p.Obj.beats(v, p.U):
 		p.Send = append(p.Send, v)
 	case v == p.U:
 		p.Status = crChosen
@@ -68,11 +71,12 @@ func (p *crNode) Receive(_ int, v int, _ *automaton.Effects[int]) {
 
 type crView = automaton.View[crNode, int]
 
-// crMax returns the position of the process with the largest ID.
+// crMax returns i_max, the position of the process with the largest ID
+// (the smallest with --objective min).
 func crMax(v *crView) int {
 	best := 0
 	for i := 1; i < v.N(); i++ {
-		if v.Proc(i).U > v.Proc(best).U {
+		if v.Proc(i).Obj.beats(v.Proc(i).U, v.Proc(best).U) {
 			best = i
 		}
 	}
@@ -106,6 +110,7 @@ func changRoberts(broken bool) Spec {
 		Params: []Param{
 			{Flag: "n", Default: "5", Usage: "number of processes"},
 			idsParam,
+			objectiveParam,
 		},
 		Claims: []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
 	}
@@ -124,6 +129,10 @@ func changRoberts(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
 		disc, capacity, err := channelParams(p, channel.FIFO, n)
 		if err != nil {
 			return nil, err
@@ -132,7 +141,7 @@ func changRoberts(broken bool) Spec {
 		for _, ids := range idsets {
 			procs := make([]crNode, n)
 			for i, id := range ids {
-				procs[i] = crNode{U: id, Send: []int{id}, Broken: broken}
+				procs[i] = crNode{U: id, Send: []int{id}, Broken: broken, Obj: obj}
 			}
 			initial = append(initial, procs)
 		}
@@ -140,7 +149,7 @@ func changRoberts(broken bool) Spec {
 			{Name: properties.Uniqueness, Doc: "never two processes chosen", Holds: func(v *crView) bool {
 				return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Status == crChosen }) <= 1
 			}},
-			{Name: properties.Validity, Doc: "a chosen process holds the maximum ID", Holds: func(v *crView) bool {
+			{Name: properties.Validity, Doc: "a chosen process holds the best ID (the maximum, or the minimum with --objective min)", Holds: func(v *crView) bool {
 				imax := crMax(v)
 				for i := 0; i < v.N(); i++ {
 					if v.Proc(i).Status == crChosen && i != imax {
