@@ -36,6 +36,9 @@ type crNode struct {
 	// Broken makes the process forward smaller IDs instead of discarding
 	// them: the bug of chang-roberts-broken.
 	Broken bool `vacheck:"-"`
+	// Obj is --objective: which of two IDs wins (max, or min with every
+	// comparison reversed).
+	Obj objective `vacheck:"-"`
 }
 
 // Steps: send(v)_{i,i+1} is enabled when the send buffer is non-empty and v
@@ -54,11 +57,11 @@ func (p *crNode) Do(_ automaton.Step, fx *automaton.Effects[int]) {
 	fx.Send((fx.Self()+1)%fx.N(), v)
 }
 
-// Receive performs receive(v)_{i-1,i}: forward a larger ID, become chosen
-// on one's own ID, discard a smaller one.
+// Receive performs receive(v)_{i-1,i}: forward a larger ID (one that beats
+// u under --objective), become chosen on one's own ID, discard a smaller one.
 func (p *crNode) Receive(_ int, v int, _ *automaton.Effects[int]) {
 	switch {
-	case v > p.U:
+	case p.Obj.beats(v, p.U):
 		p.Send = append(p.Send, v)
 	case v == p.U:
 		p.Status = crChosen
@@ -69,11 +72,12 @@ func (p *crNode) Receive(_ int, v int, _ *automaton.Effects[int]) {
 
 type crView = automaton.View[crNode, int]
 
-// crMax returns the position of the process with the largest ID.
+// crMax returns i_max, the position of the process with the largest ID
+// (the smallest with --objective min).
 func crMax(v *crView) int {
 	best := 0
 	for i := 1; i < v.N(); i++ {
-		if v.Proc(i).U > v.Proc(best).U {
+		if v.Proc(i).Obj.beats(v.Proc(i).U, v.Proc(best).U) {
 			best = i
 		}
 	}
@@ -107,6 +111,7 @@ func changRoberts(broken bool) Spec {
 		Params: []Param{
 			{Flag: "n", Default: "5", Usage: "number of processes"},
 			idsParam,
+			objectiveParam,
 		},
 		Claims: []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
 	}
@@ -125,6 +130,10 @@ func changRoberts(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
 		disc, capacity, err := channelParams(p, channel.FIFO, n)
 		if err != nil {
 			return nil, err
@@ -133,7 +142,7 @@ func changRoberts(broken bool) Spec {
 		for _, ids := range idsets {
 			procs := make([]crNode, n)
 			for i, id := range ids {
-				procs[i] = crNode{U: id, Send: []int{id}, Broken: broken}
+				procs[i] = crNode{U: id, Send: []int{id}, Broken: broken, Obj: obj}
 			}
 			initial = append(initial, procs)
 		}
@@ -141,7 +150,7 @@ func changRoberts(broken bool) Spec {
 		claim := func(p *crNode) (int, bool) { return p.U, chosen(p) }
 		invariants := []automaton.Invariant[crNode, int]{
 			described(election.Uniqueness[crNode, int](chosen), "never two processes chosen"),
-			described(election.Validity(claim, election.Max[crNode, int](func(p *crNode) int { return p.U })), "a chosen process holds the maximum ID"),
+			described(election.Validity(claim, func(v *crView) int { return v.Proc(crMax(v)).U }), "a chosen process holds the best ID (the maximum, or the minimum with --objective min)"),
 		}
 		if !broken {
 			invariants = append(invariants, automaton.Invariant[crNode, int]{

@@ -48,6 +48,8 @@ type craNode struct {
 	// Silent is the bug of chang-roberts-announce-broken: ELECTED is not
 	// passed on.
 	Silent bool `vacheck:"-"`
+	// Obj is --objective: which of two IDs wins.
+	Obj objective `vacheck:"-"`
 }
 
 type craView = automaton.View[craNode, craMsg]
@@ -73,7 +75,7 @@ func (p *craNode) Do(_ automaton.Step, fx *automaton.Effects[craMsg]) {
 func (p *craNode) Receive(_ int, m craMsg, _ *automaton.Effects[craMsg]) {
 	if !m.Elected {
 		switch {
-		case m.V > p.U:
+		case p.Obj.beats(m.V, p.U):
 			p.Send = append(p.Send, m)
 		case m.V == p.U && p.Status == craUnknown:
 			p.Status, p.Leader = craChosen, p.U
@@ -105,7 +107,8 @@ func changRobertsAnnounce(broken bool) Spec {
 		Section: "1.2",
 		Summary: "Chang-Roberts with leader announcement: the leader's ELECTED message tells every process, so the election terminates",
 		Params: []Param{{Flag: "n", Default: "4", Usage: "number of processes"}, idsParam,
-			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (with one, termination fails: 1.2)"}},
+			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (with one, termination fails: 1.2)"},
+			objectiveParam},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done",
 			properties.DeadlockFreedom, properties.Termination},
 	}
@@ -129,6 +132,10 @@ func changRobertsAnnounce(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
 		disc, capacity, err := channelParams(p, channel.FIFO, n+1)
 		if err != nil {
 			return nil, err
@@ -137,14 +144,16 @@ func changRobertsAnnounce(broken bool) Spec {
 		for _, ids := range idsets {
 			procs := make([]craNode, n)
 			for i, id := range ids {
-				procs[i] = craNode{U: id, Send: []craMsg{{V: id}}, Silent: broken}
+				procs[i] = craNode{U: id, Send: []craMsg{{V: id}}, Silent: broken, Obj: obj}
 			}
 			initial = append(initial, procs)
 		}
+		// maxID is the best ID: the maximum, or the minimum with
+		// --objective min.
 		maxID := func(v *craView) int {
-			m := 0
-			for i := 0; i < v.N(); i++ {
-				m = max(m, v.Proc(i).U)
+			m := v.Proc(0).U
+			for i := 1; i < v.N(); i++ {
+				m = obj.best(m, v.Proc(i).U)
 			}
 			return m
 		}
@@ -162,7 +171,7 @@ func changRobertsAnnounce(broken bool) Spec {
 			Invariants: []automaton.Invariant[craNode, craMsg]{
 				described(election.Uniqueness[craNode, craMsg](craIsLeader), "never two processes in a leader state"),
 				described(election.Agreement[craNode, craMsg](craKnown), "no two different known leaders"),
-				described(election.Validity(craKnown, maxID), "every known leader is the maximum ID"),
+				described(election.Validity(craKnown, maxID), "every known leader is the best ID (the maximum, or the minimum with --objective min)"),
 				{Name: "no-elect-after-done", Doc: "no ELECT is on its way to a done process (it would be received after done; FIFO only)", Holds: func(v *craView) bool {
 					for i := 0; i < v.N(); i++ {
 						if v.Proc(i).Status != craDone {

@@ -123,9 +123,12 @@ type echoNode struct {
 	// Broken keeps a conquered initiator's virtual tree edge: the bug of
 	// echo-election-broken.
 	Broken bool `vacheck:"-"`
-	// Top is the largest ID in the system: no wave can be stronger (the
-	// proof of Commutes).
+	// Top is the best ID in the system (the largest, or the smallest with
+	// --objective min): no wave can be stronger (the proof of Commutes).
 	Top int `vacheck:"-"`
+	// Obj is --objective: which of two wave labels is stronger. Every
+	// comparison of labels below goes through it.
+	Obj objective `vacheck:"-"`
 	// mutant seeds a bug for the tests of the reduction (echoMutant); 0
 	// in the catalog.
 	mutant echoMutant `vacheck:"-"`
@@ -173,14 +176,14 @@ func (p *echoNode) Do(_ automaton.Step, fx *automaton.Effects[echoMsg]) {
 // Receive performs receive EXP(j) and receive ECHO(j) on the port from.
 func (p *echoNode) Receive(from int, m echoMsg, fx *automaton.Effects[echoMsg]) {
 	switch {
-	case m.Kind == echoExp && (p.Cur == 0 || m.J > p.Cur):
+	case m.Kind == echoExp && (p.Cur == 0 || p.Obj.beats(m.J, p.Cur)):
 		p.join(m.J, from, fx) // woken, or conquered by a stronger wave
 	case m.J == p.Cur:
 		// An explorer of the own wave (non-tree edge) or an echo (tree
 		// edge) answers the explorer sent on this port.
 		p.Done |= 1 << uint(from)
 		p.check(fx)
-	case m.J > p.Cur:
+	case p.Obj.beats(m.J, p.Cur):
 		fx.Assert(echoLabel, false) // an ECHO of a wave the node is not in
 	}
 	// Otherwise m belongs to a weaker wave and is swallowed.
@@ -214,13 +217,13 @@ func (p *echoNode) Receive(from int, m echoMsg, fx *automaton.Effects[echoMsg]) 
 // no verdict and no visible valuation changed; but the argument is gone,
 // and echoOldCommutes keeps it for the tests.)
 func (p *echoNode) Commutes(from int, m echoMsg) bool {
-	if p.Cur == 0 || m.J > p.Cur {
+	if p.Cur == 0 || p.Obj.beats(m.J, p.Cur) {
 		return false // wakes the node, conquers it or fails echo-label
 	}
-	if m.J < p.Cur || p.EchoSent == p.Cur {
+	if p.Obj.beats(p.Cur, m.J) || p.EchoSent == p.Cur {
 		return true // swallowed, or the wave is echoed already
 	}
-	if echoParent(from) == p.Parent || (p.Cur < p.Top && p.mutant != echoOldCommutes) {
+	if echoParent(from) == p.Parent || (p.Obj.beats(p.Top, p.Cur) && p.mutant != echoOldCommutes) {
 		return false
 	}
 	for _, q := range p.Nbrs {
@@ -248,8 +251,8 @@ func echoAssumptions() []automaton.Assumption[echoNode, echoMsg] {
 		}
 	}
 	return []automaton.Assumption[echoNode, echoMsg]{
-		{Name: "wave-bounded", Doc: "cur is at most the largest ID", Of: automaton.OfPartialOrder, Holds: each(func(p *echoNode) bool {
-			return p.Cur >= 0 && p.Cur <= p.Top
+		{Name: "wave-bounded", Doc: "cur is 0 or a label no stronger than the best ID", Of: automaton.OfPartialOrder, Holds: each(func(p *echoNode) bool {
+			return p.Cur >= 0 && (p.Cur == 0 || !p.Obj.beats(p.Cur, p.Top))
 		})},
 		{Name: "echoed-current", Doc: "echoSent is 0 or cur", Of: automaton.OfPartialOrder, Holds: each(func(p *echoNode) bool {
 			return p.EchoSent == 0 || p.EchoSent == p.Cur
@@ -323,13 +326,13 @@ func echoWinner(v *echoView) int {
 	return -1
 }
 
-// echoMaxInitiator returns the largest ID among the actual initiators (0
-// if nobody has started).
+// echoMaxInitiator returns the best ID among the actual initiators (the
+// largest, or the smallest with --objective min; 0 if nobody has started).
 func echoMaxInitiator(v *echoView) int {
 	best := 0
 	for i := 0; i < v.N(); i++ {
-		if p := v.Proc(i); p.Role == echoInitiator {
-			best = max(best, p.U)
+		if p := v.Proc(i); p.Role == echoInitiator && (best == 0 || p.Obj.beats(p.U, best)) {
+			best = p.U
 		}
 	}
 	return best
@@ -424,6 +427,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 			{Flag: "topology", Default: "ring", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
 			initiatorsParam("all"),
 			{Flag: "ids", Default: "increasing", Usage: "IDs: increasing (process i has ID i), decreasing, a list such as 3,1,2, or all (every permutation of 1..N)"},
+			objectiveParam,
 		},
 		Claims: claims,
 	}
@@ -446,6 +450,10 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 		if err != nil {
 			return nil, err
 		}
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
 		// Each wave sends at most one message per direction of an edge,
 		// and there are at most N waves.
 		disc, capacity, err := channelParams(p, channel.FIFO, n)
@@ -457,7 +465,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 			for _, set := range inits {
 				procs := make([]echoNode, n)
 				for i := range procs {
-					procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: slices.Max(ids), mutant: mutant}
+					procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: obj.best(ids...), Obj: obj, mutant: mutant}
 					if set[i] {
 						procs[i].Role = echoDesignated
 					}
@@ -470,7 +478,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 			{Name: properties.Uniqueness, Doc: "never two processes won", Holds: func(v *echoView) bool {
 				return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Won }) <= 1
 			}},
-			{Name: properties.Validity, Doc: "a process that has won holds the largest ID among the actual initiators", Holds: func(v *echoView) bool {
+			{Name: properties.Validity, Doc: "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators", Holds: func(v *echoView) bool {
 				w := echoWinner(v)
 				return w < 0 || v.Proc(w).U == echoMaxInitiator(v)
 			}},

@@ -65,6 +65,8 @@ type trNode struct {
 	// Sticky makes a process stay in election mode when the token reaches
 	// it: the bug of token-ring-recovery-broken.
 	Sticky bool `vacheck:"-"`
+	// Obj is --objective: which of two IDs wins the regeneration race.
+	Obj objective `vacheck:"-"`
 }
 
 type trView = automaton.View[trNode, trMsg]
@@ -144,8 +146,8 @@ func (p *trNode) Receive(_ int, m trMsg, fx *automaton.Effects[trMsg]) {
 	switch {
 	case !p.Election:
 		p.Election = true
-		fx.Send(next, trMsg{Elect: true, V: max(p.U, v)}) // own ID enters the race if larger
-	case v > p.U: // Chang-Roberts rule
+		fx.Send(next, trMsg{Elect: true, V: p.Obj.best(p.U, v)}) // own ID enters the race if better
+	case p.Obj.beats(v, p.U): // Chang-Roberts rule
 		fx.Send(next, m)
 	case v == p.U: // the winner creates the new token
 		p.HasToken, p.Election = true, false
@@ -199,6 +201,7 @@ func tokenRingRecovery(broken bool) Spec {
 			{Flag: "losses", Default: "1", Usage: "budget of token losses (fault)"},
 			{Flag: "timeouts", Default: "perfect", Usage: "perfect (the timer expires only when no token exists) or unrestricted (also while it exists, with a budget of premature timeouts)"},
 			{Flag: "premature", Default: "1", Usage: "budget of premature timeouts, with --timeouts unrestricted"},
+			objectiveParam,
 		},
 		Claims: []string{properties.TokenUniqueness, properties.DeadlockFreedom, "recovery"},
 	}
@@ -233,6 +236,10 @@ func tokenRingRecovery(broken bool) Spec {
 		} else if p.Given("premature") {
 			return nil, Usagef("premature", p.String("premature"), "applies only with --timeouts unrestricted")
 		}
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
 		disc, capacity, err := channelParams(p, channel.FIFO, n+2)
 		if err != nil {
 			return nil, err
@@ -241,7 +248,7 @@ func tokenRingRecovery(broken bool) Spec {
 		for _, ids := range idsets {
 			procs := make([]trNode, n)
 			for i, id := range ids {
-				procs[i] = trNode{U: id, Losses: losses, Perfect: mode == "perfect", Premature: premature, Sticky: broken}
+				procs[i] = trNode{U: id, Losses: losses, Perfect: mode == "perfect", Premature: premature, Sticky: broken, Obj: obj}
 			}
 			procs[0].HasToken = true
 			initial = append(initial, procs)

@@ -36,7 +36,7 @@ func (p *waitNode) Steps(v *waitView, out []automaton.Step) []automaton.Step {
 		return out
 	}
 	for j := 0; j < v.N(); j++ {
-		if q := v.Proc(j); q.U > p.U && q.Role == echoDesignated && q.Cur == 0 {
+		if q := v.Proc(j); p.Obj.beats(q.U, p.U) && q.Role == echoDesignated && q.Cur == 0 {
 			return out // a stronger initiator has not started yet: wait
 		}
 	}
@@ -117,6 +117,10 @@ func waiting(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
+		obj, err := parseObjective(p)
+		if err != nil {
+			return nil, err
+		}
 		disc, capacity, err := channelParams(p, channel.FIFO, n)
 		if err != nil {
 			return nil, err
@@ -126,7 +130,7 @@ func waiting(broken bool) Spec {
 			for _, set := range inits {
 				procs := make([]waitNode, n)
 				for i := range procs {
-					procs[i] = waitNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken}
+					procs[i] = waitNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: obj.best(ids...), Obj: obj}
 					if set[i] {
 						procs[i].Role = echoDesignated
 					}
@@ -160,11 +164,11 @@ func waiting(broken bool) Spec {
 			{Name: properties.Uniqueness, Doc: "never two processes won", Holds: func(v *waitView) bool {
 				return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Won }) <= 1
 			}},
-			{Name: properties.Validity, Doc: "a process that has won holds the largest ID among the actual initiators", Holds: func(v *waitView) bool {
+			{Name: properties.Validity, Doc: "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators", Holds: func(v *waitView) bool {
 				w, best := won(v), 0
 				for i := 0; i < v.N(); i++ {
-					if q := v.Proc(i); q.Role == echoInitiator {
-						best = max(best, q.U)
+					if q := v.Proc(i); q.Role == echoInitiator && (best == 0 || obj.beats(q.U, best)) {
+						best = q.U
 					}
 				}
 				return w < 0 || v.Proc(w).U == best
