@@ -1,5 +1,7 @@
 package automaton
 
+import "strconv"
+
 // Link builders beside Ring, BiRing, Complete and Undirected (system.go):
 // the topologies of ALGORITHMS.md 0.6 as channel lists. For a graph read
 // by the topology package (--topology), Undirected(g.Adj) gives both
@@ -27,4 +29,22 @@ func Tree(parent []int) []Link {
 		}
 	}
 	return links
+}
+
+// Proc is a process number kept in a state variable or a message (a
+// holder, a parent, a queue of waiting processes). Like every process index
+// of the API it is 0-based, and like traces and error messages it prints
+// 1-based, so that a stored number and the trace of the same process agree.
+// NoProc is ⊥.
+type Proc int
+
+// NoProc is the undefined process ⊥.
+const NoProc Proc = -1
+
+// String returns p 1-based, or ⊥ for NoProc.
+func (p Proc) String() string {
+	if p < 0 {
+		return "⊥"
+	}
+	return strconv.Itoa(int(p) + 1)
 }

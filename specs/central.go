@@ -45,7 +45,7 @@ const ctHolderAssertion = "release-from-holder"
 // 2.1; the textbook solution, e.g. Singhal & Shivaratri 1994): a client has
 // the user part of 2.0 (ust, done) and granted, "a REPLY has been received
 // for the current request", which the entry condition reads; the
-// coordinator K has busy, holder (-1 for ⊥) and queue, the FIFO of
+// coordinator K has busy, holder (automaton.NoProc for ⊥) and queue, the FIFO of
 // waiting clients.
 //
 // Numbering: --n counts the clients, as the section's "K plus N clients",
@@ -60,8 +60,8 @@ type ctNode struct {
 	Done    int
 	Granted bool
 	Busy    bool
-	Holder  int
-	Queue   []int
+	Holder  automaton.Proc
+	Queue   []automaton.Proc
 	// Coord marks K; Requests is R for a requesting client, 0 otherwise.
 	Coord    bool `vacheck:"-"`
 	Requests int  `vacheck:"-"`
@@ -117,18 +117,18 @@ func (p *ctNode) Receive(from int, m ctMsg, fx *automaton.Effects[ctMsg]) {
 		p.Granted = true
 	case ctRequest:
 		if !p.Busy || p.Broken {
-			p.Busy, p.Holder = true, from
+			p.Busy, p.Holder = true, automaton.Proc(from)
 			fx.Send(from, ctMsg{ctReply})
 		} else {
-			p.Queue = append(p.Queue, from)
+			p.Queue = append(p.Queue, automaton.Proc(from))
 		}
 	case ctRelease:
-		fx.Assert(ctHolderAssertion, p.Holder == from)
+		fx.Assert(ctHolderAssertion, p.Holder == automaton.Proc(from))
 		if len(p.Queue) > 0 {
 			p.Holder, p.Queue = p.Queue[0], p.Queue[1:]
-			fx.Send(p.Holder, ctMsg{ctReply})
+			fx.Send(int(p.Holder), ctMsg{ctReply})
 		} else {
-			p.Busy, p.Holder = false, -1
+			p.Busy, p.Holder = false, automaton.NoProc
 		}
 	}
 }
@@ -142,7 +142,7 @@ func ctExplain(v *ctView) []string {
 	case !v.Up(n):
 		lines = append(lines, fmt.Sprintf("the coordinator (process %d) has crashed", n+1))
 	case k.Busy:
-		lines = append(lines, fmt.Sprintf("the coordinator (process %d) has granted process %d, queue %s", n+1, k.Holder+1, "["+joinOneBased(k.Queue, " ")+"]"))
+		lines = append(lines, fmt.Sprintf("the coordinator (process %d) has granted process %v, queue %v", n+1, k.Holder, k.Queue))
 	default:
 		lines = append(lines, fmt.Sprintf("the coordinator (process %d) is free", n+1))
 	}
@@ -215,7 +215,7 @@ func central(broken bool) Spec {
 		users.Requesters = append(users.Requesters, false) // K
 		procs := make([]ctNode, n+1)
 		for i := range procs {
-			procs[i] = ctNode{Ust: mutex.Idle, Holder: -1, Requests: users.Requests(i), Broken: broken}
+			procs[i] = ctNode{Ust: mutex.Idle, Holder: automaton.NoProc, Requests: users.Requests(i), Broken: broken}
 		}
 		procs[n].Coord = true
 		var links []automaton.Link

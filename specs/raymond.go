@@ -33,12 +33,6 @@ func (m rayMsg) String() string {
 	return "rayMsg(" + strconv.Itoa(int(m)) + ")"
 }
 
-// rayProc is a process number (0-based), shown 1-based: a holder pointer or
-// an entry of the request queue. A process's own number stands for self.
-type rayProc int
-
-func (p rayProc) String() string { return strconv.Itoa(int(p) + 1) }
-
 // rayNode is a process of Raymond's tree-based token algorithm
 // (ALGORITHMS.md 2.11; K. Raymond, A tree-based algorithm for distributed
 // mutual exclusion, ACM TOCS 7(1), 1989). The processes form a fixed
@@ -62,13 +56,13 @@ type rayNode struct {
 	Ust  mutex.State
 	Done int
 	// Raymond's variables.
-	Holder rayProc
+	Holder automaton.Proc
 	Using  bool
-	ReqQ   []rayProc
+	ReqQ   []automaton.Proc
 	Asked  bool
 
-	Me       rayProc `vacheck:"-"`
-	Requests int     `vacheck:"-"` // R for a requester, 0 otherwise
+	Me       automaton.Proc `vacheck:"-"`
+	Requests int            `vacheck:"-"` // R for a requester, 0 otherwise
 	// Broken is the bug of raymond-broken: ASSIGN does not reset asked.
 	Broken bool `vacheck:"-"`
 }
@@ -117,7 +111,7 @@ func (p *rayNode) Do(s automaton.Step, fx *automaton.Effects[rayMsg]) {
 // receive PRIVILEGE (holder := self; ASSIGN; ASK).
 func (p *rayNode) Receive(from int, m rayMsg, fx *automaton.Effects[rayMsg]) {
 	if m == rayRequest {
-		p.ReqQ = append(p.ReqQ, rayProc(from))
+		p.ReqQ = append(p.ReqQ, automaton.Proc(from))
 	} else {
 		p.Holder = p.Me
 	}
@@ -293,7 +287,7 @@ func raymond(broken bool) Spec {
 		// towards the token.
 		procs := make([]rayNode, g.N)
 		for u := range procs {
-			procs[u] = rayNode{Ust: mutex.Idle, Holder: rayProc(u), Me: rayProc(u), Requests: users.Requests(u), Broken: broken}
+			procs[u] = rayNode{Ust: mutex.Idle, Holder: automaton.Proc(u), Me: automaton.Proc(u), Requests: users.Requests(u), Broken: broken}
 		}
 		seen := make([]bool, g.N)
 		seen[0] = true
@@ -301,7 +295,7 @@ func raymond(broken bool) Spec {
 			for _, w := range g.Adj[queue[0]] {
 				if !seen[w] {
 					seen[w] = true
-					procs[w].Holder = rayProc(queue[0])
+					procs[w].Holder = automaton.Proc(queue[0])
 					queue = append(queue, w)
 				}
 			}
