@@ -1,0 +1,214 @@
+// Tutorial (README.md, "Tutorial: your own algorithm in one file"): the
+// central coordinator of ALGORITHMS.md 2.1 proved, its broken twin refuted
+// and both given the vacheck command line, in one file that uses only the
+// public API. In a module of one's own (`go mod init example.com/central;
+// go get github.com/vacheck/vacheck`), parts 1-4 are main.go (package main,
+// plus func main below) and parts 5-7 main_test.go.
+package tutorial_test
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/automaton/automatontest"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/cli"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/mutex"
+	"github.com/vacheck/vacheck/properties"
+	"github.com/vacheck/vacheck/specs"
+)
+
+// 1. The process struct holds the section's state variables: a client has
+// the user part of 2.0 (Ust, Done; the mutex kit) and Granted ("a REPLY has
+// been received"); K has busy, holder (-1 for ⊥) and the FIFO queue. Every
+// exported field is part of the state; `vacheck:"-"` marks a constant.
+type node struct {
+	Ust     mutex.State
+	Done    int
+	Granted bool
+	Busy    bool
+	Holder  int
+	Queue   []int
+	Broken  bool `vacheck:"-"` // the twin's K grants without checking busy
+}
+
+func user(p *node) (mutex.State, int) { return p.Ust, p.Done } // for the kit
+
+// 2. Steps lists the enabled local actions: a client's request (once),
+// enter (granted) and exit; K (the last process) only receives. Out names
+// the receiver of the message a step sends, Do a step that sends nothing.
+func (p *node) Steps(v *automaton.View[node, string], out []automaton.Step) []automaton.Step {
+	k := v.N() - 1
+	switch {
+	case v.Self() == k:
+	case p.Ust == mutex.Idle && p.Done == 0:
+		out = append(out, automaton.Out("request", k))
+	case p.Ust == mutex.Trying && p.Granted:
+		out = append(out, automaton.Do("enter"))
+	case p.Ust == mutex.Critical:
+		out = append(out, automaton.Out("exit", k))
+	}
+	return out
+}
+
+// Do performs a step: it changes p and sends through fx.
+func (p *node) Do(s automaton.Step, fx *automaton.Effects[string]) {
+	switch s.Name {
+	case "request":
+		p.Ust = mutex.Trying
+		fx.Send(fx.N()-1, "REQUEST")
+	case "enter":
+		p.Ust, p.Granted = mutex.Critical, false
+	case "exit":
+		p.Ust, p.Done = mutex.Idle, p.Done+1
+		fx.Send(fx.N()-1, "RELEASE")
+	}
+}
+
+// Receive is the section's "receive m from j", line for line.
+func (p *node) Receive(from int, m string, fx *automaton.Effects[string]) {
+	switch {
+	case m == "REPLY":
+		p.Granted = true
+	case m == "REQUEST" && (!p.Busy || p.Broken):
+		p.Busy, p.Holder = true, from
+		fx.Send(from, "REPLY")
+	case m == "REQUEST":
+		p.Queue = append(p.Queue, from)
+	case m == "RELEASE":
+		fx.Assert("release-from-holder", p.Holder == from)
+		if len(p.Queue) > 0 {
+			p.Holder, p.Queue = p.Queue[0], p.Queue[1:]
+			fx.Send(p.Holder, "REPLY")
+		} else {
+			p.Busy, p.Holder = false, -1
+		}
+	}
+}
+
+// 3. The model: n clients (processes 0..n-1) and K (process n) on a star,
+// with the properties of the mutex kit: GA1, GA2, GA2', the valid end of
+// 0.8 (all served, channels empty, K free) and messages-per-entry.
+func model(n int, disc channel.Discipline, broken bool) (explorer.Model, error) {
+	users := mutex.Users{R: 1, Requesters: make([]bool, n+1)}
+	procs := make([]node, n+1)
+	for i := range procs {
+		procs[i] = node{Ust: mutex.Idle, Holder: -1, Broken: broken}
+		users.Requesters[i] = i < n
+	}
+	return automaton.New(automaton.Config[node, string]{
+		Initial:    [][]node{procs},
+		Links:      automaton.Star(n+1, n),
+		Channels:   disc,
+		Invariants: []automaton.Invariant[node, string]{mutex.Exclusion[node, string](user)},
+		Assertions: []automaton.Assertion{{Name: "release-from-holder", Doc: "assert holder = j"}},
+		Liveness:   mutex.Liveness[node, string](user),
+		ValidEnd:   mutex.ValidEnd[node, string](users, user, func(p *node) bool { return !p.Busy && len(p.Queue) == 0 }),
+		Mutex: mutex.Metrics(users.R, user, func(from, to int, m string) int {
+			if m == "REPLY" { // a REPLY serves its receiver, REQUEST and RELEASE their sender
+				return to
+			}
+			return from
+		}),
+	})
+}
+
+// 4. The CLI: a Spec gives a model a name, flags and claims. A main of
+// `func main() { os.Exit(cli.Main([]specs.Spec{central, centralBroken})) }`
+// is the whole vacheck command line for these two specs.
+var central = specs.Spec{Name: "central", Section: "2.1", Summary: "central coordinator: K grants REQUESTs in arrival order",
+	Params: []specs.Param{{Flag: "n", Default: "3", Usage: "number of clients; K is process N+1"}},
+	Claims: []string{properties.MutualExclusion, properties.Progress, properties.StarvationFreedom, properties.DeadlockFreedom, "release-from-holder"},
+	Build:  func(p *specs.Params) (explorer.Model, error) { return build(p, false) }}
+
+var centralBroken = specs.Spec{Name: "central-broken", Section: "2.1", Summary: "central coordinator with a bug",
+	Bug:    "K grants every REQUEST without checking busy",
+	Params: central.Params, Claims: []string{properties.MutualExclusion, properties.DeadlockFreedom},
+	Build: func(p *specs.Params) (explorer.Model, error) { return build(p, true) }}
+
+// build reads --n and the common --channels (unordered unless given: 2.1
+// needs no FIFO); a bad value is a usage error (exit code 2).
+func build(p *specs.Params, broken bool) (explorer.Model, error) {
+	n, err := p.Int("n", 1, 6)
+	if err != nil {
+		return nil, err
+	}
+	disc, err := channel.Parse(cmp.Or(p.String("channels"), "unordered"))
+	if err != nil {
+		return nil, specs.Usagef("channels", p.String("channels"), "allowed: fifo, unordered")
+	}
+	p.Set("channels", disc.String()) // shown in the report's header and JSON
+	return model(n, disc, broken)
+}
+
+// 5. The test. With two clients each channel holds at most one message, so
+// FIFO and unordered agree; the 41 states and 60 transitions are counted by
+// hand: a client is in one of 8 phases, idle, REQUEST in transit, queued,
+// REPLY in transit, granted, critical, RELEASE in transit, done; four of
+// them hold K's grant, and K's variables follow from the phases. Pairs:
+// neither holds and none queued 3×3 = 9, one holds and the other is free
+// 2×4×3 = 24, one holds and the other is queued 2×4 = 8: 41. Every phase
+// but queued and done has one step: 12+40+8 = 60. Same modelling as the
+// catalog's spec: `vacheck check central --n 2 --channels fifo` gives 41.
+func TestCentral(t *testing.T) {
+	m, err := model(2, channel.Unordered, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := automatontest.Verify(t, m, explorer.Config{Metrics: []string{"messages-per-entry"}})
+	if r.States != 41 || r.Transitions != 60 {
+		t.Errorf("%d states, %d transitions; want 41, 60", r.States, r.Transitions)
+	}
+	if x := r.Metrics[0]; x.Min != 3 || x.Max != 3 { // exactly 3 messages per entry (2.1)
+		t.Errorf("messages-per-entry %d..%d; want 3..3", x.Min, x.Max)
+	}
+	automatontest.CheckPure(t, m, 1000) // no state kept outside the struct
+}
+
+// 6. The broken twin must fail: two REQUESTs both get a REPLY.
+func TestCentralBroken(t *testing.T) {
+	m, err := model(2, channel.Unordered, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	automatontest.ExpectViolation(t, m, properties.MutualExclusion)
+}
+
+// 7. Example runs the command line on both specs as `go run . check ...`
+// would, and prints the verdicts (the report less its timing lines).
+func Example() {
+	for _, name := range []string{"central", "central-broken"} {
+		var out bytes.Buffer
+		code := cli.Run([]string{"vacheck", "check", name, "--n", "2", "--quiet"}, &out, os.Stderr, []specs.Spec{central, centralBroken})
+		for _, line := range strings.Split(out.String(), "\n") {
+			switch f := strings.Fields(line); {
+			case len(f) > 1 && (f[1] == "holds" || f[1] == "violated"):
+				fmt.Println(f[0], f[1]) // a property and its verdict
+			case strings.Contains(line, "distinct states"), strings.HasPrefix(line, "Counterexample"), strings.HasPrefix(line, "result"):
+				fmt.Println(line)
+			}
+		}
+		fmt.Println("exit code", code)
+	}
+	// Output:
+	// mutual-exclusion holds
+	// release-from-holder holds
+	// channel-bound holds
+	// deadlock-freedom holds
+	// progress holds
+	// starvation-freedom holds
+	// 41 distinct states, 60 transitions, depth 12, 1 terminal states
+	// result: OK, every property holds
+	// exit code 0
+	// mutual-exclusion violated
+	// 56 distinct states, 84 transitions, depth 8, 0 terminal states
+	// Counterexample (shortest, 8 steps) from initial state #1:
+	// result: VIOLATED
+	// exit code 1
+}
