@@ -26,15 +26,15 @@ import (
 
 // 1. The process struct holds the section's state variables: a client has
 // the user part of 2.0 (Ust, Done; the mutex kit) and Granted ("a REPLY has
-// been received"); K has busy, holder (-1 for ⊥) and the FIFO queue. Every
+// been received"); K has busy, holder (automaton.NoProc for ⊥) and the FIFO queue. Every
 // exported field is part of the state; `vacheck:"-"` marks a constant.
 type node struct {
 	Ust     mutex.State
 	Done    int
 	Granted bool
 	Busy    bool
-	Holder  int
-	Queue   []int
+	Holder  automaton.Proc // prints 1-based, as traces number processes; NoProc is ⊥
+	Queue   []automaton.Proc
 	Broken  bool `vacheck:"-"` // the twin's K grants without checking busy
 }
 
@@ -77,17 +77,17 @@ func (p *node) Receive(from int, m string, fx *automaton.Effects[string]) {
 	case m == "REPLY":
 		p.Granted = true
 	case m == "REQUEST" && (!p.Busy || p.Broken):
-		p.Busy, p.Holder = true, from
+		p.Busy, p.Holder = true, automaton.Proc(from)
 		fx.Send(from, "REPLY")
 	case m == "REQUEST":
-		p.Queue = append(p.Queue, from)
+		p.Queue = append(p.Queue, automaton.Proc(from))
 	case m == "RELEASE":
-		fx.Assert("release-from-holder", p.Holder == from)
+		fx.Assert("release-from-holder", p.Holder == automaton.Proc(from))
 		if len(p.Queue) > 0 {
 			p.Holder, p.Queue = p.Queue[0], p.Queue[1:]
-			fx.Send(p.Holder, "REPLY")
+			fx.Send(int(p.Holder), "REPLY")
 		} else {
-			p.Busy, p.Holder = false, -1
+			p.Busy, p.Holder = false, automaton.NoProc
 		}
 	}
 }
@@ -99,7 +99,7 @@ func model(n int, disc channel.Discipline, broken bool) (explorer.Model, error) 
 	users := mutex.Users{R: 1, Requesters: make([]bool, n+1)}
 	procs := make([]node, n+1)
 	for i := range procs {
-		procs[i] = node{Ust: mutex.Idle, Holder: -1, Broken: broken}
+		procs[i] = node{Ust: mutex.Idle, Holder: automaton.NoProc, Broken: broken}
 		users.Requesters[i] = i < n
 	}
 	return automaton.New(automaton.Config[node, string]{
