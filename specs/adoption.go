@@ -5,6 +5,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -296,22 +297,16 @@ func adoption(broken bool) Spec {
 			}
 		}
 		invariants := []automaton.Invariant[adNode, echoMsg]{
-			{Name: properties.Uniqueness, Doc: "never two processes won", Holds: func(v *adView) bool {
-				return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Won }) <= 1
-			}},
-			{Name: properties.Validity, Doc: "a process that has won holds the best ID (--objective) among the actual initiators", Holds: func(v *adView) bool {
-				w := adWinner(v)
-				if w < 0 {
-					return true
-				}
+			described(election.Uniqueness[adNode, echoMsg](func(p *adNode) bool { return p.Won }), "never two processes won"),
+			described(election.Validity(func(p *adNode) (int, bool) { return p.U, p.Won }, func(v *adView) int {
 				var started []int
 				for i := 0; i < v.N(); i++ {
 					if v.Proc(i).Role == echoInitiator {
 						started = append(started, v.Proc(i).U)
 					}
 				}
-				return v.Proc(w).U == obj.best(started...)
-			}},
+				return obj.best(started...)
+			}), "a process that has won holds the best ID (--objective) among the actual initiators"),
 		}
 		return automaton.New(automaton.Config[adNode, echoMsg]{
 			Initial:    initial,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/topology"
@@ -475,13 +476,8 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 		}
 		adj := g.Adj
 		invariants := []automaton.Invariant[echoNode, echoMsg]{
-			{Name: properties.Uniqueness, Doc: "never two processes won", Holds: func(v *echoView) bool {
-				return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Won }) <= 1
-			}},
-			{Name: properties.Validity, Doc: "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators", Holds: func(v *echoView) bool {
-				w := echoWinner(v)
-				return w < 0 || v.Proc(w).U == echoMaxInitiator(v)
-			}},
+			described(election.Uniqueness[echoNode, echoMsg](echoWon), "never two processes won"),
+			described(election.Validity(echoClaim, echoMaxInitiator), "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators"),
 			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN in 1.11)", Holds: func(v *echoView) bool {
 				w := echoWinner(v)
 				if w < 0 {
@@ -517,3 +513,9 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 	}
 	return s
 }
+
+// echoWon and echoClaim read a process's leader state for the election
+// kit: it has won, with its own ID.
+func echoWon(p *echoNode) bool { return p.Won }
+
+func echoClaim(p *echoNode) (int, bool) { return p.U, p.Won }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -161,18 +162,16 @@ func waiting(broken bool) Spec {
 				allCur(v, v.Proc(won(v)).U)
 		}
 		invariants := []automaton.Invariant[waitNode, echoMsg]{
-			{Name: properties.Uniqueness, Doc: "never two processes won", Holds: func(v *waitView) bool {
-				return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Won }) <= 1
-			}},
-			{Name: properties.Validity, Doc: "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators", Holds: func(v *waitView) bool {
-				w, best := won(v), 0
+			described(election.Uniqueness[waitNode, echoMsg](func(p *waitNode) bool { return p.Won }), "never two processes won"),
+			described(election.Validity(func(p *waitNode) (int, bool) { return p.U, p.Won }, func(v *waitView) int {
+				best := 0
 				for i := 0; i < v.N(); i++ {
 					if q := v.Proc(i); q.Role == echoInitiator && (best == 0 || obj.beats(q.U, best)) {
 						best = q.U
 					}
 				}
-				return w < 0 || v.Proc(w).U == best
-			}},
+				return best
+			}), "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators"),
 			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN in 1.11)", Holds: func(v *waitView) bool {
 				w := won(v)
 				return w < 0 || allCur(v, v.Proc(w).U)
