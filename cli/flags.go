@@ -13,6 +13,7 @@ import (
 
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/internal/input"
 )
 
 // parseDecimal reads an integer flag value in [lo, hi]: decimal digits with
@@ -23,24 +24,12 @@ func parseDecimal(flag, s string, lo, hi int64) (int64, error) {
 	t := strings.TrimSpace(s)
 	v, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || strconv.FormatInt(v, 10) != t {
-		return 0, usagef("--%s %q: not a decimal integer (digits only, no sign or leading zeros); allowed: %d to %d", flag, clipArg(s), lo, hi)
+		return 0, usagef("--%s %q: not a decimal integer (digits only, no sign or leading zeros); allowed: %d to %d", flag, input.Clip(s), lo, hi)
 	}
 	if v < lo || v > hi {
 		return 0, usagef("--%s %d: out of range; allowed: %d to %d", flag, v, lo, hi)
 	}
 	return v, nil
-}
-
-// clipArg cuts a command-line value to 40 characters for an error message.
-func clipArg(s string) string {
-	k := 0
-	for i := range s {
-		if k == 40 {
-			return s[:i] + "…"
-		}
-		k++
-	}
-	return s
 }
 
 // sizeSyntax is a --max-memory value: decimal digits, optionally with a
@@ -73,7 +62,7 @@ func parseBytes(s string) (uint64, error) {
 func parseTimeout(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d <= 0 {
-		return 0, usagef("--timeout %q: allowed: a positive duration such as 30s, 5m or 1h", clipArg(s))
+		return 0, usagef("--timeout %q: allowed: a positive duration such as 30s, 5m or 1h", input.Clip(s))
 	}
 	return d, nil
 }
@@ -105,7 +94,7 @@ func engineLimits(c *urfave.Context, cfg *explorer.Config) error {
 	if s := c.String("max-memory"); c.IsSet("max-memory") || s != "" {
 		m, err := parseBytes(s)
 		if err != nil {
-			return usagef("--max-memory %q: %v", clipArg(s), err)
+			return usagef("--max-memory %q: %v", input.Clip(s), err)
 		}
 		cfg.MaxMemory = m
 	}
@@ -124,7 +113,7 @@ func checkTypedMetrics(spec string, res *explorer.Result) error {
 	for _, m := range res.Metrics {
 		typ, ok := strings.CutPrefix(m.Name, "messages:")
 		if ok && m.Max == 0 && !m.Unbounded && m.Executions {
-			return usagef("--metric %s: no transition of %s sends a message of type %s with these parameters; allowed: a message type the spec sends, spelt as a trace prints it before its first \"(\" (e.g. messages:REQUEST), or messages for all of them", clipArg(m.Name), spec, clipArg(typ))
+			return usagef("--metric %s: no transition of %s sends a message of type %s with these parameters; allowed: a message type the spec sends, spelt as a trace prints it before its first \"(\" (e.g. messages:REQUEST), or messages for all of them", input.Clip(m.Name), spec, input.Clip(typ))
 		}
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/vacheck/vacheck/internal/input"
 )
 
 // allowed describes the accepted --quorums values for error messages.
@@ -90,7 +92,7 @@ func parseInts(value, params, expected string) ([]int, error) {
 	for f := range strings.SplitSeq(params, ",") {
 		x, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("--quorums %s: %w: %q is not an integer (expected %s)", value, ErrBadParam, clip(f), expected)
+			return nil, fmt.Errorf("--quorums %s: %w: %q is not an integer (expected %s)", value, ErrBadParam, input.Clip(f), expected)
 		}
 		xs = append(xs, x)
 	}
@@ -116,7 +118,7 @@ func ParseFile(path string, n int) (System, error) {
 	if n < 1 {
 		return fail("N must be at least 1, got %d", n)
 	}
-	data, err := readBounded(path, "a quorum file", MaxFileSize)
+	data, err := input.ReadBounded(path, "a quorum file", MaxFileSize)
 	if err != nil {
 		return System{}, fmt.Errorf("--quorums %s: %w: cannot read the quorum file: %w", path, ErrBadFile, err)
 	}
@@ -148,7 +150,7 @@ func parseText(path, text string, n int) (System, error) {
 		for _, f := range fields {
 			m, err := strconv.Atoi(f)
 			if err != nil {
-				return fail("line %d: %q is not an integer (members are process numbers 1..%d)", k+1, clip(f), n)
+				return fail("line %d: %q is not an integer (members are process numbers 1..%d)", k+1, input.Clip(f), n)
 			}
 			ql.members = append(ql.members, m)
 		}

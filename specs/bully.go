@@ -9,6 +9,7 @@ import (
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/internal/input"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -401,10 +402,10 @@ func parseDetectors(p *Params, n int) ([]bool, error) {
 	for _, s := range strings.Split(v, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || k < 1 || k > n {
-			return nil, Usagef("detectors", clipValue(v), "%q is not a process number; give all or a list of distinct numbers from 1 to %d", clipValue(s), n)
+			return nil, Usagef("detectors", input.Clip(v), "%q is not a process number; give all or a list of distinct numbers from 1 to %d", input.Clip(s), n)
 		}
 		if det[k-1] {
-			return nil, Usagef("detectors", clipValue(v), "process %d appears twice; give all or a list of distinct numbers from 1 to %d", k, n)
+			return nil, Usagef("detectors", input.Clip(v), "process %d appears twice; give all or a list of distinct numbers from 1 to %d", k, n)
 		}
 		det[k-1] = true
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/internal/input"
 )
 
 // maxAllN bounds --n for --ids all: N! initial states.
@@ -43,37 +44,23 @@ func parseIDs(p *Params, n int) ([][]int, error) {
 	}
 	parts := strings.Split(v, ",")
 	if len(parts) != n {
-		return nil, Usagef("ids", clipValue(v), "%d IDs given for --n %d; give exactly N distinct positive integers, or increasing, decreasing, all", len(parts), n)
+		return nil, Usagef("ids", input.Clip(v), "%d IDs given for --n %d; give exactly N distinct positive integers, or increasing, decreasing, all", len(parts), n)
 	}
 	ids := make([]int, n)
 	seen := map[int]bool{}
 	for i, s := range parts {
 		id, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || id <= 0 {
-			return nil, Usagef("ids", clipValue(v), "%q is not a positive integer; IDs are distinct positive integers", clipValue(s))
+			return nil, Usagef("ids", input.Clip(v), "%q is not a positive integer; IDs are distinct positive integers", input.Clip(s))
 		}
 		if seen[id] {
-			return nil, Usagef("ids", clipValue(v), "ID %d appears twice; IDs must be distinct", id)
+			return nil, Usagef("ids", input.Clip(v), "ID %d appears twice; IDs must be distinct", id)
 		}
 		seen[id] = true
 		ids[i] = id
 	}
 	p.Set("ids", v)
 	return [][]int{ids}, nil
-}
-
-// clipValue cuts a flag value, or a token of it, to 40 characters with "…"
-// for quoting in an error message: the message stays readable whatever
-// was given.
-func clipValue(s string) string {
-	k := 0
-	for i := range s {
-		if k == 40 {
-			return s[:i] + "…"
-		}
-		k++
-	}
-	return s
 }
 
 // permutations returns every permutation of 1..n in lexicographic order.

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vacheck/vacheck/internal/input"
 )
 
 // maxSubsetsN bounds --n for --initiators subsets: 2^N − 1 initial states
@@ -66,13 +68,13 @@ func parseInitiators(p *Params, n int) ([][]bool, error) {
 		s = strings.TrimSpace(s)
 		i, err := strconv.Atoi(s)
 		if err != nil {
-			return nil, Usagef("initiators", clipValue(v), "%q is not a process number; %s", clipValue(s), allowed)
+			return nil, Usagef("initiators", input.Clip(v), "%q is not a process number; %s", input.Clip(s), allowed)
 		}
 		if i < 1 || i > n {
-			return nil, Usagef("initiators", clipValue(v), "there is no process %d with --n %d; processes are numbered 1 to %d", i, n, n)
+			return nil, Usagef("initiators", input.Clip(v), "there is no process %d with --n %d; processes are numbered 1 to %d", i, n, n)
 		}
 		if set[i-1] {
-			return nil, Usagef("initiators", clipValue(v), "process %d is listed twice; list each initiator once", i)
+			return nil, Usagef("initiators", input.Clip(v), "process %d is listed twice; list each initiator once", i)
 		}
 		set[i-1] = true
 		list = append(list, i)

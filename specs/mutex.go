@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vacheck/vacheck/internal/input"
 	"github.com/vacheck/vacheck/mutex"
 )
 
@@ -74,7 +75,7 @@ func parseMutexUsersUpTo(p *Params, n, maxR int) (mutex.Users, error) {
 // process numbers in ascending order.
 func parseRequesters(v string, n int) ([]bool, string, error) {
 	reqs := make([]bool, n)
-	quoted := clipValue(v)
+	quoted := input.Clip(v)
 	if strings.TrimSpace(v) == "all" {
 		for i := range reqs {
 			reqs[i] = true
@@ -87,7 +88,7 @@ func parseRequesters(v string, n int) ([]bool, string, error) {
 	for f := range strings.SplitSeq(v, ",") {
 		i, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, "", Usagef("requesters", quoted, "%q is not a process number; give all or distinct process numbers 1..%d such as 1,3", clipValue(f), n)
+			return nil, "", Usagef("requesters", quoted, "%q is not a process number; give all or distinct process numbers 1..%d such as 1,3", input.Clip(f), n)
 		}
 		if i < 1 || i > n {
 			return nil, "", Usagef("requesters", quoted, "process %d is outside 1..%d (--n is %d)", i, n, n)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/internal/input"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -176,7 +177,7 @@ func (p *Params) Int(flag string, lo, hi int) (int, error) {
 	s := p.String(flag)
 	var v int
 	if _, err := fmt.Sscan(s, &v); err != nil || fmt.Sprint(v) != strings.TrimSpace(s) {
-		return 0, fmt.Errorf("%w: --%s %q: not an integer; allowed: %d to %d", ErrUsage, flag, clipValue(s), lo, hi)
+		return 0, fmt.Errorf("%w: --%s %q: not an integer; allowed: %d to %d", ErrUsage, flag, input.Clip(s), lo, hi)
 	}
 	if v < lo || v > hi {
 		return 0, fmt.Errorf("%w: --%s %d: out of range for %s; allowed: %d to %d", ErrUsage, flag, v, p.spec, lo, hi)

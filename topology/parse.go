@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/vacheck/vacheck/internal/input"
 )
 
 // Sentinel errors. Every error returned by this package wraps one or more of
@@ -59,8 +61,8 @@ func ParseFile(path string, n int) (Graph, error) {
 	if n < 0 || n > MaxNodes {
 		return Graph{}, fmt.Errorf("%s: %w: --n must be 0 (unset) or between 1 and %d, got %d", path, ErrBadSize, MaxNodes, n)
 	}
-	data, err := readBounded(path, "an edge-list file", MaxFileSize)
-	if errors.Is(err, errNotFile) || errors.Is(err, errTooLarge) {
+	data, err := input.ReadBounded(path, "an edge-list file", MaxFileSize)
+	if errors.Is(err, input.ErrNotFile) || errors.Is(err, input.ErrTooLarge) {
 		return Graph{}, fmt.Errorf("%s: %w: %w", path, ErrBadFile, err)
 	}
 	if err != nil {
@@ -86,7 +88,7 @@ func parseEdgeList(name, text string, n int) (Graph, error) {
 			raw = raw[:c]
 		}
 		if strings.Count(raw, ",") > 1 {
-			return Graph{}, lineErr(line, ErrSyntax, `: want "a b" with at most one comma, got %q`, clip(strings.TrimSpace(raw)))
+			return Graph{}, lineErr(line, ErrSyntax, `: want "a b" with at most one comma, got %q`, input.Clip(strings.TrimSpace(raw)))
 		}
 		f := strings.FieldsFunc(raw, func(r rune) bool {
 			return r == ' ' || r == '\t' || r == ',' || r == '\r'
@@ -102,11 +104,11 @@ func parseEdgeList(name, text string, n int) (Graph, error) {
 				return Graph{}, lineErr(line, ErrSyntax, ": nodes directive must come before the first edge")
 			}
 			if len(f) != 2 {
-				return Graph{}, lineErr(line, ErrSyntax, `: want "nodes K", got %q`, clip(strings.TrimSpace(raw)))
+				return Graph{}, lineErr(line, ErrSyntax, `: want "nodes K", got %q`, input.Clip(strings.TrimSpace(raw)))
 			}
 			k, err := strconv.Atoi(f[1])
 			if err != nil || k < 1 || k > MaxNodes {
-				return Graph{}, lineErr(line, ErrBadSize, ": nodes %s: want an integer between 1 and %d", clip(f[1]), MaxNodes)
+				return Graph{}, lineErr(line, ErrBadSize, ": nodes %s: want an integer between 1 and %d", input.Clip(f[1]), MaxNodes)
 			}
 			if n > 0 && k != n {
 				return Graph{}, lineErr(line, ErrNodeCount, ": nodes %d but --n is %d", k, n)
@@ -117,13 +119,13 @@ func parseEdgeList(name, text string, n int) (Graph, error) {
 			continue
 		}
 		if len(f) != 2 {
-			return Graph{}, lineErr(line, ErrSyntax, `: want two node numbers "a b", got %q`, clip(strings.TrimSpace(raw)))
+			return Graph{}, lineErr(line, ErrSyntax, `: want two node numbers "a b", got %q`, input.Clip(strings.TrimSpace(raw)))
 		}
 		var e [2]int
 		for j, s := range f {
 			v, err := strconv.Atoi(s)
 			if err != nil {
-				return Graph{}, lineErr(line, ErrSyntax, ": %q is not an integer", clip(s))
+				return Graph{}, lineErr(line, ErrSyntax, ": %q is not an integer", input.Clip(s))
 			}
 			switch {
 			case v < 1 && n == 0:

@@ -1,0 +1,93 @@
+// Package input reads what users hand vacheck (files named by a flag,
+// flag values) with bounds, so that a mistaken path or value can neither
+// fill memory nor flood an error message.
+package input
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ErrNotFile and ErrTooLarge are the errors of ReadBounded that are about
+// the file rather than from the os package.
+var (
+	ErrNotFile  = errors.New("not a regular file")
+	ErrTooLarge = errors.New("file too large")
+)
+
+// MaxToken bounds the text of a file or flag value quoted in an error.
+const MaxToken = 40
+
+// Clip returns s cut to MaxToken characters, with "…" when it was cut, for
+// quoting input in an error message.
+func Clip(s string) string {
+	k := 0
+	for i := range s {
+		if k == MaxToken {
+			return s[:i] + "…"
+		}
+		k++
+	}
+	return s
+}
+
+// ReadBounded reads the regular file at path, at most limit bytes. It
+// refuses anything else (a directory, a device such as /dev/zero, a FIFO,
+// which would block) before opening it, and checks again after opening,
+// so that a file swapped in between is refused too. what names the file
+// for errors ("a quorum file").
+func ReadBounded(path, what string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s); %s must be a regular file", ErrNotFile, kindOf(fi.Mode()), what)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%w: the file has %d bytes; %s may have at most %s", ErrTooLarge, fi.Size(), what, size(limit))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s); %s must be a regular file", ErrNotFile, kindOf(fi.Mode()), what)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: the file has more than %d bytes; %s may have at most %s", ErrTooLarge, limit, what, size(limit))
+	}
+	return data, nil
+}
+
+// kindOf names a non-regular file mode for an error message.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// size writes a byte count for an error message: "1048576 bytes (1 MiB)".
+func size(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d bytes (%d MiB)", n, n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
