@@ -37,16 +37,15 @@ func TestPerEntryFigures(t *testing.T) {
 		// below it and gets the TOKEN: k messages.
 		{"singhal", map[string]string{"n": "3"}, 0, 3, 1, 1, "0 … N = 3"},
 		{"singhal", map[string]string{"n": "4", "requesters": "4"}, 4, 4, -1, -1, "process N alone: N"},
-		// 2.11: a lone requester at distance dist from the token costs
-		// exactly 2·dist ≤ 2d (line of N: d = N−1), and 0 once it holds the
-		// token. With everybody requesting on a line of 4 the maximum is 8
-		// > 2d = 6: a REQUEST re-sent for the rest of a queue after the
-		// PRIVILEGE passed by is charged to the entry at its head (see
-		// rayServes), so the section's bound is per request chain, not per
-		// entry under contention.
+		// 2.11: ≤ 2d per entry and a sync delay ≤ d hops (d the tree's
+		// diameter): a lone requester at distance dist from the token costs
+		// exactly 2·dist (line of N: d = N−1), and 0 once it holds the
+		// token; with everybody requesting the worst entry reaches 2d
+		// exactly (line 4: 6, line 5: 8, star 5: d = 2, 4).
 		{"raymond", map[string]string{"n": "4", "requesters": "4"}, 6, 6, -1, -1, "2d = 6"},
 		{"raymond", map[string]string{"n": "3", "requesters": "3", "requests": "2"}, 0, 4, -1, -1, "2d = 4, then 0"},
-		{"raymond", map[string]string{"n": "4"}, 0, 8, 1, 3, "≤ d hops of sync delay (d = 3)"},
+		{"raymond", map[string]string{"n": "4"}, 0, 6, 1, 3, "≤ 2d = 6, sync ≤ d = 3"},
+		{"raymond", map[string]string{"n": "5", "topology": "star"}, 0, 4, 1, 2, "≤ 2d = 4, sync ≤ d = 2"},
 		// 2.8 against 2.7 on the same grid quorums (K = 3): 3(K−1) = 6 per
 		// entry without conflict; sync delay 1 hop against Maekawa's 2.
 		{"cao-singhal", map[string]string{"n": "4", "quorums": "grid", "requesters": "1"}, 6, 6, -1, -1, "3(K−1) = 6"},

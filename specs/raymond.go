@@ -321,26 +321,36 @@ func raymond(broken bool) Spec {
 
 // rayServes attributes a message to the entry it serves (the metrics
 // messages-per-entry and sync-delay). Raymond's messages do not say whom
-// they serve. A PRIVILEGE goes to the head of its sender's queue and
-// serves the process found by following the heads of the queues from its
-// receiver until a process that heads its own queue (state before the
-// step). A REQUEST serves the same chain from its sender's queue head; when
-// that queue is empty before the step, the step is request_i itself or a
-// REQUEST forwarded while receiving one, and the REQUEST serves what the
-// step serves (automaton.InheritEntry). With one requester this is exact;
-// with several, a REQUEST that stands for a whole queue is charged to the
-// first entry in it.
+// they serve, so the state before the step does:
+//   - A PRIVILEGE goes to the head of its sender's queue and serves the
+//     process found by following the heads of the queues from its receiver
+//     until a process that heads its own queue.
+//   - A REQUEST sent while the sender's queue is empty is request_i itself
+//     or a REQUEST forwarded while receiving one: it serves what the step
+//     serves (automaton.InheritEntry).
+//   - A REQUEST sent while the queue is not empty is MAKE_REQUEST after
+//     ASSIGN: the token has just gone to the head, and the REQUEST asks it
+//     back for the next entry of the queue, whose chain it serves.
+//
+// With one requester this is exact; with several, a REQUEST that stands
+// for a whole queue is charged to the first entry in it.
 func rayServes(v *rayView, from, to int, m rayMsg) int {
-	k := from
-	if m == rayPrivilege {
-		k = to
+	k := to
+	if m == rayRequest {
+		q := v.Proc(from).ReqQ
+		switch len(q) {
+		case 0:
+			return automaton.InheritEntry
+		case 1:
+			return -1 // not reached: ASSIGN empties a queue of one
+		}
+		if k = int(q[1]); k == from {
+			return from
+		}
 	}
 	for range v.N() {
 		q := v.Proc(k).ReqQ
 		if len(q) == 0 {
-			if m == rayRequest && k == from {
-				return automaton.InheritEntry
-			}
 			return -1
 		}
 		if int(q[0]) == k {
