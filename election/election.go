@@ -140,3 +140,17 @@ func Min[S any, M automaton.Message](id func(p *S) int) func(v *automaton.View[S
 		return w
 	}
 }
+
+// Quiescence returns QUIESCE (ALGORITHMS.md 0.9), named
+// properties.Quiescence: every fair run reaches a state with all channels
+// and buffers empty and no transition enabled. quiet says when a state is
+// such a state in the spec's terms (channels empty, every process started,
+// nothing left to send); it is checked on the state graph, cycles
+// included.
+func Quiescence[S any, M automaton.Message](quiet func(v *automaton.View[S, M]) bool) automaton.Liveness[S, M] {
+	return automaton.Liveness[S, M]{
+		Name: properties.Quiescence,
+		Doc:  "QUIESCE: every fair run reaches a state with all channels and buffers empty and no enabled transition",
+		Goal: func(v *automaton.View[S, M], _ int) bool { return quiet(v) },
+	}
+}

@@ -165,10 +165,9 @@ func changRobertsBidirectional(broken bool) Spec {
 				described(election.Validity(func(p *crbNode) (int, bool) { return p.U, p.Chosen }, func(v *crbView) int { return v.Proc(crbWinner(v)).U }), "a chosen process holds the winning ID"),
 			},
 			Assertions: []automaton.Assertion{{Name: crbOnce, Doc: "no ID reaches a process whose best it already is, other than its origin (v = best ≠ u is unreachable, 1.4)"}},
-			Liveness: []automaton.Liveness[crbNode, int]{{Name: properties.Quiescence,
-				Doc: "every fair run reaches a state with all channels empty and no enabled transition", Goal: func(v *crbView, _ int) bool {
-					return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return !v.Proc(i).Started }) == 0
-				}}},
+			Liveness: []automaton.Liveness[crbNode, int]{election.Quiescence(func(v *crbView) bool {
+				return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return !v.Proc(i).Started }) == 0
+			})},
 			// A valid end state: channels empty, exactly the winner chosen
 			// (0.8; non-leaders may be undecided).
 			ValidEnd: func(v *crbView) bool {

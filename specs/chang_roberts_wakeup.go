@@ -226,7 +226,7 @@ func crwEnd(know bool) func(v *crwView) bool {
 
 // crwQuiet is the goal of QUIESCE: nothing in transit and no start
 // enabled, so no transition is enabled.
-func crwQuiet(v *crwView, _ int) bool {
+func crwQuiet(v *crwView) bool {
 	if !v.ChannelsEmpty() {
 		return false
 	}
@@ -335,9 +335,8 @@ func changRobertsWakeup(broken bool) Spec {
 				described(election.Agreement[crwNode, craMsg](func(p *crwNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two different non-⊥ leader values"),
 				{Name: properties.Validity, Doc: "every leader value is the global winner (join, join-opt) or beaten by no actual initiator (relay)", Holds: crwValid},
 			},
-			Assertions: []automaton.Assertion{{Name: crwElectable, Doc: "a returning own ID finds the candidate electable (assert electable in CANDIDATE, 1.3)"}},
-			Liveness: []automaton.Liveness[crwNode, craMsg]{{Name: properties.Quiescence,
-				Doc: "every fair run reaches a state with all channels empty and no enabled transition", Goal: crwQuiet}},
+			Assertions:  []automaton.Assertion{{Name: crwElectable, Doc: "a returning own ID finds the candidate electable (assert electable in CANDIDATE, 1.3)"}},
+			Liveness:    []automaton.Liveness[crwNode, craMsg]{election.Quiescence(crwQuiet)},
 			ValidEnd:    crwEnd(ann == "on"),
 			Termination: crwEnd(true),
 		})

@@ -265,17 +265,11 @@ func peterson(broken bool) Spec {
 			ValidEnd: func(v *ptView) bool {
 				return v.ChannelsEmpty() && properties.Count(v.N(), isElected(v)) == 1
 			},
-			Liveness: []automaton.Liveness[ptNode, ptMsg]{{
-				Name: properties.Quiescence, Doc: "every fair run reaches a state with every process started and every channel empty (nothing enabled)",
-				Goal: func(v *ptView, _ int) bool {
-					for i := 0; i < v.N(); i++ {
-						if !v.Proc(i).Started {
-							return false
-						}
-					}
-					return v.ChannelsEmpty()
-				},
-			}},
+			// Quiet: every process started and every channel empty, so
+			// nothing is enabled.
+			Liveness: []automaton.Liveness[ptNode, ptMsg]{election.Quiescence(func(v *ptView) bool {
+				return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return !v.Proc(i).Started }) == 0
+			})},
 			Explain: ptExplain,
 		})
 	}

@@ -364,9 +364,8 @@ func treeElection(broken bool) Spec {
 			},
 			Assertions: []automaton.Assertion{{Name: teParentPort,
 				Doc: "a PROPOSE received after proposing, and every RESULT, arrives over parentPort (the assertion of 1.8)"}},
-			ValidEnd: validEnd,
-			Liveness: []automaton.Liveness[teNode, teMsg]{{Name: properties.Quiescence,
-				Doc: "every fair run reaches a state with all channels empty and no enabled transition", Goal: func(v *teView, _ int) bool { return teQuiet(v) }}},
+			ValidEnd:    validEnd,
+			Liveness:    []automaton.Liveness[teNode, teMsg]{election.Quiescence(teQuiet)},
 			Termination: teAllKnow,
 			Explain:     teExplain,
 		})
