@@ -21,9 +21,8 @@ import (
 // is refused rather than read as 8 (octal) or 10. It is the rule of the
 // spec parameters (--n, --requests, ...), so every integer flag reads alike.
 func parseDecimal(flag, s string, lo, hi int64) (int64, error) {
-	t := strings.TrimSpace(s)
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || strconv.FormatInt(v, 10) != t {
+	v, ok := input.Decimal(s)
+	if !ok {
 		return 0, usagef("--%s %q: not a decimal integer (digits only, no sign or leading zeros); allowed: %d to %d", flag, input.Clip(s), lo, hi)
 	}
 	if v < lo || v > hi {

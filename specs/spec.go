@@ -175,8 +175,9 @@ func (p *Params) Given(flag string) bool {
 // Int returns flag as an integer in [lo, hi].
 func (p *Params) Int(flag string, lo, hi int) (int, error) {
 	s := p.String(flag)
-	var v int
-	if _, err := fmt.Sscan(s, &v); err != nil || fmt.Sprint(v) != strings.TrimSpace(s) {
+	d, ok := input.Decimal(s)
+	v := int(d)
+	if !ok || int64(v) != d {
 		return 0, fmt.Errorf("%w: --%s %q: not an integer; allowed: %d to %d", ErrUsage, flag, input.Clip(s), lo, hi)
 	}
 	if v < lo || v > hi {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 )
 
 // ErrNotFile and ErrTooLarge are the errors of ReadBounded that are about
@@ -90,4 +92,14 @@ func size(n int64) string {
 		return fmt.Sprintf("%d bytes (%d MiB)", n, n>>20)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// Decimal parses s as a flag's integer: canonical decimal digits only
+// (surrounding space allowed; no sign other than a leading minus of a
+// negative number, no leading zeros, no base prefix), so that --n 010 and
+// --workers 010 mean the same thing: nothing.
+func Decimal(s string) (int64, bool) {
+	t := strings.TrimSpace(s)
+	v, err := strconv.ParseInt(t, 10, 64)
+	return v, err == nil && strconv.FormatInt(v, 10) == t
 }
