@@ -24,9 +24,13 @@
 //		Termination: election.EveryoneKnows[node, msg](known, election.Max[node, msg](id), nil),
 //	}
 //
+// The forms ending in At read a process's role from the whole state (the
+// view and the process index), for models where it depends on more than
+// the process's variables, such as which processes are up.
+//
 // Catalog specs of package specs use this kit: chang-roberts and its
 // announce, bidirectional and wake-up forms, lelann, peterson, floodmax,
-// tree-election and dfs-token.
+// tree-election, dfs-token, echo-election, waiting, adoption and bully.
 package election
 
 import (
@@ -37,11 +41,19 @@ import (
 // Uniqueness returns UNIQ (ALGORITHMS.md 1.0), named properties.Uniqueness:
 // at most one process is in a leader state, as isLeader says.
 func Uniqueness[S any, M automaton.Message](isLeader func(p *S) bool) automaton.Invariant[S, M] {
+	return UniquenessAt(func(v *automaton.View[S, M], i int) bool { return isLeader(v.Proc(i)) })
+}
+
+// UniquenessAt is Uniqueness for a model whose leader state depends on more
+// than the process's own variables: isLeader(v, i) says whether process i
+// of the state v is a leader, e.g. only while it is up (v.Up(i)), as in the
+// bully algorithm with crashes.
+func UniquenessAt[S any, M automaton.Message](isLeader func(v *automaton.View[S, M], i int) bool) automaton.Invariant[S, M] {
 	return automaton.Invariant[S, M]{
 		Name: properties.Uniqueness,
 		Doc:  "UNIQ: never two processes in a leader state",
 		Holds: func(v *automaton.View[S, M]) bool {
-			return properties.Count(v.N(), func(i int) bool { return isLeader(v.Proc(i)) }) <= 1
+			return properties.Count(v.N(), func(i int) bool { return isLeader(v, i) }) <= 1
 		},
 	}
 }
@@ -50,13 +62,20 @@ func Uniqueness[S any, M automaton.Message](isLeader func(p *S) bool) automaton.
 // no two processes know different leaders. known returns the leader a
 // process knows and true, or false while it knows none (⊥).
 func Agreement[S any, M automaton.Message](known func(p *S) (id int, ok bool)) automaton.Invariant[S, M] {
+	return AgreementAt(func(v *automaton.View[S, M], i int) (int, bool) { return known(v.Proc(i)) })
+}
+
+// AgreementAt is Agreement with the leader process i knows read from the
+// whole state v, e.g. ignoring a crashed process or a coordinator that
+// crashed since it was announced.
+func AgreementAt[S any, M automaton.Message](known func(v *automaton.View[S, M], i int) (id int, ok bool)) automaton.Invariant[S, M] {
 	return automaton.Invariant[S, M]{
 		Name: properties.Agreement,
 		Doc:  "AGREE: no two different known leaders",
 		Holds: func(v *automaton.View[S, M]) bool {
 			first, seen := 0, false
 			for i := 0; i < v.N(); i++ {
-				if l, ok := known(v.Proc(i)); ok {
+				if l, ok := known(v, i); ok {
 					if seen && l != first {
 						return false
 					}
@@ -74,13 +93,19 @@ func Agreement[S any, M automaton.Message](known func(p *S) (id int, ok bool)) a
 // leader it knows), or false for none; winner returns the winning ID of the
 // state (Max, Min, or the best among the actual initiators).
 func Validity[S any, M automaton.Message](claim func(p *S) (id int, ok bool), winner func(v *automaton.View[S, M]) int) automaton.Invariant[S, M] {
+	return ValidityAt(func(v *automaton.View[S, M], i int) (int, bool) { return claim(v.Proc(i)) }, winner)
+}
+
+// ValidityAt is Validity with the claim of process i read from the whole
+// state v (e.g. the largest live ID for the bully algorithm with crashes).
+func ValidityAt[S any, M automaton.Message](claim func(v *automaton.View[S, M], i int) (id int, ok bool), winner func(v *automaton.View[S, M]) int) automaton.Invariant[S, M] {
 	return automaton.Invariant[S, M]{
 		Name: properties.Validity,
 		Doc:  "VALID: every leader claimed holds the winning ID",
 		Holds: func(v *automaton.View[S, M]) bool {
 			w, computed := 0, false
 			for i := 0; i < v.N(); i++ {
-				if l, ok := claim(v.Proc(i)); ok {
+				if l, ok := claim(v, i); ok {
 					if !computed {
 						w, computed = winner(v), true
 					}

@@ -278,7 +278,7 @@ func adoption(broken bool) Spec {
 		}
 		// Per label, a node sends at most one explorer over an edge and at
 		// most one echo, and there are at most N labels.
-		disc, capacity, err := channelParams(p, channel.FIFO, 2*n)
+		disc, capacity, err := p.Channels(channel.FIFO, 2*n)
 		if err != nil {
 			return nil, err
 		}

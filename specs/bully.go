@@ -8,6 +8,7 @@ import (
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/internal/input"
 	"github.com/vacheck/vacheck/properties"
@@ -301,35 +302,27 @@ func buSettled(v *buView) bool {
 	return true
 }
 
+// buKnown is the coordinator a live process names, if it is live: what
+// AGREE and VALID read.
+func buKnown(v *buView, j int) (int, bool) {
+	c := buLiveCoord(v, j)
+	return c, v.Up(j) && c != 0
+}
+
+// buDoc gives a kit property the wording of 1.14.
+func buDoc(inv automaton.Invariant[buNode, buMsg], doc string) automaton.Invariant[buNode, buMsg] {
+	inv.Doc = doc
+	return inv
+}
+
 func buInvariants() []automaton.Invariant[buNode, buMsg] {
 	return []automaton.Invariant[buNode, buMsg]{
-		{Name: properties.Uniqueness, Doc: "BU-UNIQ: at most one live process is idle with coord = its own ID", Holds: func(v *buView) bool {
-			return properties.Count(v.N(), func(j int) bool {
-				p := v.Proc(j)
-				return v.Up(j) && p.St == buIdle && int(p.Coord) == p.U
-			}) <= 1
-		}},
-		{Name: properties.Agreement, Doc: "no two live processes name different live coordinators (a crashed coord is a stale value awaiting detection)", Holds: func(v *buView) bool {
-			seen := 0
-			for j := 0; j < v.N(); j++ {
-				if c := buLiveCoord(v, j); v.Up(j) && c != 0 {
-					if seen != 0 && seen != c {
-						return false
-					}
-					seen = c
-				}
-			}
-			return true
-		}},
-		{Name: properties.Validity, Doc: "a live coordinator named by a live process is the largest live ID", Holds: func(v *buView) bool {
-			top := buMaxUp(v)
-			for j := 0; j < v.N(); j++ {
-				if c := buLiveCoord(v, j); v.Up(j) && c != 0 && c != top {
-					return false
-				}
-			}
-			return true
-		}},
+		buDoc(election.UniquenessAt(func(v *buView, j int) bool {
+			p := v.Proc(j)
+			return v.Up(j) && p.St == buIdle && int(p.Coord) == p.U
+		}), "BU-UNIQ: at most one live process is idle with coord = its own ID"),
+		buDoc(election.AgreementAt(buKnown), "no two live processes name different live coordinators (a crashed coord is a stale value awaiting detection)"),
+		buDoc(election.ValidityAt(buKnown, buMaxUp), "a live coordinator named by a live process is the largest live ID"),
 		{Name: "no-stale-coordinator", Doc: "no COORDINATOR(c) is in transit to a live process whose coord is a live process with an ID above c, so ACCEPT(c) of 1.14 never rejects and ACCEPT ≡ true is exact without recovery", Holds: func(v *buView) bool {
 			for j := 0; j < v.N(); j++ {
 				c := buLiveCoord(v, j)
@@ -502,7 +495,7 @@ func bully(broken bool) Spec {
 		// 16 messages per channel suffice for every N=3 configuration
 		// (election at start with crashes needs 12) and for N=4 with one
 		// crash from a stable start (5).
-		disc, capacity, err := channelParams(p, channel.FIFO, 16)
+		disc, capacity, err := p.Channels(channel.FIFO, 16)
 		if err != nil {
 			return nil, err
 		}

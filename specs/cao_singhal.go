@@ -426,7 +426,7 @@ func caoSinghal(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		disc, capacity, err := channelParams(p, channel.FIFO, 8)
+		disc, capacity, err := p.Channels(channel.FIFO, 8)
 		if err != nil {
 			return nil, err
 		}

@@ -212,7 +212,7 @@ func carvalhoRoucairol(broken bool) Spec {
 		p.Set("permissions", p.String("permissions"))
 		// A channel i→j holds at most one REQUEST of i and one REPLY, as
 		// in ricart-agrawala: a re-asking REQUEST replaces none in transit.
-		disc, capacity, err := channelParams(p, channel.Unordered, 2)
+		disc, capacity, err := p.Channels(channel.Unordered, 2)
 		if err != nil {
 			return nil, err
 		}

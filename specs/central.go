@@ -208,7 +208,7 @@ func central(broken bool) Spec {
 		}
 		// A client's channel to K holds at most its RELEASE and its next
 		// REQUEST; K's channel to a client at most one REPLY.
-		disc, capacity, err := channelParams(p, channel.Unordered, 2)
+		disc, capacity, err := p.Channels(channel.Unordered, 2)
 		if err != nil {
 			return nil, err
 		}

@@ -134,7 +134,7 @@ func changRoberts(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		disc, capacity, err := channelParams(p, channel.FIFO, n)
+		disc, capacity, err := p.Channels(channel.FIFO, n)
 		if err != nil {
 			return nil, err
 		}

@@ -136,7 +136,7 @@ func changRobertsAnnounce(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		disc, capacity, err := channelParams(p, channel.FIFO, n+1)
+		disc, capacity, err := p.Channels(channel.FIFO, n+1)
 		if err != nil {
 			return nil, err
 		}

@@ -310,7 +310,7 @@ func changRobertsWakeup(broken bool) Spec {
 		}
 		// Every process sends its own ID at most once and forwards each ID
 		// at most once: at most N ELECT and one ELECTED per channel.
-		disc, capacity, err := channelParams(p, channel.FIFO, n+1)
+		disc, capacity, err := p.Channels(channel.FIFO, n+1)
 		if err != nil {
 			return nil, err
 		}

@@ -256,7 +256,7 @@ func dfsToken(broken bool) Spec {
 			return nil, err
 		}
 		// Each starter's token is at most once in flight.
-		disc, capacity, err := channelParams(p, channel.FIFO, n)
+		disc, capacity, err := p.Channels(channel.FIFO, n)
 		if err != nil {
 			return nil, err
 		}

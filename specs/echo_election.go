@@ -457,7 +457,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 		}
 		// Each wave sends at most one message per direction of an edge,
 		// and there are at most N waves.
-		disc, capacity, err := channelParams(p, channel.FIFO, n)
+		disc, capacity, err := p.Channels(channel.FIFO, n)
 		if err != nil {
 			return nil, err
 		}

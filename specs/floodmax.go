@@ -201,7 +201,7 @@ func floodmax(broken bool) Spec {
 			return nil, err
 		}
 		// A neighbour is at most one round ahead: two messages per link.
-		disc, capacity, err := channelParams(p, channel.FIFO, 2)
+		disc, capacity, err := p.Channels(channel.FIFO, 2)
 		if err != nil {
 			return nil, err
 		}

@@ -86,8 +86,12 @@ func permutations(n int) [][]int {
 	return out
 }
 
-// channelParams reads --channels and --capacity, with the spec's defaults.
-func channelParams(p *Params, def channel.Discipline, defCap int) (channel.Discipline, int, error) {
+// Channels reads the common parameters --channels and --capacity that
+// every spec takes, with the spec's defaults: the discipline the algorithm
+// assumes and a capacity that bounds every channel. A bad value is an
+// ErrUsage error naming the flag and what is allowed. The values chosen are
+// recorded (Set) for the report's header and its JSON.
+func (p *Params) Channels(def channel.Discipline, defCap int) (channel.Discipline, int, error) {
 	disc := def
 	if p.Given("channels") {
 		d, err := channel.Parse(p.String("channels"))

@@ -412,7 +412,7 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 		}
 		// A channel i→j holds at most R REQUESTs, R RELEASEs and the ACKs
 		// of j's R requests.
-		disc, capacity, err := channelParams(p, channel.FIFO, 3*users.R)
+		disc, capacity, err := p.Channels(channel.FIFO, 3*users.R)
 		if err != nil {
 			return nil, err
 		}

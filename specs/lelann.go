@@ -209,7 +209,7 @@ func lelann(broken bool) Spec {
 			return nil, err
 		}
 		// At most N tokens and one LEADER cross each channel.
-		disc, capacity, err := channelParams(p, channel.FIFO, n+1)
+		disc, capacity, err := p.Channels(channel.FIFO, n+1)
 		if err != nil {
 			return nil, err
 		}

@@ -492,7 +492,7 @@ func maekawa(full bool) Spec {
 			}
 			p.Set("yield", p.String("yield"))
 		}
-		disc, capacity, err := channelParams(p, channel.FIFO, 8)
+		disc, capacity, err := p.Channels(channel.FIFO, 8)
 		if err != nil {
 			return nil, err
 		}

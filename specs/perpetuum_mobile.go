@@ -100,7 +100,7 @@ func perpetuumMobile(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		disc, capacity, err := channelParams(p, channel.FIFO, 1)
+		disc, capacity, err := p.Channels(channel.FIFO, 1)
 		if err != nil {
 			return nil, err
 		}

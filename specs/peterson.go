@@ -214,7 +214,7 @@ func peterson(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		disc, capacity, err := channelParams(p, channel.FIFO, 2*n)
+		disc, capacity, err := p.Channels(channel.FIFO, 2*n)
 		if err != nil {
 			return nil, err
 		}

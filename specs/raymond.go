@@ -278,7 +278,7 @@ func raymond(broken bool) Spec {
 			return nil, err
 		}
 		// A tree edge carries at most a PRIVILEGE followed by a REQUEST.
-		disc, capacity, err := channelParams(p, channel.FIFO, 2)
+		disc, capacity, err := p.Channels(channel.FIFO, 2)
 		if err != nil {
 			return nil, err
 		}

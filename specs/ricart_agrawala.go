@@ -211,7 +211,7 @@ func ricartAgrawala(broken bool) Spec {
 		// may request again, only after j's REPLY to it) and one REPLY
 		// to j's current request. FIFO is not needed (ALGORITHMS.md 2.3),
 		// so the default is unordered: it includes every FIFO run.
-		disc, capacity, err := channelParams(p, channel.Unordered, 2)
+		disc, capacity, err := p.Channels(channel.Unordered, 2)
 		if err != nil {
 			return nil, err
 		}

@@ -298,7 +298,7 @@ func singhal(broken bool) Spec {
 		p.Set("choice", choice)
 		// A channel i→j holds at most R REQUESTs of i, R forwarded
 		// REQUESTs and the token.
-		disc, capacity, err := channelParams(p, channel.FIFO, 2*users.R+1)
+		disc, capacity, err := p.Channels(channel.FIFO, 2*users.R+1)
 		if err != nil {
 			return nil, err
 		}

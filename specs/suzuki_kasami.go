@@ -285,7 +285,7 @@ func suzukiKasami(broken bool) Spec {
 			return nil, err
 		}
 		// A channel i→j holds at most R REQUESTs of i and the token.
-		disc, capacity, err := channelParams(p, channel.Unordered, users.R+1)
+		disc, capacity, err := p.Channels(channel.Unordered, users.R+1)
 		if err != nil {
 			return nil, err
 		}

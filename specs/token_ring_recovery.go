@@ -240,7 +240,7 @@ func tokenRingRecovery(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		disc, capacity, err := channelParams(p, channel.FIFO, n+2)
+		disc, capacity, err := p.Channels(channel.FIFO, n+2)
 		if err != nil {
 			return nil, err
 		}

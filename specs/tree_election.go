@@ -330,7 +330,7 @@ func treeElection(broken bool) Spec {
 			return nil, err
 		}
 		// A channel carries at most an EXPLORE, a PROPOSE and a RESULT.
-		disc, capacity, err := channelParams(p, channel.FIFO, 3)
+		disc, capacity, err := p.Channels(channel.FIFO, 3)
 		if err != nil {
 			return nil, err
 		}

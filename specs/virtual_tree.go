@@ -347,7 +347,7 @@ func virtualTree(naive bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		if _, _, err := channelParams(p, channel.FIFO, 1); err != nil { // no channels: accepted, unused
+		if _, _, err := p.Channels(channel.FIFO, 1); err != nil { // no channels: accepted, unused
 			return nil, err
 		}
 		members := make([]vtMember, n)

@@ -122,7 +122,7 @@ func waiting(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		disc, capacity, err := channelParams(p, channel.FIFO, n)
+		disc, capacity, err := p.Channels(channel.FIFO, n)
 		if err != nil {
 			return nil, err
 		}

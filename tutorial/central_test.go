@@ -8,7 +8,6 @@ package tutorial_test
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -95,7 +94,7 @@ func (p *node) Receive(from int, m string, fx *automaton.Effects[string]) {
 // 3. The model: n clients (processes 0..n-1) and K (process n) on a star,
 // with the properties of the mutex kit: GA1, GA2, GA2', the valid end of
 // 0.8 (all served, channels empty, K free) and messages-per-entry.
-func model(n int, disc channel.Discipline, broken bool) (explorer.Model, error) {
+func model(n int, disc channel.Discipline, capacity int, broken bool) (explorer.Model, error) {
 	users := mutex.Users{R: 1, Requesters: make([]bool, n+1)}
 	procs := make([]node, n+1)
 	for i := range procs {
@@ -106,6 +105,7 @@ func model(n int, disc channel.Discipline, broken bool) (explorer.Model, error) 
 		Initial:    [][]node{procs},
 		Links:      automaton.Star(n+1, n),
 		Channels:   disc,
+		Capacity:   capacity,
 		Invariants: []automaton.Invariant[node, string]{mutex.Exclusion[node, string](user)},
 		Assertions: []automaton.Assertion{{Name: "release-from-holder", Doc: "assert holder = j"}},
 		Liveness:   mutex.Liveness[node, string](user),
@@ -133,18 +133,18 @@ var centralBroken = specs.Spec{Name: "central-broken", Section: "2.1", Summary: 
 	Build: func(p *specs.Params) (explorer.Model, error) { return build(p, true) }}
 
 // build reads --n and the common --channels (unordered unless given: 2.1
-// needs no FIFO); a bad value is a usage error (exit code 2).
+// needs no FIFO) and --capacity (2 here: at most one message of each kind
+// travels on a channel); a bad value is a usage error (exit code 2).
 func build(p *specs.Params, broken bool) (explorer.Model, error) {
 	n, err := p.Int("n", 1, 6)
 	if err != nil {
 		return nil, err
 	}
-	disc, err := channel.Parse(cmp.Or(p.String("channels"), "unordered"))
+	disc, capacity, err := p.Channels(channel.Unordered, 2)
 	if err != nil {
-		return nil, specs.Usagef("channels", p.String("channels"), "allowed: fifo, unordered")
+		return nil, err
 	}
-	p.Set("channels", disc.String()) // shown in the report's header and JSON
-	return model(n, disc, broken)
+	return model(n, disc, capacity, broken)
 }
 
 // 5. The test. With two clients each channel holds at most one message, so
@@ -157,7 +157,7 @@ func build(p *specs.Params, broken bool) (explorer.Model, error) {
 // but queued and done has one step: 12+40+8 = 60. Same modelling as the
 // catalog's spec: `vacheck check central --n 2 --channels fifo` gives 41.
 func TestCentral(t *testing.T) {
-	m, err := model(2, channel.Unordered, false)
+	m, err := model(2, channel.Unordered, 2, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestCentral(t *testing.T) {
 
 // 6. The broken twin must fail: two REQUESTs both get a REPLY.
 func TestCentralBroken(t *testing.T) {
-	m, err := model(2, channel.Unordered, true)
+	m, err := model(2, channel.Unordered, 2, true)
 	if err != nil {
 		t.Fatal(err)
 	}
