@@ -25,7 +25,16 @@ const (
 	exitUsage      = 2
 	exitIncomplete = 3
 	exitModel      = 4
+	// exitBounded: no violation, but the model's bound cut states, so the
+	// properties hold within the bound only.
+	exitBounded = 5
 )
+
+// exitCodesHelp lists the exit codes in `vacheck --help` and `vacheck check
+// --help`.
+const exitCodesHelp = "Exit codes: 0 every property holds; 1 a property is violated; 2 bad usage or input;\n" +
+	"3 incomplete (a limit was reached); 4 the model failed (or vacheck did: internal error);\n" +
+	"5 bounded (no violation, but the model's bound cut states: the properties hold within the bound only)."
 
 // usageError is a bad command line; it exits with code 2.
 type usageError struct{ err error }
@@ -132,6 +141,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
+		Description:     exitCodesHelp,
 		HideHelpCommand: true,
 		HideVersion:     true,
 		// Never os.Exit from inside the library: run decides the code.
@@ -151,10 +161,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 				},
 			},
 			{
-				Name:      "check",
-				Usage:     "explore every interleaving of SPEC and check its properties",
-				ArgsUsage: "SPEC",
-				Flags:     checkFlags,
+				Name:        "check",
+				Usage:       "explore every interleaving of SPEC and check its properties",
+				ArgsUsage:   "SPEC",
+				Description: exitCodesHelp,
+				Flags:       checkFlags,
 				Action: func(c *urfave.Context) error {
 					var err error
 					code, err = check(c, stderr, catalog)
@@ -334,6 +345,8 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		return exitViolated, nil
 	case explorer.Incomplete:
 		return exitIncomplete, nil
+	case explorer.Bounded:
+		return exitBounded, nil
 	}
 	return exitModel, nil
 }

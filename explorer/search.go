@@ -92,6 +92,12 @@ type search struct {
 	// transitions.
 	reduced atomic.Int64
 
+	// safetyDone says that the safety search explored every state (within
+	// the model's bound) and was not ended by a limit or a counterexample:
+	// its verdicts are final whatever happens in the liveness phase.
+	safetyDone bool
+	// liveVerdict is the verdict on each liveness property; a property the
+	// liveness phase did not finish (a limit reached) is Unknown.
 	liveVerdict    []Verdict
 	liveViolations []Violation
 	graph          *GraphStats
@@ -175,8 +181,12 @@ func Check(m Model, cfg Config) (*Result, error) {
 	} else {
 		s.bfs()
 	}
+	s.safetyDone = s.failure == nil && s.incomplete == "" && !s.stopped() && !s.done()
 	if s.failure == nil && s.incomplete == "" && !s.stopped() && (len(s.violations) == 0 || cfg.Continue) {
 		s.runLiveness(live)
+		if s.incomplete == "" && s.failure == nil && s.stopped() {
+			s.incomplete = s.limitReason() // a limit reached during the liveness phase
+		}
 	}
 	close(done)
 	wg.Wait()
@@ -523,20 +533,27 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
 		Tracked: tracked(s.cfg.Metrics),
 	}
-	complete := s.incomplete == "" && s.failure == nil && !s.done()
-	if s.incomplete == "" {
-		if reason := s.limitReason(); reason != "" {
-			s.incomplete = reason
-			complete = false
-		}
+	// A limit reached after the safety search finished (during the
+	// liveness phase) leaves its verdicts as they are: only what was not
+	// finished is unknown.
+	if s.incomplete == "" && !s.safetyDone {
+		s.incomplete = s.limitReason()
 	}
+	safety := s.safetyDone && s.failure == nil
+	complete := safety && s.incomplete == ""
+	bounded := r.Cut > 0
 	all := append(append([]properties.Info(nil), s.props...), properties.DeadlockInfo)
 	for k, p := range all {
 		pr := PropertyResult{Info: p, Verdict: Unknown}
 		switch {
 		case !selected(p.Name) && p.Kind != properties.Assertion:
 			pr.Verdict = Skipped
-		case complete:
+		case !safety:
+		case bounded && k == s.deadlock:
+			// Terminal states may lie past the cut: unknown.
+		case bounded:
+			pr.Verdict = HoldsWithinBound
+		default:
 			pr.Verdict = Holds
 		}
 		for _, f := range s.violations {
@@ -560,6 +577,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 			pr.Verdict = Skipped
 		case s.liveVerdict != nil && s.failure == nil:
 			pr.Verdict = s.liveVerdict[k]
+			if pr.Verdict == Holds && bounded {
+				pr.Verdict = HoldsWithinBound
+			}
 		}
 		r.Properties = append(r.Properties, pr)
 	}
@@ -577,6 +597,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		r.Reason = s.incomplete
 	case !complete:
 		r.Status, r.Reason = Incomplete, s.incomplete
+	case bounded:
+		r.Status = Bounded
+		r.Reason = fmt.Sprintf("%d states lie beyond the model's bound and were not expanded", r.Cut)
 	default:
 		r.Status = OK
 	}
