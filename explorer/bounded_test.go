@@ -1,7 +1,11 @@
 package explorer_test
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
@@ -69,6 +73,70 @@ func TestCutStatesMakeTheRunBounded(t *testing.T) {
 		r = check(t, boundedGraph{g, 100}, cfg)
 		if r.Status != explorer.OK || r.Cut != 0 || verdicts(r)["good"] != explorer.Holds || verdicts(r)[properties.DeadlockFreedom] != explorer.Holds {
 			t.Errorf("%v/%d: a bound that cuts nothing: %v, %d cut, %v", cfg.Strategy, cfg.Workers, r.Status, r.Cut, verdicts(r))
+		}
+	}
+}
+
+// stopInLiveness is chain(1) up to n−1 with a liveness property whose
+// predicates, evaluated only in the liveness phase, stop the search (as a
+// timeout would) the first time they are asked.
+type stopInLiveness struct {
+	*graph
+	stop func(error)
+}
+
+func (m stopInLiveness) NewWorker() explorer.Worker { return stopWorker{graphWorker{m.graph}, m.stop} }
+func (m stopInLiveness) Tasks() []string            { return []string{"t"} }
+func (m stopInLiveness) Liveness() []explorer.LiveProperty {
+	return []explorer.LiveProperty{{Info: properties.Info{Name: "reaches-end", Kind: properties.Eventually}, Instances: 1}}
+}
+
+type stopWorker struct {
+	graphWorker
+	stop func(error)
+}
+
+func (w stopWorker) Live(b []byte, _, _ int) (bool, bool, error) {
+	if dec(b) == 0 {
+		w.stop(errors.New("stopped in the liveness phase"))
+		// Give the search's monitor the time to see the stop before the
+		// state graph is built (the builder looks every 256 states).
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false, dec(b) == 999, nil
+}
+
+// TestLimitAfterTheSafetySearchKeepsItsVerdicts: a limit reached in the
+// liveness phase (here a stop, as --timeout or SIGINT) leaves the finished
+// safety verdicts as they are; only the liveness property is unknown, and
+// the run is incomplete. It used to turn every verdict into unknown.
+func TestLimitAfterTheSafetySearchKeepsItsVerdicts(t *testing.T) {
+	const n = 1000
+	g := &graph{init: []int{0}, next: func(s int) []int {
+		if s == n-1 {
+			return nil
+		}
+		return []int{s + 1}
+	}}
+	for _, cfg := range configs {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cfg.Context = ctx
+		r := check(t, stopInLiveness{g, cancel}, cfg)
+		cancel(nil)
+		v := verdicts(r)
+		if r.Status != explorer.Incomplete || r.States != n || !strings.Contains(r.Reason, "stopped in the liveness phase") ||
+			v["good"] != explorer.Holds || v[properties.DeadlockFreedom] != explorer.Holds || v["reaches-end"] != explorer.Unknown {
+			t.Errorf("%v/%d: %v %q, %d states, verdicts %v; want incomplete, %d states, good and deadlock-freedom hold, reaches-end unknown",
+				cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.States, v, n)
+		}
+	}
+	// A stop during the safety search leaves everything unknown.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("stopped at once"))
+	r := check(t, stopInLiveness{g, cancel}, explorer.Config{Context: ctx, Workers: 2})
+	for name, v := range verdicts(r) {
+		if r.Status != explorer.Incomplete || v != explorer.Unknown {
+			t.Errorf("a stop before the end: %v, %s %v", r.Status, name, v)
 		}
 	}
 }
