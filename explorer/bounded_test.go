@@ -18,7 +18,9 @@ type boundedGraph struct {
 	limit int
 }
 
-func (g boundedGraph) NewWorker() explorer.Worker { return boundedWorker{graphWorker{g.graph}, g.limit} }
+func (g boundedGraph) NewWorker() explorer.Worker {
+	return boundedWorker{graphWorker{g.graph}, g.limit}
+}
 
 type boundedWorker struct {
 	graphWorker
