@@ -165,7 +165,7 @@ func (s *search) bfs() {
 		st := s.initial[i]
 		l0.add(st, xxhash.Sum64(st), int64(i), 0)
 	}
-	if s.failure != nil || s.done() {
+	if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
 		return
 	}
 	cur := merge([][]*bucket{{l0}})
@@ -254,10 +254,13 @@ func (s *search) bfs() {
 		if s.done() && !s.cfg.Continue {
 			return
 		}
+		// The state limit: insert only the first new states of the level,
+		// in canonical order, up to the limit.
+		cutoff, limited := s.levelCutoff(out)
 		viols := make([][]bfsFound, W)
 		want := s.want
 		s.parallel(func(sh int) {
-			in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops)}
+			in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
 			in.run(out, cur, &fails[sh], &failErr[sh])
 			s.states.Add(in.added)
 			s.cut.Add(in.cut)
@@ -293,11 +296,84 @@ func (s *search) bfs() {
 		if s.done() || s.stopped() {
 			return
 		}
-		if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates && cur.n > 0 {
+		if limited {
 			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
 			return
 		}
 	}
+}
+
+// bfsKey is the canonical key of a successor in its level: its
+// predecessor's rank, then the action index.
+type bfsKey struct {
+	rank int64
+	act  uint32
+}
+
+func (k bfsKey) less(o bfsKey) bool { return k.rank < o.rank || (k.rank == o.rank && k.act < o.act) }
+
+// levelCutoff decides, before the candidates of a level are inserted,
+// whether they would take the visited set past MaxStates; if so it returns
+// the key of the last new state that fits, so that the search stores
+// exactly MaxStates states: those of the earlier levels and the first new
+// ones of this level in canonical order. The new states of a level and
+// their keys do not depend on the number of workers, so neither does the
+// cut. Each shard finds its first new candidates (at most the room left:
+// the others cannot be among the first), and the cut is the room-th key of
+// their merge.
+func (s *search) levelCutoff(out [][]*bucket) (bfsKey, bool) {
+	if s.cfg.MaxStates == 0 {
+		return bfsKey{}, false
+	}
+	room := s.cfg.MaxStates - s.states.Load()
+	var total int64
+	for w := range out {
+		for _, c := range out[w] {
+			total += int64(len(c.fps))
+		}
+	}
+	if total <= room {
+		return bfsKey{}, false
+	}
+	keys := make([][]bfsKey, len(s.shards))
+	s.parallel(func(sh int) {
+		m := s.shards[sh]
+		dup := swiss.NewMap[uint64, struct{}](1024)
+		for w := range out {
+			c := out[w][sh]
+			for k, h := range c.fps {
+				if int64(len(keys[sh])) > room {
+					return
+				}
+				if m.Has(h) || dup.Has(h) {
+					continue
+				}
+				dup.Put(h, struct{}{})
+				keys[sh] = append(keys[sh], bfsKey{c.ranks[k], c.acts[k]})
+			}
+		}
+	})
+	heads := make([]int, len(keys))
+	last := bfsKey{rank: -1} // no room: before every key
+	for n := int64(0); n < room; n++ {
+		best := -1
+		for sh, i := range heads {
+			if i < len(keys[sh]) && (best < 0 || keys[sh][i].less(keys[best][heads[best]])) {
+				best = sh
+			}
+		}
+		if best < 0 {
+			return bfsKey{}, false // fewer new states than the room left
+		}
+		last = keys[best][heads[best]]
+		heads[best]++
+	}
+	for sh, i := range heads {
+		if i < len(keys[sh]) {
+			return last, true // a new state beyond the limit
+		}
+	}
+	return bfsKey{}, false
 }
 
 // expander is one worker's phase 1 of a BFS level. Its counters are
@@ -464,7 +540,11 @@ type inserter struct {
 	fp         uint64 // the state being inserted, for a panic
 	rank       int64
 	act        uint32
-	_          [64]byte
+	// cutoff, when limited, is the key of the last state the state limit
+	// lets in (levelCutoff).
+	cutoff  bfsKey
+	limited bool
+	_       [64]byte
 }
 
 func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *error) {
@@ -481,6 +561,15 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 		c := out[w][in.sh]
 		kept := 0
 		for k, h := range c.fps {
+			if in.limited && in.cutoff.less(bfsKey{c.ranks[k], c.acts[k]}) {
+				// Beyond the state limit, and so is every later candidate
+				// of this shard (the workers' buckets are in key order).
+				c.truncate(kept)
+				for _, b := range out[w+1:] {
+					b[in.sh].truncate(0)
+				}
+				return
+			}
 			if m.Has(h) {
 				continue
 			}

@@ -3,6 +3,7 @@ package explorer_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -139,6 +140,77 @@ func TestLimitAfterTheSafetySearchKeepsItsVerdicts(t *testing.T) {
 	for name, v := range verdicts(r) {
 		if r.Status != explorer.Incomplete || v != explorer.Unknown {
 			t.Errorf("a stop before the end: %v, %s %v", r.Status, name, v)
+		}
+	}
+}
+
+// refBFS returns the states of g in the explorer's canonical BFS order:
+// level by level, each level's new states in the order of their
+// predecessor, then of the action.
+func refBFS(g *graph) []int {
+	seen := map[int]bool{}
+	var order []int
+	for _, s := range g.init {
+		if !seen[s] {
+			seen[s] = true
+			order = append(order, s)
+		}
+	}
+	for i := 0; i < len(order); i++ {
+		for _, t := range g.next(order[i]) {
+			if !seen[t] {
+				seen[t] = true
+				order = append(order, t)
+			}
+		}
+	}
+	return order
+}
+
+// TestMaxStatesStoresExactlyTheLimit: a state limit stores exactly that
+// many states, in BFS the first ones in canonical order, whatever the
+// number of workers (the limit used to be checked at a level's end only,
+// so a wide level could take the count far past it). A violation among the
+// states stored is found; one just past the limit is not.
+func TestMaxStatesStoresExactlyTheLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 6))
+	adj := map[int][]int{}
+	for s := range 400 {
+		for range 1 + rng.IntN(6) {
+			adj[s] = append(adj[s], rng.IntN(400))
+		}
+	}
+	g := &graph{init: []int{0, 7}, next: edges(adj)}
+	order := refBFS(g)
+	if len(order) < 300 {
+		t.Fatalf("the random graph reaches only %d states", len(order))
+	}
+	for _, limit := range []int{1, 2, 3, 10, 57, 200, len(order) - 1} {
+		for _, cfg := range configs {
+			cfg.MaxStates = int64(limit)
+			r := check(t, g, cfg)
+			if r.Status != explorer.Incomplete || r.States != int64(limit) || !strings.Contains(r.Reason, "--max-states") {
+				t.Errorf("limit %d, %v/%d: %v %q with %d states; want incomplete with %d", limit, cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.States, limit)
+			}
+			if cfg.Strategy != explorer.BFS {
+				continue
+			}
+			bad := *g
+			bad.bad = func(s int) bool { return s == order[limit-1] }
+			if r := check(t, &bad, cfg); r.Status != explorer.Violated {
+				t.Errorf("limit %d, %v/%d: the last state within the limit is bad: %v with %d states", limit, cfg.Strategy, cfg.Workers, r.Status, r.States)
+			}
+			bad.bad = func(s int) bool { return s == order[limit] }
+			if r := check(t, &bad, cfg); r.Status != explorer.Incomplete || r.States != int64(limit) {
+				t.Errorf("limit %d, %v/%d: the first state past the limit is bad: %v with %d states", limit, cfg.Strategy, cfg.Workers, r.Status, r.States)
+			}
+		}
+	}
+	// A limit equal to the whole state space is a complete search.
+	for _, cfg := range configs {
+		cfg.MaxStates = int64(len(order))
+		if r := check(t, g, cfg); r.Status != explorer.OK || r.States != int64(len(order)) {
+			t.Errorf("limit = all %d states, %v/%d: %v with %d", len(order), cfg.Strategy, cfg.Workers, r.Status, r.States)
 		}
 	}
 }

@@ -81,7 +81,7 @@ func (s *search) dfs() {
 			return
 		}
 	}
-	if s.failure != nil || s.done() {
+	if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
 		return
 	}
 	for k := len(inits) - 1; k >= 0; k-- {
@@ -177,6 +177,11 @@ func (s *search) dfs() {
 			if seen.Has(h) {
 				continue
 			}
+			if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
+				// A new state beyond the limit: stop with exactly MaxStates.
+				s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
+				return
+			}
 			if !seen.Add(s, h) {
 				return
 			}
@@ -206,10 +211,6 @@ func (s *search) dfs() {
 				continue
 			}
 			fresh = append(fresh, k)
-			if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
-				s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
-				return
-			}
 		}
 		for k := len(fresh) - 1; k >= 0; k-- {
 			i := fresh[k]

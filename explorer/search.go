@@ -349,6 +349,10 @@ func (s *search) addInitial(w Worker) (out []int) {
 		if m.Has(h) {
 			continue
 		}
+		if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
+			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
+			return out
+		}
 		if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
 			return out
 		}
