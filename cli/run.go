@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -54,7 +53,7 @@ func engineFlags() []urfave.Flag {
 		&urfave.StringFlag{Name: "max-states", Value: "0", Usage: "stop after this many distinct states (0: no limit)"},
 		&urfave.StringFlag{Name: "max-depth", Value: "0", Usage: "do not explore beyond this depth (0: no limit)"},
 		&urfave.StringFlag{Name: "timeout", Usage: "stop after this long, e.g. 30s or 5m (default: no limit)"},
-		&urfave.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory)"},
+		&urfave.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory or of the cgroup (container) memory limit, whichever is smaller)"},
 		&urfave.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
 		&urfave.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
 		&urfave.StringFlag{Name: "reduction", Value: "none", Usage: "state-space reduction: none (exact counts) or por (partial-order reduction: safety properties only, far fewer states where processes interact only by messages)"},
@@ -402,24 +401,6 @@ func safetyClaims(m explorer.Model, claims []string) []string {
 		}
 	}
 	return out
-}
-
-// defaultMaxMemory is three quarters of physical memory, so that a run that
-// outgrows the machine ends as incomplete instead of being killed.
-func defaultMaxMemory() uint64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 8 << 30
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, err := strconv.ParseUint(f[1], 10, 64)
-			if err == nil {
-				return kb * 1024 / 4 * 3
-			}
-		}
-	}
-	return 8 << 30
 }
 
 func commas(n int64) string {
