@@ -80,3 +80,30 @@ func TestBoundedRunIsNotAProof(t *testing.T) {
 		t.Errorf("check --help does not list exit code 5:\n%s", stdout)
 	}
 }
+
+// TestLimitsHoldWhileInitialStatesAreBuilt: --max-states counts the
+// initial states as they are built, so these runs end at once as
+// incomplete with exactly the limit stored. They used to build every
+// initial state first: chang-roberts stored 3.6 million states, and
+// echo-election passed 5 GB.
+func TestLimitsHoldWhileInitialStatesAreBuilt(t *testing.T) {
+	for _, tt := range []struct {
+		args   []string
+		states int64
+	}{
+		{[]string{"chang-roberts", "--n", "9", "--ids", "all", "--max-states", "10"}, 10},
+		{[]string{"echo-election", "--n", "8", "--ids", "all", "--initiators", "subsets", "--topology", "complete", "--max-memory", "300MiB", "--max-states", "1000"}, 1000},
+	} {
+		code, stdout, stderr := vacheck(append([]string{"check", "--quiet", "--format", "json"}, tt.args...)...)
+		var out struct {
+			Status, Reason string
+			States         int64
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("%v: %v\n%s", tt.args, err, stderr)
+		}
+		if code != exitIncomplete || out.Status != "incomplete" || out.States != tt.states || !strings.Contains(out.Reason, "--max-states") {
+			t.Errorf("%v: exit %d, %s %q, %d states; want exit 3, incomplete at --max-states with %d", tt.args, code, out.Status, out.Reason, out.States, tt.states)
+		}
+	}
+}

@@ -161,7 +161,7 @@ func (f *bfsFound) offer(rank int64, act uint32, fp uint64) {
 func (s *search) bfs() {
 	W := len(s.workers)
 	l0 := &bucket{}
-	for _, i := range s.addInitial(s.workers[0]) {
+	for _, i := range s.inits {
 		st := s.initial[i]
 		l0.add(st, xxhash.Sum64(st), int64(i), 0)
 	}

@@ -214,3 +214,50 @@ func TestMaxStatesStoresExactlyTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// streamed is a graph whose model yields its initial states one at a time
+// (InitialStreamer) and counts how many it built.
+type streamed struct {
+	*graph
+	built *int
+}
+
+func (m streamed) InitialStates(yield func([]byte) bool) error {
+	for _, s := range m.init {
+		*m.built++
+		if !yield(enc(s)) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// TestInitialStatesUnderTheLimits: the initial states count towards
+// --max-states as they are built, and a model that yields them one at a
+// time is asked for no more than the limit lets in (chang-roberts --n 9
+// --ids all --max-states 10 used to build all 362,880 and store 3.6
+// million states). A counterexample from a streamed initial state is
+// replayed from its index.
+func TestInitialStatesUnderTheLimits(t *testing.T) {
+	init := make([]int, 10000)
+	for k := range init {
+		init[k] = 3 * k
+	}
+	g := &graph{init: init, next: func(s int) []int { return []int{s + 1} }}
+	for _, cfg := range configs {
+		built := 0
+		cfg.MaxStates = 25
+		r := check(t, streamed{g, &built}, cfg)
+		if r.Status != explorer.Incomplete || r.States != 25 || built != 26 || !strings.Contains(r.Reason, "initial states") {
+			t.Errorf("%v/%d: %v %q, %d states, %d initial states built; want incomplete, 25, 26", cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.States, built)
+		}
+		built = 0
+		bad := *g
+		bad.bad = func(s int) bool { return s == 3*700+1 }
+		r = check(t, streamed{&bad, &built}, explorer.Config{Strategy: cfg.Strategy, Workers: cfg.Workers})
+		if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Trace.Initial != 700 ||
+			len(r.Violations[0].Trace.Steps) != 1 || r.Violations[0].Trace.Steps[0].Action != "2100->2101" {
+			t.Errorf("%v/%d: %v %+v", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
+		}
+	}
+}

@@ -71,7 +71,10 @@ type search struct {
 	checkDL  bool
 	shards   []*swiss.Map[uint64, node]
 	workers  []Worker
-	initial  [][]byte
+	// initial holds the initial states built so far, by index; inits are
+	// the indices of those that are new (not equal to an earlier one).
+	initial [][]byte
+	inits   []int
 
 	states, transitions, terminal atomic.Int64
 	cut                           atomic.Int64
@@ -154,9 +157,6 @@ func Check(m Model, cfg Config) (*Result, error) {
 		}
 	}
 	s.checkDL = selected(properties.DeadlockFreedom)
-	if s.initial, err = m.Initial(); err != nil {
-		return nil, fmt.Errorf("explorer: initial states: %w", err)
-	}
 	s.shards = make([]*swiss.Map[uint64, node], cfg.Workers)
 	for i := range s.shards {
 		s.shards[i] = swiss.NewMap[uint64, node](1024)
@@ -176,6 +176,14 @@ func Check(m Model, cfg Config) (*Result, error) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.monitor(done) }()
+	// The initial states are stored (and built, for an InitialStreamer)
+	// under the limits, like every other state.
+	s.inits, err = s.addInitial(s.workers[0])
+	if err != nil {
+		close(done)
+		wg.Wait()
+		return nil, fmt.Errorf("explorer: initial states: %w", err)
+	}
 	if cfg.Strategy == DFS {
 		s.dfs()
 	} else {
@@ -334,27 +342,34 @@ func (s *search) recordPath(prop int, fp uint64, p *path) {
 	}
 }
 
-// addInitial stores the initial states (level 0) in order, checking each.
-// It returns the indices of the initial states that are new, in order.
-func (s *search) addInitial(w Worker) (out []int) {
+// addInitial builds and stores the initial states (level 0) in order,
+// checking each, until a limit is reached. It returns the indices of the
+// initial states that are new, in order, and the model's error building
+// them.
+func (s *search) addInitial(w Worker) (out []int, err error) {
 	var h uint64
 	defer func() {
 		if p := recover(); p != nil {
 			s.fail(h, fmt.Errorf("the model panicked checking an initial state: %v", p))
 		}
 	}()
-	for i, st := range s.initial {
+	err = eachInitial(s.m, func(st []byte) bool {
+		i := len(s.initial)
+		s.initial = append(s.initial, st)
+		if i&255 == 255 && (s.stopped() || s.overMemory()) {
+			return false
+		}
 		h = xxhash.Sum64(st)
 		m := s.shards[s.shard(h)]
 		if m.Has(h) {
-			continue
+			return true
 		}
 		if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
-			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
-			return out
+			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d) while building the initial states", s.cfg.MaxStates)
+			return false
 		}
 		if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
-			return out
+			return false
 		}
 		m.Put(h, node{act: uint32(i), init: true})
 		s.states.Add(1)
@@ -363,14 +378,15 @@ func (s *search) addInitial(w Worker) (out []int) {
 			k, err := w.Check(st, s.want)
 			if err != nil {
 				s.fail(h, err)
-				return out
+				return false
 			}
 			if k >= 0 {
 				s.record(k, h)
 			}
 		}
-	}
-	return out
+		return true
+	})
+	return out, err
 }
 
 // roomToGrow reports whether the visited-set shard m may take one more
@@ -467,16 +483,24 @@ func (s *search) trace(fp uint64) (Trace, error) {
 // action indices, describing every state when the model is a Describer.
 // When fps is not nil, each state's fingerprint must match it.
 func Replay(m Model, init int, acts []uint32, fps []uint64) (Trace, error) {
-	initial, err := m.Initial()
+	var cur []byte
+	k := 0
+	err := eachInitial(m, func(st []byte) bool {
+		if k == init {
+			cur = append([]byte(nil), st...)
+			return false
+		}
+		k++
+		return true
+	})
 	if err != nil {
 		return Trace{}, err
 	}
-	if init < 0 || init >= len(initial) {
+	if cur == nil {
 		return Trace{}, fmt.Errorf("explorer: no initial state %d", init)
 	}
 	d, _ := m.(Describer)
 	t := Trace{Initial: init}
-	cur := append([]byte(nil), initial[init]...)
 	if d != nil {
 		if t.InitialState, err = d.Describe(cur); err != nil {
 			return t, err
