@@ -395,7 +395,11 @@ type expander struct {
 	a               uint32
 	live            int
 	trans, terminal int64
-	_               [64]byte
+	// pending counts the bytes of successors kept since memory was last
+	// sampled: with large states, a few thousand of them can take the
+	// level's buckets far past MaxMemory.
+	pending int
+	_       [64]byte
 }
 
 func (x *expander) emit(t Transition, next []byte) {
@@ -422,6 +426,7 @@ func (x *expander) offer(next []byte, h uint64, a uint32) {
 	if !x.local.Has(h) {
 		x.local.Put(h, struct{}{})
 		x.out[sh].add(next, h, int64(x.r), a)
+		x.pending += len(next) + 48 // the state, and its entries in the bucket and the local set
 	}
 }
 
@@ -493,6 +498,12 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	for x.r = lo; x.r < hi; x.r++ {
 		if x.r&255 == 0 && (s.stopped() || x.r&4095 == 0 && s.overMemory()) {
 			break
+		}
+		if x.pending >= memSampleBytes && s.cfg.MaxMemory > 0 {
+			x.pending = 0
+			if s.overMemory() {
+				break
+			}
 		}
 		st, fp := cur.get(x.r)
 		x.a, x.live = 0, 0

@@ -261,3 +261,38 @@ func TestInitialStatesUnderTheLimits(t *testing.T) {
 		}
 	}
 }
+
+// bigStates is an infinite tree of wide fan-out whose states are 16 KiB.
+type bigStates struct{ graph }
+
+func (m *bigStates) Initial() ([][]byte, error) { return [][]byte{bigEnc(0)}, nil }
+func (m *bigStates) NewWorker() explorer.Worker { return bigWorker{} }
+
+func bigEnc(s int) []byte { return append(enc(s), make([]byte, 16<<10)...) }
+
+type bigWorker struct{}
+
+func (bigWorker) Successors(b []byte, emit func(explorer.Transition, []byte)) (int, error) {
+	s := dec(b[:4])
+	for k := range 100 {
+		emit(explorer.Transition{}, bigEnc(s*100+k+1))
+	}
+	return 100, nil
+}
+func (bigWorker) Check([]byte, uint64) (int, error) { return -1, nil }
+func (bigWorker) ValidEnd([]byte) (bool, error)     { return true, nil }
+
+// TestMemoryLimitWithLargeStates: with large states the search samples
+// the memory as its buffers grow, not only every few thousand states, so
+// it stops near --max-memory (lamport --n 64 --requests 4 --max-memory
+// 200MiB peaked at 511 MiB; now about 205 MiB).
+func TestMemoryLimitWithLargeStates(t *testing.T) {
+	const limit = 64 << 20
+	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+		cfg.MaxMemory = limit
+		r := check(t, &bigStates{}, cfg)
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-memory") || r.PeakMemory > limit*5/4 { // the model's own garbage (16 KiB per successor) counts too
+			t.Errorf("%v/%d: %v %q, peak %d MiB for a limit of %d MiB", cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.PeakMemory>>20, limit>>20)
+		}
+	}
+}

@@ -116,10 +116,17 @@ func (s *search) dfs() {
 		succ.add(next, xxhash.Sum64(next), 0, act)
 		a++
 	}
+	sampled := 0 // the arena's length when memory was last sampled
 	for steps := 0; len(stack) > 0; steps++ {
 		if steps&255 == 0 {
 			s.queue.Store(int64(len(stack)))
 			if s.stopped() || steps&4095 == 0 && s.overMemory() {
+				return
+			}
+		}
+		if s.cfg.MaxMemory > 0 && len(arena)-sampled >= memSampleBytes {
+			sampled = len(arena)
+			if s.overMemory() {
 				return
 			}
 		}
@@ -211,6 +218,15 @@ func (s *search) dfs() {
 				continue
 			}
 			fresh = append(fresh, k)
+		}
+		if s.cfg.MaxMemory > 0 && len(fresh) > 0 {
+			// Growing the arena allocates a larger one while the old is
+			// still held: stop instead if that would pass the limit.
+			need := len(arena) + len(succ.arena)
+			if need > cap(arena) && s.sampleMemory()+uint64(cap(arena)+2*need) > s.cfg.MaxMemory {
+				s.stop.CompareAndSwap(running, stopMemory)
+				return
+			}
 		}
 		for k := len(fresh) - 1; k >= 0; k-- {
 			i := fresh[k]

@@ -307,6 +307,10 @@ func (s *search) overMemory() bool {
 	return true
 }
 
+// memSampleBytes is how many bytes of new successors a search buffers
+// before it samples the memory again.
+const memSampleBytes = 4 << 20
+
 // done reports whether the violations found so far end the search.
 func (s *search) done() bool {
 	if len(s.violations) == 0 {
