@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 	"unsafe"
 
@@ -102,6 +103,12 @@ type Config[S any, M Message] struct {
 	// All must have the same number of processes; constant fields
 	// (`vacheck:"-"`) are taken from the first.
 	Initial [][]S
+	// InitialSeq, instead of Initial, yields the initial states one at a
+	// time (each a slice of its own), in a fixed order, for a spec with
+	// very many of them: a search with a state or memory limit then stops
+	// before building them all (explorer.InitialStreamer). It is iterated again for each search and
+	// each counterexample replayed, and must yield the same states.
+	InitialSeq iter.Seq[[]S]
 	// Links lists the channels; their order is the order in which
 	// deliveries are enumerated.
 	Links []Link
@@ -183,10 +190,11 @@ type System[S any, M Message, P Process[S, M]] struct {
 	chanIdx  []int32 // from*n+to -> channel index, or -1
 	pc, mc   *codec
 	protos   []S
-	accepts  bool // *S implements Acceptor[M]
-	commuter bool // a PartialOrder is set and *S implements Commuter[M]
-	silencer bool // a PartialOrder is set and *S implements Silencer[M]
-	initial  [][]byte
+	accepts  bool     // *S implements Acceptor[M]
+	commuter bool     // a PartialOrder is set and *S implements Commuter[M]
+	silencer bool     // a PartialOrder is set and *S implements Silencer[M]
+	initial  [][]byte // all of them; only the first with InitialSeq
+	lazy     bool     // InitialSeq is set
 	props    []properties.Info
 	// Instrumentation for the metrics time, sync-delay and
 	// messages-per-entry (Instrument): what is tracked, and the bytes of
@@ -202,6 +210,16 @@ var ErrConfig = errors.New("automaton: bad configuration")
 // New(Config[node, msg]{...}) composes processes of type node whose
 // pointer implements Process[node, msg].
 func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P], error) {
+	lazy := cfg.InitialSeq != nil
+	if lazy {
+		if cfg.Initial != nil {
+			return nil, fmt.Errorf("%w: set Initial or InitialSeq, not both", ErrConfig)
+		}
+		for init := range cfg.InitialSeq {
+			cfg.Initial = [][]S{init} // the first, for the checks below
+			break
+		}
+	}
 	if len(cfg.Initial) == 0 {
 		return nil, fmt.Errorf("%w: no initial state", ErrConfig)
 	}
@@ -231,7 +249,7 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	if err := checkAssumptions(&cfg); err != nil {
 		return nil, err
 	}
-	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity}
+	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity, lazy: lazy}
 	if sys.disc == 0 {
 		sys.disc = channel.FIFO
 	}
@@ -306,19 +324,28 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 // same value of every constant field (`vacheck:"-"`) as the first: constants
 // are not stored in states, so a difference would be lost silently.
 func (sys *System[S, M, P]) checkConstants() error {
-	first := sys.cfg.Initial[0]
 	for k, init := range sys.cfg.Initial[1:] {
-		for i := range init {
-			a, b := reflect.ValueOf(&first[i]).Elem(), reflect.ValueOf(&init[i]).Elem()
-			for _, c := range sys.pc.consts {
-				// NewAt reads unexported fields too.
-				fa, fb := a.Field(c.index), b.Field(c.index)
-				va := reflect.NewAt(fa.Type(), unsafe.Pointer(fa.UnsafeAddr())).Elem().Interface()
-				vb := reflect.NewAt(fb.Type(), unsafe.Pointer(fb.UnsafeAddr())).Elem().Interface()
-				if !reflect.DeepEqual(va, vb) {
-					return fmt.Errorf("%w: field %s of process %d is constant (tagged vacheck:\"-\") but initial state %d gives it %v and initial state 1 gives %v; constants must be the same in every initial state (drop the tag to make it part of the state)",
-						ErrConfig, c.name, i+1, k+2, vb, va)
-				}
+		if err := sys.sameConstants(k+1, init); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameConstants checks that initial state k gives each process the
+// constants of the first.
+func (sys *System[S, M, P]) sameConstants(k int, init []S) error {
+	first := sys.cfg.Initial[0]
+	for i := range init {
+		a, b := reflect.ValueOf(&first[i]).Elem(), reflect.ValueOf(&init[i]).Elem()
+		for _, c := range sys.pc.consts {
+			// NewAt reads unexported fields too.
+			fa, fb := a.Field(c.index), b.Field(c.index)
+			va := reflect.NewAt(fa.Type(), unsafe.Pointer(fa.UnsafeAddr())).Elem().Interface()
+			vb := reflect.NewAt(fb.Type(), unsafe.Pointer(fb.UnsafeAddr())).Elem().Interface()
+			if !reflect.DeepEqual(va, vb) {
+				return fmt.Errorf("%w: field %s of process %d is constant (tagged vacheck:\"-\") but initial state %d gives it %v and initial state 1 gives %v; constants must be the same in every initial state (drop the tag to make it part of the state)",
+					ErrConfig, c.name, i+1, k+1, vb, va)
 			}
 		}
 	}
@@ -356,7 +383,53 @@ func (sys *System[S, M, P]) Name() string { return sys.cfg.Name }
 func (sys *System[S, M, P]) Capacity() int { return sys.capacity }
 
 // Initial implements explorer.Model.
-func (sys *System[S, M, P]) Initial() ([][]byte, error) { return sys.initial, nil }
+func (sys *System[S, M, P]) Initial() ([][]byte, error) {
+	if !sys.lazy {
+		return sys.initial, nil
+	}
+	var out [][]byte
+	err := sys.InitialStates(func(st []byte) bool { out = append(out, st); return true })
+	return out, err
+}
+
+// InitialStates implements explorer.InitialStreamer: it encodes the
+// initial states one at a time, those of InitialSeq as they come.
+func (sys *System[S, M, P]) InitialStates(yield func(st []byte) bool) error {
+	if !sys.lazy {
+		for _, st := range sys.initial {
+			if !yield(st) {
+				return nil
+			}
+		}
+		return nil
+	}
+	var w *worker[S, M, P]
+	if sys.cfg.Normalize != nil {
+		w = sys.newWorker()
+	}
+	k := 0
+	for init := range sys.cfg.InitialSeq {
+		if len(init) != sys.n {
+			return fmt.Errorf("%w: initial state %d has %d processes, the first has %d", ErrConfig, k+1, len(init), sys.n)
+		}
+		if err := sys.sameConstants(k, init); err != nil {
+			return err
+		}
+		st := sys.encodeInitial(init)
+		if w != nil {
+			w.out = st
+			if err := w.normalizeInitial(k); err != nil {
+				return err
+			}
+			st = append([]byte(nil), w.out...)
+		}
+		if !yield(st) {
+			return nil
+		}
+		k++
+	}
+	return nil
+}
 
 // Properties implements explorer.Model: the configured invariants, then the
 // channel-bound assertion.

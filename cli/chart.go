@@ -76,6 +76,8 @@ func chartPage(run report.Run) (msc.Page, bool) {
 		page.Result = "VIOLATED"
 	case explorer.Incomplete:
 		page.Result = "INCOMPLETE, " + r.Reason
+	case explorer.Bounded:
+		page.Result = "BOUNDED: no violation within the model's bound; " + r.Reason
 	case explorer.Failed:
 		page.Result = "ERROR in the model: " + r.Reason
 	}

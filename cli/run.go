@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -25,7 +24,16 @@ const (
 	exitUsage      = 2
 	exitIncomplete = 3
 	exitModel      = 4
+	// exitBounded: no violation, but the model's bound cut states, so the
+	// properties hold within the bound only.
+	exitBounded = 5
 )
+
+// exitCodesHelp lists the exit codes in `vacheck --help` and `vacheck check
+// --help`.
+const exitCodesHelp = "Exit codes: 0 every property holds; 1 a property is violated; 2 bad usage or input;\n" +
+	"3 incomplete (a limit was reached); 4 the model failed (or vacheck did: internal error);\n" +
+	"5 bounded (no violation, but the model's bound cut states: the properties hold within the bound only)."
 
 // usageError is a bad command line; it exits with code 2.
 type usageError struct{ err error }
@@ -45,7 +53,7 @@ func engineFlags() []urfave.Flag {
 		&urfave.StringFlag{Name: "max-states", Value: "0", Usage: "stop after this many distinct states (0: no limit)"},
 		&urfave.StringFlag{Name: "max-depth", Value: "0", Usage: "do not explore beyond this depth (0: no limit)"},
 		&urfave.StringFlag{Name: "timeout", Usage: "stop after this long, e.g. 30s or 5m (default: no limit)"},
-		&urfave.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory)"},
+		&urfave.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory or of the cgroup (container) memory limit, whichever is smaller)"},
 		&urfave.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
 		&urfave.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
 		&urfave.StringFlag{Name: "reduction", Value: "none", Usage: "state-space reduction: none (exact counts) or por (partial-order reduction: safety properties only, far fewer states where processes interact only by messages)"},
@@ -132,6 +140,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
+		Description:     exitCodesHelp,
 		HideHelpCommand: true,
 		HideVersion:     true,
 		// Never os.Exit from inside the library: run decides the code.
@@ -151,10 +160,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 				},
 			},
 			{
-				Name:      "check",
-				Usage:     "explore every interleaving of SPEC and check its properties",
-				ArgsUsage: "SPEC",
-				Flags:     checkFlags,
+				Name:        "check",
+				Usage:       "explore every interleaving of SPEC and check its properties",
+				ArgsUsage:   "SPEC",
+				Description: exitCodesHelp,
+				Flags:       checkFlags,
 				Action: func(c *urfave.Context) error {
 					var err error
 					code, err = check(c, stderr, catalog)
@@ -334,6 +344,8 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		return exitViolated, nil
 	case explorer.Incomplete:
 		return exitIncomplete, nil
+	case explorer.Bounded:
+		return exitBounded, nil
 	}
 	return exitModel, nil
 }
@@ -389,24 +401,6 @@ func safetyClaims(m explorer.Model, claims []string) []string {
 		}
 	}
 	return out
-}
-
-// defaultMaxMemory is three quarters of physical memory, so that a run that
-// outgrows the machine ends as incomplete instead of being killed.
-func defaultMaxMemory() uint64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 8 << 30
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, err := strconv.ParseUint(f[1], 10, 64)
-			if err == nil {
-				return kb * 1024 / 4 * 3
-			}
-		}
-	}
-	return 8 << 30
 }
 
 func commas(n int64) string {

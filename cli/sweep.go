@@ -38,7 +38,8 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 		ArgsUsage: "SPEC --n FROM..TO",
 		Description: "The other flags are those of 'vacheck check'. The run that does not finish is reported as\n" +
 			"incomplete and ends the sweep. Exit code: 1 if a property is violated (with --baseline: if a\n" +
-			"count, verdict or metric changed), 3 if interrupted or no N finished, else 0.",
+			"count, verdict or metric changed), 3 if interrupted or no N finished, 5 if a run was bounded\n" +
+			"(the model's bound cut states: no violation within it), else 0.",
 		Flags: flags,
 		Action: func(c *urfave.Context) error {
 			var err error
@@ -239,8 +240,13 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		case explorer.Violated:
 			code = exitViolated
 		case explorer.Failed:
-			if code == exitOK {
+			if code == exitOK || code == exitBounded {
 				code = exitModel
+			}
+		case explorer.Bounded:
+			// Not a proof: the properties hold within the bound only.
+			if code == exitOK {
+				code = exitBounded
 			}
 		}
 		if res.Status == explorer.Incomplete || res.Status == explorer.Failed {

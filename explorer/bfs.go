@@ -161,11 +161,11 @@ func (f *bfsFound) offer(rank int64, act uint32, fp uint64) {
 func (s *search) bfs() {
 	W := len(s.workers)
 	l0 := &bucket{}
-	for _, i := range s.addInitial(s.workers[0]) {
+	for _, i := range s.inits {
 		st := s.initial[i]
 		l0.add(st, xxhash.Sum64(st), int64(i), 0)
 	}
-	if s.failure != nil || s.done() {
+	if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
 		return
 	}
 	cur := merge([][]*bucket{{l0}})
@@ -254,10 +254,13 @@ func (s *search) bfs() {
 		if s.done() && !s.cfg.Continue {
 			return
 		}
+		// The state limit: insert only the first new states of the level,
+		// in canonical order, up to the limit.
+		cutoff, limited := s.levelCutoff(out)
 		viols := make([][]bfsFound, W)
 		want := s.want
 		s.parallel(func(sh int) {
-			in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops)}
+			in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
 			in.run(out, cur, &fails[sh], &failErr[sh])
 			s.states.Add(in.added)
 			s.cut.Add(in.cut)
@@ -293,11 +296,84 @@ func (s *search) bfs() {
 		if s.done() || s.stopped() {
 			return
 		}
-		if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates && cur.n > 0 {
+		if limited {
 			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
 			return
 		}
 	}
+}
+
+// bfsKey is the canonical key of a successor in its level: its
+// predecessor's rank, then the action index.
+type bfsKey struct {
+	rank int64
+	act  uint32
+}
+
+func (k bfsKey) less(o bfsKey) bool { return k.rank < o.rank || (k.rank == o.rank && k.act < o.act) }
+
+// levelCutoff decides, before the candidates of a level are inserted,
+// whether they would take the visited set past MaxStates; if so it returns
+// the key of the last new state that fits, so that the search stores
+// exactly MaxStates states: those of the earlier levels and the first new
+// ones of this level in canonical order. The new states of a level and
+// their keys do not depend on the number of workers, so neither does the
+// cut. Each shard finds its first new candidates (at most the room left:
+// the others cannot be among the first), and the cut is the room-th key of
+// their merge.
+func (s *search) levelCutoff(out [][]*bucket) (bfsKey, bool) {
+	if s.cfg.MaxStates == 0 {
+		return bfsKey{}, false
+	}
+	room := s.cfg.MaxStates - s.states.Load()
+	var total int64
+	for w := range out {
+		for _, c := range out[w] {
+			total += int64(len(c.fps))
+		}
+	}
+	if total <= room {
+		return bfsKey{}, false
+	}
+	keys := make([][]bfsKey, len(s.shards))
+	s.parallel(func(sh int) {
+		m := s.shards[sh]
+		dup := swiss.NewMap[uint64, struct{}](1024)
+		for w := range out {
+			c := out[w][sh]
+			for k, h := range c.fps {
+				if int64(len(keys[sh])) > room {
+					return
+				}
+				if m.Has(h) || dup.Has(h) {
+					continue
+				}
+				dup.Put(h, struct{}{})
+				keys[sh] = append(keys[sh], bfsKey{c.ranks[k], c.acts[k]})
+			}
+		}
+	})
+	heads := make([]int, len(keys))
+	last := bfsKey{rank: -1} // no room: before every key
+	for n := int64(0); n < room; n++ {
+		best := -1
+		for sh, i := range heads {
+			if i < len(keys[sh]) && (best < 0 || keys[sh][i].less(keys[best][heads[best]])) {
+				best = sh
+			}
+		}
+		if best < 0 {
+			return bfsKey{}, false // fewer new states than the room left
+		}
+		last = keys[best][heads[best]]
+		heads[best]++
+	}
+	for sh, i := range heads {
+		if i < len(keys[sh]) {
+			return last, true // a new state beyond the limit
+		}
+	}
+	return bfsKey{}, false
 }
 
 // expander is one worker's phase 1 of a BFS level. Its counters are
@@ -319,7 +395,11 @@ type expander struct {
 	a               uint32
 	live            int
 	trans, terminal int64
-	_               [64]byte
+	// pending counts the bytes of successors kept since memory was last
+	// sampled: with large states, a few thousand of them can take the
+	// level's buckets far past MaxMemory.
+	pending int
+	_       [64]byte
 }
 
 func (x *expander) emit(t Transition, next []byte) {
@@ -346,6 +426,7 @@ func (x *expander) offer(next []byte, h uint64, a uint32) {
 	if !x.local.Has(h) {
 		x.local.Put(h, struct{}{})
 		x.out[sh].add(next, h, int64(x.r), a)
+		x.pending += len(next) + 48 // the state, and its entries in the bucket and the local set
 	}
 }
 
@@ -418,6 +499,12 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		if x.r&255 == 0 && (s.stopped() || x.r&4095 == 0 && s.overMemory()) {
 			break
 		}
+		if x.pending >= memSampleBytes && s.cfg.MaxMemory > 0 {
+			x.pending = 0
+			if s.overMemory() {
+				break
+			}
+		}
 		st, fp := cur.get(x.r)
 		x.a, x.live = 0, 0
 		var err error
@@ -464,7 +551,11 @@ type inserter struct {
 	fp         uint64 // the state being inserted, for a panic
 	rank       int64
 	act        uint32
-	_          [64]byte
+	// cutoff, when limited, is the key of the last state the state limit
+	// lets in (levelCutoff).
+	cutoff  bfsKey
+	limited bool
+	_       [64]byte
 }
 
 func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *error) {
@@ -481,6 +572,15 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 		c := out[w][in.sh]
 		kept := 0
 		for k, h := range c.fps {
+			if in.limited && in.cutoff.less(bfsKey{c.ranks[k], c.acts[k]}) {
+				// Beyond the state limit, and so is every later candidate
+				// of this shard (the workers' buckets are in key order).
+				c.truncate(kept)
+				for _, b := range out[w+1:] {
+					b[in.sh].truncate(0)
+				}
+				return
+			}
 			if m.Has(h) {
 				continue
 			}

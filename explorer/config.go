@@ -102,8 +102,11 @@ type Config struct {
 	// Workers is the number of goroutines; GOMAXPROCS when zero. DFS uses
 	// one.
 	Workers int
-	// MaxStates stops the search once this many distinct states are
-	// stored: BFS at the end of the level that reaches it, DFS at once.
+	// MaxStates is the most distinct states the search stores (initial
+	// states included): a new state beyond it ends the search as
+	// incomplete. BFS stores the first new states of its last level in
+	// canonical order, so the states stored do not depend on the number of
+	// workers.
 	MaxStates int64
 	// MaxDepth stops expanding states at this depth (BFS level, DFS stack
 	// depth). Zero means no limit.

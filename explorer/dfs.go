@@ -75,13 +75,13 @@ func (s *search) dfs() {
 			s.depth.Store(int64(depth))
 		}
 	}
-	inits := s.addInitial(w)
+	inits := s.inits
 	for _, i := range inits {
 		if !seen.Add(s, xxhash.Sum64(s.initial[i])) {
 			return
 		}
 	}
-	if s.failure != nil || s.done() {
+	if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
 		return
 	}
 	for k := len(inits) - 1; k >= 0; k-- {
@@ -116,10 +116,17 @@ func (s *search) dfs() {
 		succ.add(next, xxhash.Sum64(next), 0, act)
 		a++
 	}
+	sampled := 0 // the arena's length when memory was last sampled
 	for steps := 0; len(stack) > 0; steps++ {
 		if steps&255 == 0 {
 			s.queue.Store(int64(len(stack)))
 			if s.stopped() || steps&4095 == 0 && s.overMemory() {
+				return
+			}
+		}
+		if s.cfg.MaxMemory > 0 && len(arena)-sampled >= memSampleBytes {
+			sampled = len(arena)
+			if s.overMemory() {
 				return
 			}
 		}
@@ -177,6 +184,11 @@ func (s *search) dfs() {
 			if seen.Has(h) {
 				continue
 			}
+			if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
+				// A new state beyond the limit: stop with exactly MaxStates.
+				s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
+				return
+			}
 			if !seen.Add(s, h) {
 				return
 			}
@@ -206,8 +218,13 @@ func (s *search) dfs() {
 				continue
 			}
 			fresh = append(fresh, k)
-			if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
-				s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
+		}
+		if s.cfg.MaxMemory > 0 && len(fresh) > 0 {
+			// Growing the arena allocates a larger one while the old is
+			// still held: stop instead if that would pass the limit.
+			need := len(arena) + len(succ.arena)
+			if need > cap(arena) && s.sampleMemory()+uint64(cap(arena)+2*need) > s.cfg.MaxMemory {
+				s.stop.CompareAndSwap(running, stopMemory)
 				return
 			}
 		}

@@ -17,6 +17,33 @@ type Model interface {
 	NewWorker() Worker
 }
 
+// InitialStreamer is an optional interface of a Model with very many
+// initial states: InitialStates yields them one at a time, in the order of
+// Initial, until yield returns false, so that a search stops at a state,
+// memory or time limit before building them all. Each state yielded is the
+// search's to keep.
+type InitialStreamer interface {
+	InitialStates(yield func(st []byte) bool) error
+}
+
+// eachInitial yields the initial states of m, one at a time when m is an
+// InitialStreamer.
+func eachInitial(m Model, yield func(st []byte) bool) error {
+	if is, ok := m.(InitialStreamer); ok {
+		return is.InitialStates(yield)
+	}
+	initial, err := m.Initial()
+	if err != nil {
+		return err
+	}
+	for _, st := range initial {
+		if !yield(st) {
+			break
+		}
+	}
+	return nil
+}
+
 // Transition describes one transition out of a state.
 type Transition struct {
 	// Task is the fairness task the transition belongs to (a process's

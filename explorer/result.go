@@ -20,6 +20,12 @@ const (
 	Incomplete
 	// Failed: the model itself failed (a transition panicked).
 	Failed
+	// Bounded: the search explored every state within the model's declared
+	// bound (Bounder) and found no violation, but cut states beyond it
+	// (Result.Cut > 0): the properties hold within the bound only, and
+	// deadlock-freedom is unknown, since terminal states may lie past the
+	// cut. A violation found in a bounded search is still Violated.
+	Bounded
 )
 
 func (s Status) String() string {
@@ -32,6 +38,8 @@ func (s Status) String() string {
 		return "incomplete"
 	case Failed:
 		return "error"
+	case Bounded:
+		return "bounded"
 	}
 	return fmt.Sprintf("Status(%d)", uint8(s))
 }
@@ -48,6 +56,10 @@ const (
 	Unknown
 	// Skipped: the property was not selected.
 	Skipped
+	// HoldsWithinBound: the search explored every state within the model's
+	// bound without a counterexample, but cut states beyond it (Status
+	// Bounded).
+	HoldsWithinBound
 )
 
 func (v Verdict) String() string {
@@ -60,6 +72,8 @@ func (v Verdict) String() string {
 		return "unknown"
 	case Skipped:
 		return "skipped"
+	case HoldsWithinBound:
+		return "holds-within-bound"
 	}
 	return fmt.Sprintf("Verdict(%d)", uint8(v))
 }
@@ -130,7 +144,8 @@ type Result struct {
 	PeakMemory uint64 // the most memory the Go runtime held, sampled
 	Properties []PropertyResult
 	Violations []Violation
-	// Reason says why an incomplete search stopped, or what failed.
+	// Reason says why an incomplete search stopped, what failed, or for a
+	// bounded one how many states the bound cut.
 	Reason string
 	// Failure is the path to the state whose expansion failed, with the
 	// error, when Status is Failed.

@@ -71,7 +71,10 @@ type search struct {
 	checkDL  bool
 	shards   []*swiss.Map[uint64, node]
 	workers  []Worker
-	initial  [][]byte
+	// initial holds the initial states built so far, by index; inits are
+	// the indices of those that are new (not equal to an earlier one).
+	initial [][]byte
+	inits   []int
 
 	states, transitions, terminal atomic.Int64
 	cut                           atomic.Int64
@@ -92,6 +95,12 @@ type search struct {
 	// transitions.
 	reduced atomic.Int64
 
+	// safetyDone says that the safety search explored every state (within
+	// the model's bound) and was not ended by a limit or a counterexample:
+	// its verdicts are final whatever happens in the liveness phase.
+	safetyDone bool
+	// liveVerdict is the verdict on each liveness property; a property the
+	// liveness phase did not finish (a limit reached) is Unknown.
 	liveVerdict    []Verdict
 	liveViolations []Violation
 	graph          *GraphStats
@@ -148,9 +157,6 @@ func Check(m Model, cfg Config) (*Result, error) {
 		}
 	}
 	s.checkDL = selected(properties.DeadlockFreedom)
-	if s.initial, err = m.Initial(); err != nil {
-		return nil, fmt.Errorf("explorer: initial states: %w", err)
-	}
 	s.shards = make([]*swiss.Map[uint64, node], cfg.Workers)
 	for i := range s.shards {
 		s.shards[i] = swiss.NewMap[uint64, node](1024)
@@ -170,13 +176,25 @@ func Check(m Model, cfg Config) (*Result, error) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.monitor(done) }()
+	// The initial states are stored (and built, for an InitialStreamer)
+	// under the limits, like every other state.
+	s.inits, err = s.addInitial(s.workers[0])
+	if err != nil {
+		close(done)
+		wg.Wait()
+		return nil, fmt.Errorf("explorer: initial states: %w", err)
+	}
 	if cfg.Strategy == DFS {
 		s.dfs()
 	} else {
 		s.bfs()
 	}
+	s.safetyDone = s.failure == nil && s.incomplete == "" && !s.stopped() && !s.done()
 	if s.failure == nil && s.incomplete == "" && !s.stopped() && (len(s.violations) == 0 || cfg.Continue) {
 		s.runLiveness(live)
+		if s.incomplete == "" && s.failure == nil && s.stopped() {
+			s.incomplete = s.limitReason() // a limit reached during the liveness phase
+		}
 	}
 	close(done)
 	wg.Wait()
@@ -289,6 +307,10 @@ func (s *search) overMemory() bool {
 	return true
 }
 
+// memSampleBytes is how many bytes of new successors a search buffers
+// before it samples the memory again.
+const memSampleBytes = 4 << 20
+
 // done reports whether the violations found so far end the search.
 func (s *search) done() bool {
 	if len(s.violations) == 0 {
@@ -324,23 +346,34 @@ func (s *search) recordPath(prop int, fp uint64, p *path) {
 	}
 }
 
-// addInitial stores the initial states (level 0) in order, checking each.
-// It returns the indices of the initial states that are new, in order.
-func (s *search) addInitial(w Worker) (out []int) {
+// addInitial builds and stores the initial states (level 0) in order,
+// checking each, until a limit is reached. It returns the indices of the
+// initial states that are new, in order, and the model's error building
+// them.
+func (s *search) addInitial(w Worker) (out []int, err error) {
 	var h uint64
 	defer func() {
 		if p := recover(); p != nil {
 			s.fail(h, fmt.Errorf("the model panicked checking an initial state: %v", p))
 		}
 	}()
-	for i, st := range s.initial {
+	err = eachInitial(s.m, func(st []byte) bool {
+		i := len(s.initial)
+		s.initial = append(s.initial, st)
+		if i&255 == 255 && (s.stopped() || s.overMemory()) {
+			return false
+		}
 		h = xxhash.Sum64(st)
 		m := s.shards[s.shard(h)]
 		if m.Has(h) {
-			continue
+			return true
+		}
+		if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
+			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d) while building the initial states", s.cfg.MaxStates)
+			return false
 		}
 		if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
-			return out
+			return false
 		}
 		m.Put(h, node{act: uint32(i), init: true})
 		s.states.Add(1)
@@ -349,14 +382,15 @@ func (s *search) addInitial(w Worker) (out []int) {
 			k, err := w.Check(st, s.want)
 			if err != nil {
 				s.fail(h, err)
-				return out
+				return false
 			}
 			if k >= 0 {
 				s.record(k, h)
 			}
 		}
-	}
-	return out
+		return true
+	})
+	return out, err
 }
 
 // roomToGrow reports whether the visited-set shard m may take one more
@@ -453,16 +487,24 @@ func (s *search) trace(fp uint64) (Trace, error) {
 // action indices, describing every state when the model is a Describer.
 // When fps is not nil, each state's fingerprint must match it.
 func Replay(m Model, init int, acts []uint32, fps []uint64) (Trace, error) {
-	initial, err := m.Initial()
+	var cur []byte
+	k := 0
+	err := eachInitial(m, func(st []byte) bool {
+		if k == init {
+			cur = append([]byte(nil), st...)
+			return false
+		}
+		k++
+		return true
+	})
 	if err != nil {
 		return Trace{}, err
 	}
-	if init < 0 || init >= len(initial) {
+	if cur == nil {
 		return Trace{}, fmt.Errorf("explorer: no initial state %d", init)
 	}
 	d, _ := m.(Describer)
 	t := Trace{Initial: init}
-	cur := append([]byte(nil), initial[init]...)
 	if d != nil {
 		if t.InitialState, err = d.Describe(cur); err != nil {
 			return t, err
@@ -523,20 +565,27 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
 		Tracked: tracked(s.cfg.Metrics),
 	}
-	complete := s.incomplete == "" && s.failure == nil && !s.done()
-	if s.incomplete == "" {
-		if reason := s.limitReason(); reason != "" {
-			s.incomplete = reason
-			complete = false
-		}
+	// A limit reached after the safety search finished (during the
+	// liveness phase) leaves its verdicts as they are: only what was not
+	// finished is unknown.
+	if s.incomplete == "" && !s.safetyDone {
+		s.incomplete = s.limitReason()
 	}
+	safety := s.safetyDone && s.failure == nil
+	complete := safety && s.incomplete == ""
+	bounded := r.Cut > 0
 	all := append(append([]properties.Info(nil), s.props...), properties.DeadlockInfo)
 	for k, p := range all {
 		pr := PropertyResult{Info: p, Verdict: Unknown}
 		switch {
 		case !selected(p.Name) && p.Kind != properties.Assertion:
 			pr.Verdict = Skipped
-		case complete:
+		case !safety:
+		case bounded && k == s.deadlock:
+			// Terminal states may lie past the cut: unknown.
+		case bounded:
+			pr.Verdict = HoldsWithinBound
+		default:
 			pr.Verdict = Holds
 		}
 		for _, f := range s.violations {
@@ -560,6 +609,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 			pr.Verdict = Skipped
 		case s.liveVerdict != nil && s.failure == nil:
 			pr.Verdict = s.liveVerdict[k]
+			if pr.Verdict == Holds && bounded {
+				pr.Verdict = HoldsWithinBound
+			}
 		}
 		r.Properties = append(r.Properties, pr)
 	}
@@ -577,6 +629,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		r.Reason = s.incomplete
 	case !complete:
 		r.Status, r.Reason = Incomplete, s.incomplete
+	case bounded:
+		r.Status = Bounded
+		r.Reason = fmt.Sprintf("%d states lie beyond the model's bound and were not expanded", r.Cut)
 	default:
 		r.Status = OK
 	}

@@ -253,15 +253,18 @@ func Text(w io.Writer, run Run) error {
 		fmt.Fprintf(&b, "broken on purpose: %s\n", run.Bug)
 	}
 	b.WriteString("\n")
-	width := 0
+	width, vwidth := 0, 8
 	for _, p := range r.Properties {
 		width = max(width, len(p.Name))
+		if p.Verdict != explorer.Skipped {
+			vwidth = max(vwidth, len(p.Verdict.String()))
+		}
 	}
 	for _, p := range r.Properties {
 		if p.Verdict == explorer.Skipped {
 			continue
 		}
-		fmt.Fprintf(&b, "  %-*s  %-8s  %s\n", width, p.Name, p.Verdict, p.Doc)
+		fmt.Fprintf(&b, "  %-*s  %-*s  %s\n", width, p.Name, vwidth, p.Verdict, p.Doc)
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%s distinct states, %s transitions, depth %d, %s terminal states\n",
@@ -320,11 +323,10 @@ func Text(w io.Writer, run Run) error {
 	b.WriteString("\n")
 	switch r.Status {
 	case explorer.OK:
-		if r.Cut > 0 {
-			fmt.Fprintf(&b, "result: OK within the model's bound: every property holds in the %s states explored; %s states beyond it were not expanded\n", group(r.States), group(r.Cut))
-		} else {
-			b.WriteString("result: OK, every property holds\n")
-		}
+		b.WriteString("result: OK, every property holds\n")
+	case explorer.Bounded:
+		fmt.Fprintf(&b, "result: BOUNDED, not a proof: no violation among the %s states explored, but %s of them lie beyond the model's bound%s and were not expanded; the properties hold within the bound only, and deadlock-freedom is unknown (terminal states may lie past the cut)\n",
+			group(r.States), group(r.Cut), boundDoc(run.BoundDoc))
 	case explorer.Violated:
 		b.WriteString("result: VIOLATED\n")
 		if r.Reason != "" {

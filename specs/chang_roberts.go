@@ -138,13 +138,18 @@ func changRoberts(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]crNode
-		for _, ids := range idsets {
-			procs := make([]crNode, n)
-			for i, id := range ids {
-				procs[i] = crNode{U: id, Send: []int{id}, Broken: broken, Obj: obj}
+		// Built one at a time: --ids all has N! of them, and a state or
+		// memory limit stops the search before they are all built.
+		initial := func(yield func([]crNode) bool) {
+			for _, ids := range idsets {
+				procs := make([]crNode, n)
+				for i, id := range ids {
+					procs[i] = crNode{U: id, Send: []int{id}, Broken: broken, Obj: obj}
+				}
+				if !yield(procs) {
+					return
+				}
 			}
-			initial = append(initial, procs)
 		}
 		chosen := func(p *crNode) bool { return p.Status == crChosen }
 		claim := func(p *crNode) (int, bool) { return p.U, chosen(p) }
@@ -158,7 +163,7 @@ func changRoberts(broken bool) Spec {
 			})
 		}
 		return automaton.New(automaton.Config[crNode, int]{
-			Initial:    initial,
+			InitialSeq: initial,
 			Links:      automaton.Ring(n),
 			Channels:   disc,
 			Capacity:   capacity,

@@ -461,17 +461,23 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]echoNode
-		for _, ids := range idsets {
-			for _, set := range inits {
-				procs := make([]echoNode, n)
-				for i := range procs {
-					procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: obj.best(ids...), Obj: obj, mutant: mutant}
-					if set[i] {
-						procs[i].Role = echoDesignated
+		// Built one at a time: --ids all with --initiators subsets has
+		// N!(2^N−1) of them, and a state or memory limit stops the search
+		// before they are all built.
+		initial := func(yield func([]echoNode) bool) {
+			for _, ids := range idsets {
+				for _, set := range inits {
+					procs := make([]echoNode, n)
+					for i := range procs {
+						procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: obj.best(ids...), Obj: obj, mutant: mutant}
+						if set[i] {
+							procs[i].Role = echoDesignated
+						}
+					}
+					if !yield(procs) {
+						return
 					}
 				}
-				initial = append(initial, procs)
 			}
 		}
 		adj := g.Adj
@@ -493,7 +499,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[echoNode, echoMsg]{
-			Initial:    initial,
+			InitialSeq: initial,
 			Links:      automaton.Undirected(adj),
 			Channels:   disc,
 			Capacity:   capacity,

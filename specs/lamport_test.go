@@ -252,8 +252,8 @@ func lamportMessageRange(t *testing.T, m explorer.Model) (lo, hi int) {
 func TestLamportClockLimit(t *testing.T) {
 	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
 		r := lamportCheck(t, false, map[string]string{"n": "3", "clock-limit": "4"}, cfg)
-		if r.Status != explorer.OK || r.States != 4675 || r.Transitions != 8418 || r.Cut != 2364 {
-			t.Errorf("%v workers=%d: %v, %d states, %d transitions, %d cut; want ok, 4675, 8418, 2364",
+		if r.Status != explorer.Bounded || r.States != 4675 || r.Transitions != 8418 || r.Cut != 2364 {
+			t.Errorf("%v workers=%d: %v, %d states, %d transitions, %d cut; want bounded, 4675, 8418, 2364",
 				cfg.Strategy, cfg.Workers, r.Status, r.States, r.Transitions, r.Cut)
 		}
 	}
@@ -263,8 +263,8 @@ func TestLamportClockLimit(t *testing.T) {
 	// completes within it (no terminal state).
 	if !testing.Short() {
 		r := lamportCheck(t, false, map[string]string{"n": "3", "requests": "2", "clock-limit": "8"}, explorer.Config{Workers: 2})
-		if r.Status != explorer.OK || r.States != 266124 || r.Transitions != 487371 || r.Cut != 142893 || r.Terminal != 0 {
-			t.Errorf("n=3 requests=2 clock-limit=8: %v, %d states, %d transitions, %d cut, %d terminal; want ok, 266124, 487371, 142893, 0",
+		if r.Status != explorer.Bounded || r.States != 266124 || r.Transitions != 487371 || r.Cut != 142893 || r.Terminal != 0 {
+			t.Errorf("n=3 requests=2 clock-limit=8: %v, %d states, %d transitions, %d cut, %d terminal; want bounded, 266124, 487371, 142893, 0",
 				r.Status, r.States, r.Transitions, r.Cut, r.Terminal)
 		}
 	}
