@@ -96,6 +96,14 @@ type search struct {
 	liveViolations []Violation
 	graph          *GraphStats
 	metrics        []Metric
+
+	// Checkpoints (checkpoint.go): the model's digest, when the last one
+	// was saved, the search time before this process resumed, and what it
+	// resumed from.
+	hash     uint64
+	lastSave time.Time
+	prior    time.Duration
+	resume   *resumed
 }
 
 // selected reports whether the property name is to be checked.
@@ -114,7 +122,8 @@ func (s *search) selected(name string) bool {
 // Check searches the state space of m as cfg says and checks the selected
 // properties. Limits reached end the search with Status Incomplete; a
 // panicking model ends it with Status Failed and the path to the state that
-// failed. The error is non-nil only for a bad Config.
+// failed. The error is non-nil only for a bad Config, or a checkpoint to
+// resume that is refused (ErrCheckpoint).
 func Check(m Model, cfg Config) (*Result, error) {
 	props := m.Properties()
 	var live []LiveProperty
@@ -163,6 +172,14 @@ func Check(m Model, cfg Config) (*Result, error) {
 		s.reducers = make([]Reducer, cfg.Workers)
 		for i, w := range s.workers {
 			s.reducers[i] = w.(Reducer)
+		}
+	}
+	if ck := cfg.Checkpoint; ck != nil {
+		s.hash, s.lastSave = s.modelHash(live), time.Now()
+		if ck.Resume {
+			if err := s.loadCheckpoint(); err != nil {
+				return nil, err
+			}
 		}
 	}
 
@@ -520,7 +537,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		States: s.states.Load(), Transitions: s.transitions.Load(),
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
-		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
+		Elapsed: s.prior + time.Since(s.start), PeakMemory: s.peak.Load(),
 		Tracked: tracked(s.cfg.Metrics),
 	}
 	complete := s.incomplete == "" && s.failure == nil && !s.done()
