@@ -175,12 +175,13 @@ func Check(m Model, cfg Config) (*Result, error) {
 		}
 	}
 	if ck := cfg.Checkpoint; ck != nil {
-		s.hash, s.lastSave = s.modelHash(live), time.Now()
+		s.hash = s.modelHash(live)
 		if ck.Resume {
 			if err := s.loadCheckpoint(); err != nil {
 				return nil, err
 			}
 		}
+		s.lastSave = time.Now()
 	}
 
 	done := make(chan struct{})
