@@ -177,7 +177,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 	err := app.RunContext(ctx, reorder(args))
 	if err != nil {
 		var ue usageError
-		if errors.As(err, &ue) || errors.Is(err, specs.ErrUsage) || errors.Is(err, explorer.ErrConfig) {
+		if errors.As(err, &ue) || errors.Is(err, specs.ErrUsage) || errors.Is(err, explorer.ErrConfig) || errors.Is(err, explorer.ErrCheckpoint) {
 			return fail(exitUsage, err)
 		}
 		return fail(exitModel, err)
