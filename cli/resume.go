@@ -133,9 +133,7 @@ func resumeCommand(stdout, stderr io.Writer, code *int, catalog []specs.Spec) *u
 			flags = append(flags, f)
 		}
 	}
-	for _, f := range checkpointFlags()[1:] {
-		flags = append(flags, f)
-	}
+	flags = append(flags, checkpointFlags()[1:]...) // --checkpoint-every
 	for _, f := range flags {
 		// A flag left out keeps the value of the saved command line.
 		if sf, ok := f.(*urfave.StringFlag); ok {
