@@ -133,11 +133,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		}
 	}
 	code = exitOK
-	checkFlags := append(engineFlags(), specFlags(catalog)...)
+	checkFlags := append(append(engineFlags(), checkpointFlags()...), specFlags(catalog)...)
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
-		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck --version",
+		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Description:     exitCodesHelp,
@@ -173,6 +173,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			},
 			sweepCommand(stderr, &code, catalog),
 			quorumsCommand(),
+			resumeCommand(stdout, stderr, &code, catalog),
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -181,10 +182,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			return flagUsageError(err, flags)
 		}
 	}
+	// A check's command line, for the checkpoint that resume reads.
+	ctx = context.WithValue(ctx, checkArgsKey{}, args[1:])
 	err := app.RunContext(ctx, reorder(args))
 	if err != nil {
 		var ue usageError
-		if errors.As(err, &ue) || errors.Is(err, specs.ErrUsage) || errors.Is(err, explorer.ErrConfig) {
+		if errors.As(err, &ue) || errors.Is(err, specs.ErrUsage) || errors.Is(err, explorer.ErrConfig) || errors.Is(err, explorer.ErrCheckpoint) {
 			return fail(exitUsage, err)
 		}
 		return fail(exitModel, err)
@@ -219,7 +222,7 @@ func splitArgs(args []string) (flags, positional []string) {
 // `quorums` (SYSTEM) after their flags: the flag parser stops at the first
 // positional argument, and people write `vacheck check chang-roberts --n 4`.
 func reorder(args []string) []string {
-	i := slices.IndexFunc(args, func(a string) bool { return a == "check" || a == "sweep" || a == "quorums" })
+	i := slices.IndexFunc(args, func(a string) bool { return a == "check" || a == "sweep" || a == "quorums" || a == "resume" })
 	if i < 0 {
 		return args
 	}
@@ -304,10 +307,16 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if !c.Bool("quiet") {
 		cfg.Progress, cfg.ProgressEvery = progressLine(stderr), progressEvery
 	}
+	if cfg.Checkpoint, err = checkpointConfig(c, stderr, spec, params); err != nil {
+		return exitUsage, err
+	}
 	ctx, stop := interruptible(c.Context, stderr)
 	defer stop()
 	cfg.Context = ctx
 	res, err := explorer.Check(model, cfg)
+	if err == nil {
+		finishCheckpoint(cfg.Checkpoint, res.Status, stderr)
+	}
 	if err == nil {
 		err = checkTypedMetrics(spec.Name, res)
 	}

@@ -161,12 +161,17 @@ func (f *bfsFound) offer(rank int64, act uint32, fp uint64) {
 func (s *search) bfs() {
 	W := len(s.workers)
 	l0 := &bucket{}
-	for _, i := range s.inits {
-		st := s.initial[i]
-		l0.add(st, xxhash.Sum64(st), int64(i), 0)
-	}
-	if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
-		return
+	first := 0
+	if s.resume != nil {
+		l0, first = s.resume.level, s.resume.depth
+	} else {
+		for _, i := range s.inits {
+			st := s.initial[i]
+			l0.add(st, xxhash.Sum64(st), int64(i), 0)
+		}
+		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
+			return
+		}
 	}
 	cur := merge([][]*bucket{{l0}})
 	// cands[set][w][sh]: successors found by worker w that belong to shard
@@ -188,7 +193,13 @@ func (s *search) bfs() {
 	}
 	nprops := len(s.props) + 1
 	probe := true
-	for depth := 0; cur.n > 0; depth++ {
+	for depth := first; cur.n > 0; depth++ {
+		// A level boundary: the point a checkpoint saves.
+		mark := s.mark()
+		mark.level, mark.depth = cur, int64(depth)
+		if s.checkpointDue() && s.incomplete == "" {
+			s.saveCheckpoint(mark)
+		}
 		out := cands[depth%2]
 		s.depth.Store(int64(depth))
 		s.queue.Store(int64(cur.n))
@@ -239,6 +250,11 @@ func (s *search) bfs() {
 			s.record(s.deadlock, dl.fp)
 		}
 		if s.stopped() {
+			// Phase 2 has not touched the visited set: save the boundary
+			// before this level, which resuming expands again.
+			if s.checkpointDue() && s.incomplete == "" {
+				s.saveCheckpoint(mark)
+			}
 			return
 		}
 		if !expand {
@@ -294,6 +310,11 @@ func (s *search) bfs() {
 			s.depth.Store(int64(depth + 1))
 		}
 		if s.done() || s.stopped() {
+			if !s.done() && !limited && s.checkpointDue() && s.incomplete == "" {
+				next := s.mark()
+				next.level, next.depth = cur, int64(depth+1)
+				s.saveCheckpoint(next)
+			}
 			return
 		}
 		if limited {

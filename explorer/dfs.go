@@ -75,18 +75,25 @@ func (s *search) dfs() {
 			s.depth.Store(int64(depth))
 		}
 	}
-	inits := s.inits
-	for _, i := range inits {
-		if !seen.Add(s, xxhash.Sum64(s.initial[i])) {
+	if s.resume != nil {
+		arena, stack, trail, seen = s.resume.arena, s.resume.dstack, s.resume.trail, s.resume.seen
+		if open != nil {
+			open = openSet(stack, trail)
+		}
+	} else {
+		inits := s.inits
+		for _, i := range inits {
+			if !seen.Add(s, xxhash.Sum64(s.initial[i])) {
+				return
+			}
+		}
+		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
 			return
 		}
-	}
-	if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
-		return
-	}
-	for k := len(inits) - 1; k >= 0; k-- {
-		st := s.initial[inits[k]]
-		push(st, xxhash.Sum64(st), 0, uint32(inits[k]))
+		for k := len(inits) - 1; k >= 0; k-- {
+			st := s.initial[inits[k]]
+			push(st, xxhash.Sum64(st), 0, uint32(inits[k]))
+		}
 	}
 	var cur []byte
 	var succ bucket
@@ -120,6 +127,12 @@ func (s *search) dfs() {
 	for steps := 0; len(stack) > 0; steps++ {
 		if steps&255 == 0 {
 			s.queue.Store(int64(len(stack)))
+			if s.checkpointDue() {
+				// Between two expansions: a point a checkpoint saves.
+				mark := s.mark()
+				mark.trail, mark.stack, mark.seen = trail, stack, seen
+				s.saveCheckpoint(mark)
+			}
 			if s.stopped() || steps&4095 == 0 && s.overMemory() {
 				return
 			}

@@ -105,6 +105,14 @@ type search struct {
 	liveViolations []Violation
 	graph          *GraphStats
 	metrics        []Metric
+
+	// Checkpoints (checkpoint.go): the model's digest, when the last one
+	// was saved, the search time before this process resumed, and what it
+	// resumed from.
+	hash     uint64
+	lastSave time.Time
+	prior    time.Duration
+	resume   *resumed
 }
 
 // selected reports whether the property name is to be checked.
@@ -123,7 +131,8 @@ func (s *search) selected(name string) bool {
 // Check searches the state space of m as cfg says and checks the selected
 // properties. Limits reached end the search with Status Incomplete; a
 // panicking model ends it with Status Failed and the path to the state that
-// failed. The error is non-nil only for a bad Config.
+// failed. The error is non-nil only for a bad Config, or a checkpoint to
+// resume that is refused (ErrCheckpoint).
 func Check(m Model, cfg Config) (*Result, error) {
 	props := m.Properties()
 	var live []LiveProperty
@@ -171,6 +180,17 @@ func Check(m Model, cfg Config) (*Result, error) {
 			s.reducers[i] = w.(Reducer)
 		}
 	}
+	if ck := cfg.Checkpoint; ck != nil {
+		if s.hash, err = s.modelHash(live); err != nil {
+			return nil, err
+		}
+		if ck.Resume {
+			if err := s.loadCheckpoint(); err != nil {
+				return nil, err
+			}
+		}
+		s.lastSave = time.Now()
+	}
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -183,6 +203,11 @@ func Check(m Model, cfg Config) (*Result, error) {
 		close(done)
 		wg.Wait()
 		return nil, fmt.Errorf("explorer: initial states: %w", err)
+	}
+	if err := s.resumeStack(); err != nil {
+		close(done)
+		wg.Wait()
+		return nil, err
 	}
 	if cfg.Strategy == DFS {
 		s.dfs()
@@ -360,6 +385,9 @@ func (s *search) addInitial(w Worker) (out []int, err error) {
 	err = eachInitial(s.m, func(st []byte) bool {
 		i := len(s.initial)
 		s.initial = append(s.initial, st)
+		if s.resume != nil {
+			return true // stored and checked before the checkpoint
+		}
 		if i&255 == 255 && (s.stopped() || s.overMemory()) {
 			return false
 		}
@@ -562,7 +590,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		States: s.states.Load(), Transitions: s.transitions.Load(),
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
-		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
+		Elapsed: s.prior + time.Since(s.start), PeakMemory: s.peak.Load(),
 		Tracked: tracked(s.cfg.Metrics),
 	}
 	// A limit reached after the safety search finished (during the

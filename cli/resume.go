@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	urfave "github.com/urfave/cli/v2"
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/internal/input"
+	"github.com/vacheck/vacheck/specs"
+)
+
+// checkpointFile is the name of the checkpoint in a --checkpoint directory.
+const checkpointFile = "checkpoint.vck"
+
+// defaultCheckpointEvery is how often a check with --checkpoint saves it
+// when --checkpoint-every is not given.
+const defaultCheckpointEvery = 5 * time.Minute
+
+// checkpointFlags are the flags of `check` that save checkpoints.
+func checkpointFlags() []urfave.Flag {
+	return []urfave.Flag{
+		&urfave.StringFlag{Name: "checkpoint", Usage: "save the search's state in this directory every --checkpoint-every and on SIGINT/SIGTERM or --timeout, so that 'vacheck resume DIR' continues it; removed when the run ends with a verdict"},
+		&urfave.StringFlag{Name: "checkpoint-every", Usage: "how often to save the checkpoint, e.g. 10m (default 5m)"},
+	}
+}
+
+// resumeOverrides are the flags `resume` may change from the saved
+// command line: they bound or show the run, and do not change its results.
+var resumeOverrides = []string{"workers", "timeout", "max-memory", "max-states", "checkpoint-every", "format"}
+
+// resumingKey marks the context of a check that resumes its checkpoint.
+type resumingKey struct{}
+
+// checkpointConfig reads --checkpoint and --checkpoint-every into the
+// explorer's Checkpoint, creating the directory; nil without --checkpoint.
+// A new check refuses a directory that holds a checkpoint already.
+func checkpointConfig(c *urfave.Context, stderr io.Writer, spec specs.Spec, params *specs.Params) (*explorer.Checkpoint, error) {
+	dir := c.String("checkpoint")
+	if !c.IsSet("checkpoint") {
+		if c.IsSet("checkpoint-every") {
+			return nil, usagef("--checkpoint-every needs --checkpoint DIR")
+		}
+		return nil, nil
+	}
+	if strings.TrimSpace(dir) == "" {
+		return nil, usagef("--checkpoint %q: allowed: a directory (created if missing)", dir)
+	}
+	every := defaultCheckpointEvery
+	if s := c.String("checkpoint-every"); c.IsSet("checkpoint-every") {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d <= 0 {
+			return nil, usagef("--checkpoint-every %q: allowed: a positive duration such as 200ms, 30s, 5m or 1h", input.Clip(s))
+		}
+		every = d
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, usagef("--checkpoint %q: %v", input.Clip(dir), err)
+	}
+	file := filepath.Join(dir, checkpointFile)
+	resuming, _ := c.Context.Value(resumingKey{}).(bool)
+	if _, err := os.Stat(file); err == nil && !resuming {
+		return nil, usagef("--checkpoint %q: the directory holds a checkpoint already; continue it with 'vacheck resume %s', or remove %s", input.Clip(dir), dir, file)
+	}
+	meta, err := json.Marshal(c.Context.Value(checkArgsKey{}))
+	if err != nil {
+		return nil, err
+	}
+	model, err := json.Marshal(params.Canonical())
+	if err != nil {
+		return nil, err
+	}
+	quiet := c.Bool("quiet")
+	return &explorer.Checkpoint{
+		File: file, Every: every, Resume: resuming, Build: explorer.BuildID(),
+		Model: spec.Name + " " + string(model), Meta: meta,
+		Saved: func(s explorer.CheckpointSaved) {
+			switch {
+			case s.Err != nil:
+				fmt.Fprintf(stderr, "vacheck: warning: %v (the search goes on)\n", s.Err)
+			case !quiet:
+				fmt.Fprintf(stderr, "vacheck: checkpoint saved in %s: %s states, depth %d, %s in %.1fs\n",
+					dir, commas(s.States), s.Depth, bytesString(uint64(s.Bytes)), s.Took.Seconds())
+			}
+		},
+	}, nil
+}
+
+// checkArgsKey holds the command line of a check (after the program
+// name), which the checkpoint stores for resume.
+type checkArgsKey struct{}
+
+// finishCheckpoint removes the checkpoint of a run that ended with a
+// verdict (or failed), and tells how to continue one that ended
+// incomplete.
+func finishCheckpoint(ck *explorer.Checkpoint, status explorer.Status, stderr io.Writer) {
+	if ck == nil {
+		return
+	}
+	dir := filepath.Dir(ck.File)
+	_, err := os.Stat(ck.File)
+	switch {
+	case status != explorer.Incomplete:
+		if err == nil {
+			if err := os.Remove(ck.File); err != nil {
+				fmt.Fprintf(stderr, "vacheck: warning: removing the finished checkpoint: %v\n", err)
+			}
+		}
+	case err == nil:
+		fmt.Fprintf(stderr, "vacheck: the checkpoint in %s is kept: continue with 'vacheck resume %s'\n", dir, dir)
+	default:
+		fmt.Fprintf(stderr, "vacheck: no checkpoint was saved in %s before the run stopped\n", dir)
+	}
+}
+
+// resumeCommand is `vacheck resume DIR`: it runs again the check saved in
+// DIR's checkpoint, continuing from it.
+func resumeCommand(stdout, stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Command {
+	var flags []urfave.Flag
+	for _, f := range engineFlags() {
+		for _, name := range resumeOverrides {
+			if f.Names()[0] == name {
+				flags = append(flags, f)
+			}
+		}
+		if f.Names()[0] == "quiet" {
+			flags = append(flags, f)
+		}
+	}
+	flags = append(flags, checkpointFlags()[1:]...) // --checkpoint-every
+	for _, f := range flags {
+		// A flag left out keeps the value of the saved command line.
+		if sf, ok := f.(*urfave.StringFlag); ok {
+			sf.Value = ""
+		}
+	}
+	return &urfave.Command{
+		Name:      "resume",
+		Usage:     "continue the check saved by --checkpoint DIR, with the same results as if it had never stopped",
+		ArgsUsage: "DIR",
+		Flags:     flags,
+		Action: func(c *urfave.Context) error {
+			if c.NArg() != 1 {
+				return usagef("resume takes one DIR (the --checkpoint directory of a check), got %d arguments", c.NArg())
+			}
+			dir := c.Args().First()
+			info, err := explorer.ReadCheckpoint(filepath.Join(dir, checkpointFile))
+			if err != nil {
+				return usageError{err}
+			}
+			if build := explorer.BuildID(); info.Build != build {
+				return usagef("%s: the checkpoint was written by another build of vacheck (%s; this is %s); resume it with that build", dir, info.Build, build)
+			}
+			var saved []string
+			if err := json.Unmarshal(info.Meta, &saved); err != nil || len(saved) == 0 || saved[0] != "check" {
+				return usagef("%s: the checkpoint holds no check command line", dir)
+			}
+			args := append([]string{"vacheck"}, saved...)
+			for _, name := range append(resumeOverrides, "quiet") {
+				if c.IsSet(name) {
+					if name == "quiet" {
+						args = append(args, "--quiet")
+					} else {
+						args = append(args, "--"+name, c.String(name))
+					}
+				}
+			}
+			args = append(args, "--checkpoint", dir)
+			if !c.Bool("quiet") {
+				fmt.Fprintf(stderr, "vacheck: resuming %s at %s states, depth %d, after %s: vacheck %s\n",
+					info.Model, commas(info.States), info.Depth, info.Elapsed.Round(time.Second), strings.Join(saved, " "))
+			}
+			ctx := context.WithValue(c.Context, resumingKey{}, true)
+			*code = runContext(ctx, args, stdout, stderr, catalog)
+			return nil
+		},
+	}
+}

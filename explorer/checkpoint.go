@@ -1,0 +1,738 @@
+package explorer
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/dolthub/swiss"
+)
+
+// Checkpoint makes a search save its state to a file now and then, and
+// continue from such a file.
+//
+// BFS saves at a level boundary: the visited set with its predecessor
+// records, the next level's states in canonical order, the counters and the
+// counterexamples found so far. A search stopped in the middle of a level
+// (by Context or Timeout) saves the boundary before that level, so that
+// resuming redoes the level. DFS saves between two expansions: the visited
+// set, the current path as (initial state, action indices), which resuming
+// replays, and the stack as (depth, action index) pairs relative to that
+// path. Either way the resumed search reports the counts, verdicts and
+// counterexamples of a search that was never stopped, for any number of
+// workers. Only the safety search is saved: the liveness and metrics phase
+// that follows it starts afresh on resume.
+//
+// The file is written to a temporary file that is synced and renamed over
+// File, so a crash while writing leaves the previous checkpoint whole. It
+// ends with a SHA-256 of everything before it, and a file whose checksum,
+// format version, Build, Model, initial states, properties or search
+// settings differ from those of the search resuming it is refused with an
+// error wrapping ErrCheckpoint before anything of it is used.
+type Checkpoint struct {
+	// File is the checkpoint file; its directory must exist.
+	File string
+	// Every is how often to save; five minutes when zero.
+	Every time.Duration
+	// Resume continues the search saved in File instead of starting afresh.
+	Resume bool
+	// Build identifies the program (see BuildID); a checkpoint written by
+	// another build is refused.
+	Build string
+	// Model identifies the model for people, such as the spec and its
+	// parameters; a checkpoint of another model is refused. The explorer
+	// checks the initial states and property names as well.
+	Model string
+	// Meta is stored as is in the file (the command line, for the CLI), for
+	// ReadCheckpoint.
+	Meta []byte
+	// Saved, when set, is called after each attempt to save, from the
+	// search's goroutine.
+	Saved func(CheckpointSaved)
+}
+
+// CheckpointSaved describes one save of a checkpoint.
+type CheckpointSaved struct {
+	States int64 // distinct states stored at the saved point
+	Depth  int   // BFS level (the next one to expand), or DFS stack depth
+	Bytes  int64 // size of the file
+	Took   time.Duration
+	Err    error // why the file could not be written; the search goes on
+}
+
+// CheckpointInfo is what ReadCheckpoint tells of a checkpoint file.
+type CheckpointInfo struct {
+	Build, Model string
+	Meta         []byte
+	Strategy     Strategy
+	States       int64
+	Depth        int
+	Elapsed      time.Duration // search time before the checkpoint
+	Bytes        int64
+}
+
+// ErrCheckpoint reports a checkpoint that cannot be resumed: unreadable,
+// corrupted, or written by another build, model or search.
+var ErrCheckpoint = errors.New("explorer: checkpoint refused")
+
+// checkpointMagic and checkpointVersion start every checkpoint file; the
+// version changes with the format.
+const (
+	checkpointMagic   = "vacheck checkpoint\n"
+	checkpointVersion = 1
+)
+
+// BuildID identifies the running program: its VCS revision and whether
+// the tree was modified, when the build recorded them, and the SHA-256 of
+// its executable, which tells apart two builds of a modified tree.
+func BuildID() string {
+	var b strings.Builder
+	b.WriteString(runtime.Version())
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision":
+				fmt.Fprintf(&b, " rev %s", s.Value)
+			case s.Key == "vcs.modified" && s.Value == "true":
+				b.WriteString(" (modified)")
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		if f, err := os.Open(exe); err == nil {
+			h := sha256.New()
+			if _, err := io.Copy(h, f); err == nil {
+				fmt.Fprintf(&b, " executable sha256 %x", h.Sum(nil)[:12])
+			}
+			f.Close()
+		}
+	}
+	return b.String()
+}
+
+// ckState is what a checkpoint saves besides the visited set: a
+// consistent point of the search.
+type ckState struct {
+	states, transitions, terminal, cut, reduced, depth int64
+	violations                                         []found
+	incomplete                                         string
+	level                                              *level // BFS: the level to expand next, at depth
+	trail                                              []dfsStep
+	stack                                              []dfsEntry
+	seen                                               *fpSet // DFS visited set
+}
+
+// resumed is what a resumed search starts from, besides the visited set
+// and the counters, which load puts in place.
+type resumed struct {
+	depth  int
+	level  *bucket // BFS
+	trail  []dfsStep
+	stack  []dfsStep // DFS: act and fp of each entry, with depths in depths
+	depths []int
+	seen   *fpSet
+	// DFS, rebuilt by resumeDFS: the stack's states and entries.
+	arena  []byte
+	dstack []dfsEntry
+}
+
+// mark captures the counters and counterexamples now, for a checkpoint at
+// this point.
+func (s *search) mark() ckState {
+	return ckState{
+		states: s.states.Load(), transitions: s.transitions.Load(), terminal: s.terminal.Load(),
+		cut: s.cut.Load(), reduced: s.reduced.Load(), depth: s.depth.Load(),
+		violations: s.violations[:len(s.violations):len(s.violations)], incomplete: s.incomplete,
+	}
+}
+
+// checkpointDue reports whether the search, at a point where it could save
+// a checkpoint, should: Every has passed since the last one, or the search
+// was stopped by Context or Timeout (not by a limit that may have left the
+// visited set half-updated).
+func (s *search) checkpointDue() bool {
+	if s.cfg.Checkpoint == nil || s.failure != nil {
+		return false
+	}
+	if st := s.stop.Load(); st == stopContext || st == stopTimeout {
+		return true
+	}
+	return !s.stopped() && time.Since(s.lastSave) >= s.checkpointEvery()
+}
+
+func (s *search) checkpointEvery() time.Duration {
+	if e := s.cfg.Checkpoint.Every; e > 0 {
+		return e
+	}
+	return 5 * time.Minute
+}
+
+// identity describes the settings that decide a search's results, which a
+// resumed search must share with the saved one.
+func (s *search) identity() string {
+	c := s.cfg
+	return fmt.Sprintf("strategy %s, reduction %s, properties %v, continue %v, max-depth %d, metrics %v, fairness %s",
+		c.Strategy, c.Reduction, c.Properties, c.Continue, c.MaxDepth, c.Metrics, c.Fairness)
+}
+
+// modelHash digests the initial states and the property names, so that a
+// checkpoint of another model, or of the same spec with other parameters,
+// is refused.
+func (s *search) modelHash(live []LiveProperty) (uint64, error) {
+	h := xxhash.New()
+	var n [8]byte
+	// The initial states are built once more, one at a time, for the
+	// digest: the search builds and stores them later, under its limits.
+	err := eachInitial(s.m, func(st []byte) bool {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(st)))
+		h.Write(n[:])
+		h.Write(st)
+		return true
+	})
+	if err != nil {
+		return 0, fmt.Errorf("explorer: initial states: %w", err)
+	}
+	for _, p := range s.props {
+		h.WriteString(p.Name + "\x00")
+	}
+	for _, p := range live {
+		h.WriteString(p.Name + "\x00")
+	}
+	return h.Sum64(), nil
+}
+
+// saveCheckpoint writes st and the visited set to the checkpoint file.
+func (s *search) saveCheckpoint(st ckState) {
+	ck := s.cfg.Checkpoint
+	start := time.Now()
+	size, err := writeAtomic(ck.File, func(w *ckWriter) {
+		w.header(ck, s.hash, s.identity())
+		w.i64(st.states)
+		w.i64(st.transitions)
+		w.i64(st.terminal)
+		w.i64(st.cut)
+		w.i64(st.reduced)
+		w.i64(st.depth)
+		w.i64(int64(s.prior + time.Since(s.start)))
+		w.str(st.incomplete)
+		w.u64(uint64(len(st.violations)))
+		for _, f := range st.violations {
+			w.u64(uint64(int64(f.prop)))
+			w.u64(f.fp)
+			if f.path == nil {
+				w.u8(0)
+				continue
+			}
+			w.u8(1)
+			w.u64(uint64(f.path.init))
+			w.u64(uint64(len(f.path.acts)))
+			for k, a := range f.path.acts {
+				w.u32(a)
+				w.u64(f.path.fps[k])
+			}
+		}
+		w.u8(uint8(s.cfg.Strategy))
+		if s.cfg.Strategy == BFS {
+			w.u64(uint64(st.level.n))
+			for r := 0; r < st.level.n; r++ {
+				state, fp := st.level.get(r)
+				w.u64(fp)
+				w.bytes(state)
+			}
+		} else {
+			w.u64(uint64(len(st.trail)))
+			for _, t := range st.trail {
+				w.u32(t.act)
+				w.u64(t.fp)
+			}
+			w.u64(uint64(len(st.stack)))
+			for _, e := range st.stack {
+				w.u64(uint64(e.depth))
+				w.u32(e.act)
+				w.u64(e.fp)
+			}
+		}
+		s.writeVisited(w, st.seen)
+	})
+	s.lastSave = time.Now()
+	if ck.Saved != nil {
+		depth := int(st.depth)
+		if s.cfg.Strategy == DFS {
+			depth = len(st.trail)
+		}
+		ck.Saved(CheckpointSaved{States: st.states, Depth: depth, Bytes: size, Took: time.Since(start), Err: err})
+	}
+}
+
+// writeVisited writes the visited set: for BFS every state's fingerprint
+// with its predecessor record, for DFS (seen) the fingerprints. It and
+// readVisited are the only code that knows the visited set's layout.
+func (s *search) writeVisited(w *ckWriter, seen *fpSet) {
+	if seen != nil {
+		var n uint64
+		for _, p := range seen.parts {
+			n += uint64(p.Count())
+		}
+		w.u64(n)
+		for _, p := range seen.parts {
+			p.Iter(func(h uint64, _ struct{}) bool { w.u64(h); return w.err != nil })
+		}
+		return
+	}
+	var n uint64
+	for _, m := range s.shards {
+		n += uint64(m.Count())
+	}
+	w.u64(n)
+	for _, m := range s.shards {
+		m.Iter(func(h uint64, nd node) bool {
+			w.u64(h)
+			w.u64(nd.parent)
+			w.u32(nd.act)
+			if nd.init {
+				w.u8(1)
+			} else {
+				w.u8(0)
+			}
+			return w.err != nil
+		})
+	}
+}
+
+// readVisited reads what writeVisited wrote into the search's visited set
+// (BFS), or into a new fpSet that it returns (DFS).
+func (s *search) readVisited(r *ckReader) *fpSet {
+	n := r.count(8)
+	if s.cfg.Strategy == DFS {
+		seen := newFPSet()
+		for i := uint64(0); i < n && r.err == nil; i++ {
+			h := r.u64()
+			seen.part(h).Put(h, struct{}{})
+		}
+		return seen
+	}
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		h := r.u64()
+		nd := node{parent: r.u64(), act: r.u32(), init: r.u8() == 1}
+		s.shards[s.shard(h)].Put(h, nd)
+	}
+	return nil
+}
+
+// loadCheckpoint reads the checkpoint the search resumes from, after
+// verifying its checksum and that it was written by this build, for this
+// model, by a search with the same settings.
+func (s *search) loadCheckpoint() error {
+	ck := s.cfg.Checkpoint
+	r, closeFile, err := openCheckpoint(ck.File)
+	if err != nil {
+		return err
+	}
+	defer closeFile()
+	h, err := r.header()
+	if err != nil {
+		return err
+	}
+	var diffs []string
+	if h.build != ck.Build {
+		diffs = append(diffs, fmt.Sprintf("it was written by another build of vacheck (%s; this is %s)", h.build, ck.Build))
+	}
+	if h.model != ck.Model {
+		diffs = append(diffs, fmt.Sprintf("it is of another model (%s; this is %s)", h.model, ck.Model))
+	} else if h.hash != s.hash {
+		diffs = append(diffs, "its model has other initial states or properties than this one (the spec changed)")
+	}
+	if id := s.identity(); h.identity != id {
+		diffs = append(diffs, fmt.Sprintf("it was written by a search with %s; this one has %s", h.identity, id))
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("%w: %s: %s", ErrCheckpoint, ck.File, strings.Join(diffs, "; "))
+	}
+	s.states.Store(r.i64())
+	s.transitions.Store(r.i64())
+	s.terminal.Store(r.i64())
+	s.cut.Store(r.i64())
+	s.reduced.Store(r.i64())
+	depth := r.i64()
+	s.depth.Store(depth)
+	s.prior = time.Duration(r.i64())
+	s.incomplete = r.str()
+	nv := r.count(17)
+	for i := uint64(0); i < nv && r.err == nil; i++ {
+		f := found{prop: int(int64(r.u64())), fp: r.u64()}
+		if r.u8() == 1 {
+			f.path = &path{init: int(r.u64())}
+			na := r.count(12)
+			for k := uint64(0); k < na && r.err == nil; k++ {
+				f.path.acts = append(f.path.acts, r.u32())
+				f.path.fps = append(f.path.fps, r.u64())
+			}
+		}
+		if f.prop < 0 || f.prop > s.deadlock {
+			r.fail(fmt.Errorf("property %d out of range", f.prop))
+			break
+		}
+		s.recordPath(f.prop, f.fp, f.path)
+	}
+	res := &resumed{depth: int(depth)}
+	if Strategy(r.u8()) != s.cfg.Strategy {
+		r.fail(errors.New("strategy mismatch"))
+	}
+	if s.cfg.Strategy == BFS {
+		res.level = &bucket{}
+		n := r.count(12)
+		for i := uint64(0); i < n && r.err == nil; i++ {
+			fp := r.u64()
+			res.level.add(r.bytes(), fp, int64(i), 0)
+		}
+	} else {
+		n := r.count(12)
+		for i := uint64(0); i < n && r.err == nil; i++ {
+			res.trail = append(res.trail, dfsStep{act: r.u32(), fp: r.u64()})
+		}
+		n = r.count(20)
+		for i := uint64(0); i < n && r.err == nil; i++ {
+			res.depths = append(res.depths, int(r.u64()))
+			res.stack = append(res.stack, dfsStep{act: r.u32(), fp: r.u64()})
+		}
+	}
+	res.seen = s.readVisited(r)
+	if r.err == nil && r.left != 0 {
+		r.fail(fmt.Errorf("%d bytes left over", r.left))
+	}
+	if r.err != nil {
+		return fmt.Errorf("%w: %s: malformed: %v", ErrCheckpoint, ck.File, r.err)
+	}
+	s.resume = res
+	return nil
+}
+
+// resumeStack rebuilds the DFS stack of a resumed search, once the initial
+// states are known again.
+func (s *search) resumeStack() error {
+	res := s.resume
+	if res == nil || s.cfg.Strategy != DFS {
+		return nil
+	}
+	var err error
+	if res.arena, res.dstack, res.trail, err = s.resumeDFS(s.workers[0]); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCheckpoint, s.cfg.Checkpoint.File, err)
+	}
+	return nil
+}
+
+// ReadCheckpoint verifies the checksum of a checkpoint file and returns
+// what its header says.
+func ReadCheckpoint(file string) (CheckpointInfo, error) {
+	r, closeFile, err := openCheckpoint(file)
+	if err != nil {
+		return CheckpointInfo{}, err
+	}
+	defer closeFile()
+	size := r.left + sha256.Size
+	h, err := r.header()
+	if err != nil {
+		return CheckpointInfo{}, err
+	}
+	info := CheckpointInfo{Build: h.build, Model: h.model, Meta: h.meta, Bytes: size}
+	info.States = r.i64()
+	for range 4 {
+		r.i64()
+	}
+	info.Depth = int(r.i64())
+	info.Elapsed = time.Duration(r.i64())
+	if r.err != nil {
+		return info, fmt.Errorf("%w: %s: malformed: %v", ErrCheckpoint, file, r.err)
+	}
+	return info, nil
+}
+
+// openCheckpoint opens a checkpoint file after checking its SHA-256, so
+// that nothing of a corrupted file is ever used.
+func openCheckpoint(file string) (*ckReader, func(), error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(len(checkpointMagic)+sha256.Size) {
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: %s: not a checkpoint file (too short, or not a regular file)", ErrCheckpoint, file)
+	}
+	body := fi.Size() - sha256.Size
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, body)); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrCheckpoint, file, err)
+	}
+	var sum [sha256.Size]byte
+	if _, err := f.ReadAt(sum[:], body); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrCheckpoint, file, err)
+	}
+	if !bytes.Equal(sum[:], h.Sum(nil)) {
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: %s is corrupted: its SHA-256 checksum does not match its contents", ErrCheckpoint, file)
+	}
+	r := &ckReader{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, body), 1<<20), left: body}
+	return r, func() { f.Close() }, nil
+}
+
+// writeAtomic writes a checkpoint to a temporary file next to file, with
+// the SHA-256 of its contents at the end, syncs it and renames it over
+// file. It returns the size written.
+func writeAtomic(file string, write func(*ckWriter)) (int64, error) {
+	dir := filepath.Dir(file)
+	f, err := os.CreateTemp(dir, filepath.Base(file)+".tmp*")
+	if err != nil {
+		return 0, fmt.Errorf("writing the checkpoint: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	h := sha256.New()
+	cw := &countWriter{w: io.MultiWriter(f, h)}
+	w := &ckWriter{w: bufio.NewWriterSize(cw, 1<<20)}
+	write(w)
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	if w.err == nil {
+		_, w.err = f.Write(h.Sum(nil))
+	}
+	if w.err == nil {
+		w.err = f.Sync()
+	}
+	if err := f.Close(); w.err == nil {
+		w.err = err
+	}
+	if w.err == nil {
+		w.err = os.Rename(tmp, file)
+	}
+	if w.err == nil {
+		if d, err := os.Open(dir); err == nil {
+			_ = d.Sync() // make the rename durable where the system allows it
+			d.Close()
+		}
+	}
+	if w.err != nil {
+		return 0, fmt.Errorf("writing the checkpoint %s: %w", file, w.err)
+	}
+	return cw.n + sha256.Size, nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ckWriter writes the little-endian fields of a checkpoint; the first
+// error sticks.
+type ckWriter struct {
+	w   *bufio.Writer
+	err error
+	buf [8]byte
+}
+
+func (w *ckWriter) put(b []byte) {
+	if w.err == nil {
+		_, w.err = w.w.Write(b)
+	}
+}
+func (w *ckWriter) u8(v uint8) { w.put([]byte{v}) }
+func (w *ckWriter) u32(v uint32) {
+	binary.LittleEndian.PutUint32(w.buf[:4], v)
+	w.put(w.buf[:4])
+}
+func (w *ckWriter) u64(v uint64) {
+	binary.LittleEndian.PutUint64(w.buf[:], v)
+	w.put(w.buf[:])
+}
+func (w *ckWriter) i64(v int64)    { w.u64(uint64(v)) }
+func (w *ckWriter) bytes(b []byte) { w.u64(uint64(len(b))); w.put(b) }
+func (w *ckWriter) str(s string)   { w.bytes([]byte(s)) }
+
+func (w *ckWriter) header(ck *Checkpoint, hash uint64, identity string) {
+	w.put([]byte(checkpointMagic))
+	w.u32(checkpointVersion)
+	w.str(ck.Build)
+	w.str(ck.Model)
+	w.bytes(ck.Meta)
+	w.u64(hash)
+	w.str(identity)
+}
+
+// ckReader reads what ckWriter wrote; the first error sticks, and no
+// length may exceed what is left of the file.
+type ckReader struct {
+	r    *bufio.Reader
+	left int64
+	err  error
+	buf  [8]byte
+}
+
+func (r *ckReader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *ckReader) get(n int) []byte {
+	if r.err != nil {
+		return make([]byte, n)
+	}
+	if int64(n) > r.left {
+		r.fail(io.ErrUnexpectedEOF)
+		return make([]byte, n)
+	}
+	var b []byte
+	if n <= len(r.buf) {
+		b = r.buf[:n]
+	} else {
+		b = make([]byte, n)
+	}
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		r.fail(err)
+	}
+	r.left -= int64(n)
+	return b
+}
+
+func (r *ckReader) u8() uint8   { return r.get(1)[0] }
+func (r *ckReader) u32() uint32 { return binary.LittleEndian.Uint32(r.get(4)) }
+func (r *ckReader) u64() uint64 { return binary.LittleEndian.Uint64(r.get(8)) }
+func (r *ckReader) i64() int64  { return int64(r.u64()) }
+
+// count reads a number of items of at least each bytes each.
+func (r *ckReader) count(each int64) uint64 {
+	n := r.u64()
+	if r.err == nil && n > uint64(r.left/each) {
+		r.fail(fmt.Errorf("a count of %d items is more than the file holds", n))
+		return 0
+	}
+	return n
+}
+
+func (r *ckReader) bytes() []byte {
+	n := r.count(1)
+	if r.err != nil {
+		return nil
+	}
+	return append([]byte(nil), r.get(int(n))...)
+}
+
+func (r *ckReader) str() string { return string(r.bytes()) }
+
+type ckHeader struct {
+	build, model string
+	meta         []byte
+	hash         uint64
+	identity     string
+}
+
+func (r *ckReader) header() (ckHeader, error) {
+	var h ckHeader
+	if string(r.get(len(checkpointMagic))) != checkpointMagic {
+		return h, fmt.Errorf("%w: not a vacheck checkpoint file", ErrCheckpoint)
+	}
+	if v := r.u32(); r.err == nil && v != checkpointVersion {
+		return h, fmt.Errorf("%w: checkpoint format version %d; this build reads version %d", ErrCheckpoint, v, checkpointVersion)
+	}
+	h.build, h.model, h.meta = r.str(), r.str(), r.bytes()
+	h.hash, h.identity = r.u64(), r.str()
+	if r.err != nil {
+		return h, fmt.Errorf("%w: malformed header: %v", ErrCheckpoint, r.err)
+	}
+	return h, nil
+}
+
+// resumeDFS rebuilds the DFS stack and path of a resumed search by
+// replaying the saved path from its initial state: the state of a stack
+// entry of depth d is a successor of the path's state at depth d-1.
+func (s *search) resumeDFS(w Worker) (arena []byte, stack []dfsEntry, trail []dfsStep, err error) {
+	res := s.resume
+	states := make([][]byte, len(res.trail))
+	for d, t := range res.trail {
+		var st []byte
+		if d == 0 {
+			if int(t.act) >= len(s.initial) {
+				return nil, nil, nil, fmt.Errorf("no initial state %d", t.act)
+			}
+			st = s.initial[t.act]
+		} else if st, err = successor(w, states[d-1], t.act); err != nil {
+			return nil, nil, nil, err
+		}
+		if xxhash.Sum64(st) != t.fp {
+			return nil, nil, nil, fmt.Errorf("replaying the saved path reached another state at depth %d", d)
+		}
+		states[d] = st
+	}
+	for k, e := range res.stack {
+		d := res.depths[k]
+		var st []byte
+		switch {
+		case d == 0 && int(e.act) < len(s.initial):
+			st = s.initial[e.act]
+		case d > 0 && d <= len(states):
+			if st, err = successor(w, states[d-1], e.act); err != nil {
+				return nil, nil, nil, err
+			}
+		default:
+			return nil, nil, nil, fmt.Errorf("stack entry %d does not follow the saved path", k)
+		}
+		if xxhash.Sum64(st) != e.fp {
+			return nil, nil, nil, fmt.Errorf("replaying the saved stack reached another state at depth %d", d)
+		}
+		start := len(arena)
+		arena = append(arena, st...)
+		stack = append(stack, dfsEntry{start: start, end: len(arena), fp: e.fp, depth: d, act: e.act})
+	}
+	return arena, stack, res.trail, nil
+}
+
+// successor returns the successor of st by action index a.
+func successor(w Worker, st []byte, a uint32) ([]byte, error) {
+	var next []byte
+	idx := uint32(0)
+	if _, err := w.Successors(st, func(_ Transition, succ []byte) {
+		if idx == a {
+			next = append([]byte(nil), succ...)
+		}
+		idx++
+	}); err != nil {
+		return nil, err
+	}
+	if next == nil {
+		return nil, errReplay
+	}
+	return next, nil
+}
+
+// openSet rebuilds the DFS set of open states under reduction: those on the
+// stack and on the current path.
+func openSet(stack []dfsEntry, trail []dfsStep) *swiss.Map[uint64, struct{}] {
+	open := swiss.NewMap[uint64, struct{}](1024)
+	for _, e := range stack {
+		open.Put(e.fp, struct{}{})
+	}
+	for _, t := range trail {
+		open.Put(t.fp, struct{}{})
+	}
+	return open
+}
