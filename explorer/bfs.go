@@ -207,6 +207,7 @@ func (s *search) bfs() {
 			counts[w] = x.trans
 			s.transitions.Add(x.trans)
 			s.terminal.Add(x.terminal)
+			s.rawTerminal.Add(x.rawTerminal)
 		})
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
@@ -260,6 +261,7 @@ func (s *search) bfs() {
 			in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops)}
 			in.run(out, cur, &fails[sh], &failErr[sh])
 			s.states.Add(in.added)
+			s.raw.Add(in.raw)
 			s.cut.Add(in.cut)
 			viols[sh] = in.found
 		})
@@ -319,6 +321,7 @@ type expander struct {
 	a               uint32
 	live            int
 	trans, terminal int64
+	rawTerminal     int64 // under symmetry: the orbit sizes of the terminal states
 	_               [64]byte
 }
 
@@ -436,6 +439,14 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 		if x.live == 0 {
 			x.terminal++
+			if o, err := orbitOf(wk, st); err != nil {
+				fail.offer(int64(x.r), 0, fp)
+				if *failErr == nil {
+					*failErr = err
+				}
+			} else {
+				x.rawTerminal += o
+			}
 			if s.checkDL {
 				ok, err := wk.ValidEnd(st)
 				if err != nil {
@@ -461,6 +472,7 @@ type inserter struct {
 	want       uint64
 	found      []bfsFound // per property
 	added, cut int64
+	raw        int64  // under symmetry: the orbit sizes of the added states
 	fp         uint64 // the state being inserted, for a panic
 	rank       int64
 	act        uint32
@@ -494,6 +506,15 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 			in.added++
 			st := c.state(k)
 			in.fp, in.rank, in.act = h, rank, act
+			if o, err := orbitOf(wk, st); err != nil {
+				fail.offer(rank, act, h)
+				if *failErr == nil {
+					*failErr = err
+				}
+				continue
+			} else {
+				in.raw += o
+			}
 			if in.want != 0 {
 				p, err := wk.Check(st, in.want)
 				if err != nil {

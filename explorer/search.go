@@ -56,7 +56,7 @@ type path struct {
 // traceOf rebuilds the trace to the state of f.
 func (s *search) traceOf(f found) (Trace, error) {
 	if f.path != nil {
-		return Replay(s.m, f.path.init, f.path.acts, f.path.fps)
+		return s.replay(f.path.init, f.path.acts, f.path.fps)
 	}
 	return s.trace(f.fp)
 }
@@ -75,6 +75,7 @@ type search struct {
 
 	states, transitions, terminal atomic.Int64
 	cut                           atomic.Int64
+	raw, rawTerminal              atomic.Int64 // under symmetry: the states the orbits stored hold
 	depth                         atomic.Int64
 	queue                         atomic.Int64
 	stop                          atomic.Int32
@@ -138,6 +139,16 @@ func Check(m Model, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	var quotient *symModel
+	if cfg.Symmetry {
+		if err := s.checkSymmetry(live); err != nil {
+			return nil, err
+		}
+		if quotient, err = symmetric(m); err != nil {
+			return nil, err
+		}
+		s.m, m = quotient, quotient
+	}
 	selected := s.selected
 	for k, p := range props {
 		if selected(p.Name) || p.Kind == properties.Assertion {
@@ -148,6 +159,9 @@ func Check(m Model, cfg Config) (*Result, error) {
 		}
 	}
 	s.checkDL = selected(properties.DeadlockFreedom)
+	if quotient != nil {
+		quotient.want, quotient.checkDL = s.want, s.checkDL
+	}
 	if s.initial, err = m.Initial(); err != nil {
 		return nil, fmt.Errorf("explorer: initial states: %w", err)
 	}
@@ -344,6 +358,12 @@ func (s *search) addInitial(w Worker) (out []int) {
 		}
 		m.Put(h, node{act: uint32(i), init: true})
 		s.states.Add(1)
+		if o, err := orbitOf(w, st); err != nil {
+			s.fail(h, err)
+			return out
+		} else {
+			s.raw.Add(o)
+		}
 		out = append(out, i)
 		if s.want != 0 {
 			k, err := w.Check(st, s.want)
@@ -446,7 +466,7 @@ func (s *search) trace(fp uint64) (Trace, error) {
 		acts[i], acts[j] = acts[j], acts[i]
 		fps[i], fps[j] = fps[j], fps[i]
 	}
-	return Replay(s.m, init, acts, fps)
+	return s.replay(init, acts, fps)
 }
 
 // Replay rebuilds the trace from initial state init through the given
@@ -520,6 +540,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		States: s.states.Load(), Transitions: s.transitions.Load(),
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
+		RawStates: s.raw.Load(), RawTerminal: s.rawTerminal.Load(),
 		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
 		Tracked: tracked(s.cfg.Metrics),
 	}
@@ -564,6 +585,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		r.Properties = append(r.Properties, pr)
 	}
 	r.Violations = append(r.Violations, s.liveViolations...)
+	if q, ok := s.m.(*symModel); ok {
+		r.Symmetry = q.group
+	}
 	switch {
 	case s.failure != nil:
 		r.Status, r.Reason, r.Err = Failed, s.failErr.Error(), s.failErr
