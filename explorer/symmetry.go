@@ -436,3 +436,14 @@ func endState(m Model, init int, acts []uint32) ([]byte, error) {
 	}
 	return cur, nil
 }
+
+// Live implements LiveWorker when the model's worker does. The search
+// evaluates the predicates of liveness properties it does not check while
+// it builds the graph for metrics; under symmetry it checks none.
+func (w *symWorker) Live(s []byte, k, i int) (when, goal bool, err error) {
+	lw, ok := w.w.(LiveWorker)
+	if !ok {
+		return false, false, fmt.Errorf("explorer: the model's worker does not evaluate liveness predicates")
+	}
+	return lw.Live(s, k, i)
+}
