@@ -30,6 +30,13 @@ type Canonicalizer interface {
 	Canonical(s []byte) (rep []byte, orbit int, err error)
 }
 
+// Enabler is an optional interface of a Worker that can count the
+// transitions enabled in a state without performing them: the search under
+// symmetry compares the counts of a state and its representative.
+type Enabler interface {
+	Enabled(s []byte) (all, live int, err error)
+}
+
 // symModel is the quotient of a Symmetric model: its states are the
 // representatives, and each transition of a representative leads to the
 // representative of its successor. Its workers check, on every
@@ -205,6 +212,11 @@ func (w *symWorker) agree(s, rep []byte) error {
 }
 
 func (w *symWorker) transitions(s []byte) (c struct{ all, live, messages int64 }, err error) {
+	if e, ok := w.probe.(Enabler); ok {
+		all, live, err := e.Enabled(s)
+		c.all, c.live = int64(all), int64(live)
+		return c, err
+	}
 	w.count = c
 	_, err = w.probe.Successors(s, w.countFn)
 	return w.count, err
