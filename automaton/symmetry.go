@@ -498,22 +498,3 @@ func nextMsg(seg []byte, off int) (start, end int) {
 	l, m := binary.Uvarint(seg[off:])
 	return off + m, off + m + int(l)
 }
-
-// Enabled implements explorer.Enabler: how many transitions are enabled in
-// s, and how many of them are not faults, without performing them. The
-// search under symmetry compares it on a state and its representative.
-func (w *worker[S, M, P]) Enabled(s []byte) (all, live int, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = panicError(r)
-		}
-	}()
-	w.load(&w.v, s)
-	w.enumerate()
-	for _, a := range w.acts {
-		if a.kind != Fault {
-			live++
-		}
-	}
-	return len(w.acts), live, nil
-}

@@ -30,13 +30,6 @@ type Canonicalizer interface {
 	Canonical(s []byte) (rep []byte, orbit int, err error)
 }
 
-// Enabler is an optional interface of a Worker that can count the
-// transitions enabled in a state without performing them: the search under
-// symmetry compares the counts of a state and its representative.
-type Enabler interface {
-	Enabled(s []byte) (all, live int, err error)
-}
-
 // symModel is the quotient of a Symmetric model: its states are the
 // representatives, and each transition of a representative leads to the
 // representative of its successor. Its workers check, on every
@@ -88,14 +81,22 @@ func (q *symModel) Initial() ([][]byte, error) { return q.initial, nil }
 
 // NewWorker returns a worker of the quotient.
 func (q *symModel) NewWorker() Worker {
-	w := &symWorker{q: q, w: q.Model.NewWorker(), probe: q.Model.NewWorker(), canon: q.sym.NewCanonicalizer(), checked: make([]uint64, 1<<12)}
+	w := &symWorker{q: q, w: q.Model.NewWorker(), probe: q.Model.NewWorker(), canon: q.sym.NewCanonicalizer(), pcanon: q.sym.NewCanonicalizer(), checked: make([]uint64, 1<<12)}
 	w.emitFn = w.emitRep
-	w.countFn = func(t Transition, _ []byte) {
+	w.countFn = func(t Transition, next []byte) {
 		w.count.all++
 		w.count.messages += int64(t.Messages)
 		if !t.Fault {
 			w.count.live++
 		}
+		rep, _, err := w.pcanon.Canonical(next)
+		if err != nil {
+			w.countErr = err
+			return
+		}
+		h := xxhash.Sum64(rep)
+		w.count.sum += h
+		w.count.xor ^= h * 0x9e3779b97f4a7c15
 	}
 	return w
 }
@@ -111,8 +112,11 @@ type symWorker struct {
 	emit    func(Transition, []byte)
 	emitFn  func(Transition, []byte)
 	countFn func(Transition, []byte)
-	count   struct{ all, live, messages int64 }
-	err     error
+	// pcanon canonicalizes the successors probe computes.
+	pcanon   Canonicalizer
+	count    summary
+	countErr error
+	err      error
 }
 
 // Successors implements Worker: the transitions of s, each to the
@@ -152,7 +156,10 @@ func (w *symWorker) emitRep(t Transition, next []byte) {
 }
 
 // agree checks that state s and its representative rep agree on what the
-// reduction relies on.
+// reduction relies on: the verdicts of the invariants, the number of
+// transitions (live ones, messages sent) and the orbits they lead to (as a
+// multiset, by two order-independent hashes of the successors'
+// representatives), being a valid end state, and the state bound.
 func (w *symWorker) agree(s, rep []byte) error {
 	q := w.q
 	props := q.Model.Properties()
@@ -181,8 +188,11 @@ func (w *symWorker) agree(s, rep []byte) error {
 	if err != nil {
 		return err
 	}
-	if sa != sb {
+	if sa.all != sb.all || sa.live != sb.live || sa.messages != sb.messages {
 		return w.broken(fmt.Sprintf("a successor has %d transitions (%d live, sending %d messages) and its representative %d (%d live, sending %d)", sa.all, sa.live, sa.messages, sb.all, sb.live, sb.messages))
+	}
+	if sa != sb {
+		return w.broken("the transitions of a successor and of its representative lead to different orbits")
 	}
 	if sa.live == 0 && q.checkDL {
 		a, err := w.probe.ValidEnd(s)
@@ -211,14 +221,20 @@ func (w *symWorker) agree(s, rep []byte) error {
 	return nil
 }
 
-func (w *symWorker) transitions(s []byte) (c struct{ all, live, messages int64 }, err error) {
-	if e, ok := w.probe.(Enabler); ok {
-		all, live, err := e.Enabled(s)
-		c.all, c.live = int64(all), int64(live)
-		return c, err
-	}
-	w.count = c
+// summary sums up the transitions of a state: how many, how many live,
+// the messages they send, and two order-independent hashes of the
+// representatives of their successors.
+type summary struct {
+	all, live, messages int64
+	sum, xor            uint64
+}
+
+func (w *symWorker) transitions(s []byte) (c summary, err error) {
+	w.count, w.countErr = c, nil
 	_, err = w.probe.Successors(s, w.countFn)
+	if err == nil {
+		err = w.countErr
+	}
 	return w.count, err
 }
 
