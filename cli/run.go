@@ -185,7 +185,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 
 // splitArgs separates flags (with their values) from positional arguments.
 func splitArgs(args []string) (flags, positional []string) {
-	bools := map[string]bool{"continue": true, "quiet": true, "help": true, "h": true}
+	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "help": true, "h": true}
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		if a == "--" {

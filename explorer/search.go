@@ -540,7 +540,6 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		States: s.states.Load(), Transitions: s.transitions.Load(),
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
-		RawStates: s.raw.Load(), RawTerminal: s.rawTerminal.Load(),
 		Elapsed: time.Since(s.start), PeakMemory: s.peak.Load(),
 		Tracked: tracked(s.cfg.Metrics),
 	}
@@ -586,7 +585,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	}
 	r.Violations = append(r.Violations, s.liveViolations...)
 	if q, ok := s.m.(*symModel); ok {
-		r.Symmetry = q.group
+		r.Symmetry, r.RawStates, r.RawTerminal = q.group, s.raw.Load(), s.rawTerminal.Load()
 	}
 	switch {
 	case s.failure != nil:
