@@ -178,6 +178,10 @@ type Config[S any, M Message] struct {
 	// Assumption): a state that breaks one ends the run as a model
 	// failure, never as a silent merge or a lost interleaving.
 	Assumptions []Assumption[S, M]
+	// Symmetry declares the symmetries of the system's topology and
+	// parameters (see Symmetry), which the search may use to store one
+	// state per orbit (--symmetry). NoSymmetry when zero.
+	Symmetry Symmetry
 }
 
 // System is the composition of the process automata of a Config and its
@@ -201,6 +205,7 @@ type System[S any, M Message, P Process[S, M]] struct {
 	// the trailer of every process and message encoding.
 	instTime, instSync, instEntry bool
 	tw                            int
+	sym                           *symGroup // Config.Symmetry, compiled
 }
 
 // ErrConfig reports a malformed Config.
@@ -312,6 +317,9 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	}
 	for _, a := range cfg.Assertions {
 		sys.props = append(sys.props, properties.Info{Name: a.Name, Kind: properties.Invariant, Doc: a.Doc})
+	}
+	if err := sys.compileSymmetry(); err != nil {
+		return nil, err
 	}
 	sys.props = append(sys.props, properties.Info{
 		Name: properties.ChannelBound, Kind: properties.Assertion,

@@ -56,6 +56,7 @@ func engineFlags() []urfave.Flag {
 		&urfave.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory or of the cgroup (container) memory limit, whichever is smaller)"},
 		&urfave.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
 		&urfave.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
+		&urfave.BoolFlag{Name: "symmetry", Usage: "store one state per orbit of the symmetry group the spec declares (ring rotations, reflections): exact verdicts, metrics and counterexamples, counts of orbits next to the raw counts; safety properties and metrics only"},
 		&urfave.StringFlag{Name: "reduction", Value: "none", Usage: "state-space reduction: none (exact counts) or por (partial-order reduction: safety properties only, far fewer states where processes interact only by messages)"},
 		&urfave.StringFlag{Name: "fairness", Value: "weak", Usage: "fairness for liveness: weak, strong or none"},
 		&urfave.StringSliceFlag{Name: "metric", Usage: "exhaustive min and max over complete executions, with witnesses: messages, messages:TYPE, steps, time (causal depth), and for mutual exclusion messages-per-entry and sync-delay (repeatable)"},
@@ -197,7 +198,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 
 // splitArgs separates flags (with their values) from positional arguments.
 func splitArgs(args []string) (flags, positional []string) {
-	bools := map[string]bool{"continue": true, "quiet": true, "help": true, "h": true}
+	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "help": true, "h": true}
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		if a == "--" {
@@ -301,7 +302,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		return exitUsage, err
 	}
-	if cfg.Reduction == explorer.PartialOrder && !c.IsSet("property") {
+	if (cfg.Reduction == explorer.PartialOrder || cfg.Symmetry) && !c.IsSet("property") {
 		cfg.Properties = safetyClaims(model, cfg.Properties)
 	}
 	if !c.Bool("quiet") {
@@ -383,6 +384,9 @@ func engineConfig(c *urfave.Context, spec specs.Spec) (explorer.Config, string, 
 		// that reaches an earlier level, which is far more.
 		cfg.Strategy = explorer.DFS
 	}
+	if cfg.Symmetry = c.Bool("symmetry"); cfg.Symmetry && spec.Symmetry == "" {
+		return cfg, "", usageError{symmetryRefusal(spec.Name)}
+	}
 	cfg.Metrics = c.StringSlice("metric")
 	cfg.Properties = spec.Claims
 	if ps := c.StringSlice("property"); len(ps) > 0 {
@@ -459,4 +463,18 @@ func parseViews(c *urfave.Context) (views, error) {
 		return v, usagef("--trace %q: allowed values are full and diff", t)
 	}
 	return v, nil
+}
+
+// symmetryRefusal says that spec declares no symmetry, and which specs do.
+func symmetryRefusal(spec string) error {
+	var with []string
+	for _, s := range specs.Catalog() {
+		if s.Symmetry != "" {
+			with = append(with, s.Name)
+		}
+	}
+	if len(with) == 0 {
+		return fmt.Errorf("--symmetry: %s declares no symmetry, and no spec of the catalog does", spec)
+	}
+	return fmt.Errorf("--symmetry: %s declares no symmetry; the specs that do: %s", spec, strings.Join(with, ", "))
 }

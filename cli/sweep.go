@@ -65,6 +65,8 @@ type certificate struct {
 	Metrics         map[string]certMetric `json:"metrics,omitempty"`
 	Strategy        string                `json:"strategy"`
 	Reduction       string                `json:"reduction"`
+	Symmetry        string                `json:"symmetry,omitempty"`
+	RawStates       int64                 `json:"raw_states,omitempty"`
 	Fairness        string                `json:"fairness"`
 	FingerprintBits int                   `json:"fingerprint_bits"`
 	CollisionBound  float64               `json:"collision_bound"`
@@ -218,7 +220,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 				run.Timeout, byBudget = left, true
 			}
 		}
-		if run.Reduction == explorer.PartialOrder && !c.IsSet("property") {
+		if (run.Reduction == explorer.PartialOrder || run.Symmetry) && !c.IsSet("property") {
 			run.Properties = safetyClaims(models[k], run.Properties)
 		}
 		if !c.Bool("quiet") {
@@ -285,6 +287,7 @@ func newCertificate(spec string, params map[string]any, r *explorer.Result) cert
 		Spec: spec, Params: params, Version: version(), Status: r.Status.String(), Reason: r.Reason,
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Terminal: r.Terminal,
 		Verdicts: map[string]string{}, Strategy: r.Strategy.String(), Reduction: r.Reduction.String(),
+		Symmetry: r.Symmetry, RawStates: r.RawStates,
 		Fairness: r.Fairness.String(), FingerprintBits: 64, CollisionBound: r.CollisionProbability(),
 		Elapsed: r.Elapsed.Seconds(),
 	}

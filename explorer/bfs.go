@@ -218,6 +218,7 @@ func (s *search) bfs() {
 			counts[w] = x.trans
 			s.transitions.Add(x.trans)
 			s.terminal.Add(x.terminal)
+			s.rawTerminal.Add(x.rawTerminal)
 		})
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
@@ -279,6 +280,7 @@ func (s *search) bfs() {
 			in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
 			in.run(out, cur, &fails[sh], &failErr[sh])
 			s.states.Add(in.added)
+			s.raw.Add(in.raw)
 			s.cut.Add(in.cut)
 			viols[sh] = in.found
 		})
@@ -419,8 +421,9 @@ type expander struct {
 	// pending counts the bytes of successors kept since memory was last
 	// sampled: with large states, a few thousand of them can take the
 	// level's buckets far past MaxMemory.
-	pending int
-	_       [64]byte
+	pending     int
+	rawTerminal int64 // under symmetry: the orbit sizes of the terminal states
+	_           [64]byte
 }
 
 func (x *expander) emit(t Transition, next []byte) {
@@ -544,6 +547,14 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 		if x.live == 0 {
 			x.terminal++
+			if o, err := orbitOf(wk, st); err != nil {
+				fail.offer(int64(x.r), 0, fp)
+				if *failErr == nil {
+					*failErr = err
+				}
+			} else {
+				x.rawTerminal += o
+			}
 			if s.checkDL {
 				ok, err := wk.ValidEnd(st)
 				if err != nil {
@@ -569,6 +580,7 @@ type inserter struct {
 	want       uint64
 	found      []bfsFound // per property
 	added, cut int64
+	raw        int64  // under symmetry: the orbit sizes of the added states
 	fp         uint64 // the state being inserted, for a panic
 	rank       int64
 	act        uint32
@@ -615,6 +627,15 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 			in.added++
 			st := c.state(k)
 			in.fp, in.rank, in.act = h, rank, act
+			if o, err := orbitOf(wk, st); err != nil {
+				fail.offer(rank, act, h)
+				if *failErr == nil {
+					*failErr = err
+				}
+				continue
+			} else {
+				in.raw += o
+			}
 			if in.want != 0 {
 				p, err := wk.Check(st, in.want)
 				if err != nil {

@@ -132,6 +132,11 @@ type Config struct {
 	Metrics []string
 	// Reduction is the state-space reduction; none when zero.
 	Reduction Reduction
+	// Symmetry stores one state per orbit of the symmetry group the model
+	// declares (Symmetric): counts are orbit counts, and Result gives the
+	// raw figures next to them; verdicts, metrics and counterexamples are
+	// those of the model. Liveness properties are not checked under it.
+	Symmetry bool
 	// Progress, when set, is called about every ProgressEvery (one second
 	// when zero) from another goroutine.
 	Progress      func(Progress)

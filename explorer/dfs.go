@@ -172,6 +172,12 @@ func (s *search) dfs() {
 		}
 		if live == 0 {
 			s.terminal.Add(1)
+			if o, err := orbitOf(w, cur); err != nil {
+				s.failPath(e.fp, pathTo(trail, nil), err)
+				return
+			} else {
+				s.rawTerminal.Add(o)
+			}
 			if s.checkDL {
 				ok, err := w.ValidEnd(cur)
 				if err != nil {
@@ -207,6 +213,12 @@ func (s *search) dfs() {
 			}
 			s.states.Add(1)
 			here := &dfsStep{fp: h, act: succ.acts[k]}
+			if o, err := orbitOf(w, succ.state(k)); err != nil {
+				s.failPath(h, pathTo(trail, here), err)
+				return
+			} else {
+				s.raw.Add(o)
+			}
 			if s.want != 0 {
 				p, err := w.Check(succ.state(k), s.want)
 				if err != nil {

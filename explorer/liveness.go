@@ -846,13 +846,13 @@ func edgeActs(g *stateGraph, edges []int) []uint32 {
 // lasso replays prefix then cycle from initial state init and splits the
 // steps.
 func (s *search) lasso(init int, prefix, cycle []uint32) (Trace, error) {
-	t, err := Replay(s.m, init, append(append([]uint32(nil), prefix...), cycle...), nil)
+	t, split, err := s.replayLasso(init, prefix, cycle)
 	if err != nil {
 		return t, err
 	}
 	if len(cycle) > 0 {
-		t.Cycle = t.Steps[len(prefix):]
-		t.Steps = t.Steps[:len(prefix)]
+		t.Cycle = t.Steps[split:]
+		t.Steps = t.Steps[:split]
 	}
 	return t, nil
 }

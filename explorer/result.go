@@ -138,12 +138,19 @@ type Result struct {
 	Cut         int64 // states beyond the model's declared bound, not expanded
 	// Reduction is the reduction the search applied; Reduced is the number
 	// of states it expanded with only some of their enabled transitions.
-	Reduction  Reduction
-	Reduced    int64
-	Elapsed    time.Duration
-	PeakMemory uint64 // the most memory the Go runtime held, sampled
-	Properties []PropertyResult
-	Violations []Violation
+	Reduction Reduction
+	Reduced   int64
+	// Symmetry describes the group whose orbits the search stored one
+	// state of (Config.Symmetry), or is "". States and Terminal then count
+	// orbits, and RawStates and RawTerminal the states of the model they
+	// hold (the sum of the orbits' sizes): the counts of a search without
+	// symmetry.
+	Symmetry               string
+	RawStates, RawTerminal int64
+	Elapsed                time.Duration
+	PeakMemory             uint64 // the most memory the Go runtime held, sampled
+	Properties             []PropertyResult
+	Violations             []Violation
 	// Reason says why an incomplete search stopped, what failed, or for a
 	// bounded one how many states the bound cut.
 	Reason string

@@ -56,7 +56,7 @@ type path struct {
 // traceOf rebuilds the trace to the state of f.
 func (s *search) traceOf(f found) (Trace, error) {
 	if f.path != nil {
-		return Replay(s.m, f.path.init, f.path.acts, f.path.fps)
+		return s.replay(f.path.init, f.path.acts, f.path.fps)
 	}
 	return s.trace(f.fp)
 }
@@ -78,6 +78,7 @@ type search struct {
 
 	states, transitions, terminal atomic.Int64
 	cut                           atomic.Int64
+	raw, rawTerminal              atomic.Int64 // under symmetry: the states the orbits stored hold
 	depth                         atomic.Int64
 	queue                         atomic.Int64
 	stop                          atomic.Int32
@@ -156,6 +157,16 @@ func Check(m Model, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	var quotient *symModel
+	if cfg.Symmetry {
+		if err := s.checkSymmetry(live); err != nil {
+			return nil, err
+		}
+		if quotient, err = symmetric(m); err != nil {
+			return nil, err
+		}
+		s.m, m = quotient, quotient
+	}
 	selected := s.selected
 	for k, p := range props {
 		if selected(p.Name) || p.Kind == properties.Assertion {
@@ -166,6 +177,9 @@ func Check(m Model, cfg Config) (*Result, error) {
 		}
 	}
 	s.checkDL = selected(properties.DeadlockFreedom)
+	if quotient != nil {
+		quotient.want, quotient.checkDL = s.want, s.checkDL
+	}
 	s.shards = make([]*swiss.Map[uint64, node], cfg.Workers)
 	for i := range s.shards {
 		s.shards[i] = swiss.NewMap[uint64, node](1024)
@@ -405,6 +419,12 @@ func (s *search) addInitial(w Worker) (out []int, err error) {
 		}
 		m.Put(h, node{act: uint32(i), init: true})
 		s.states.Add(1)
+		o, err := orbitOf(w, st)
+		if err != nil {
+			s.fail(h, err)
+			return false
+		}
+		s.raw.Add(o)
 		out = append(out, i)
 		if s.want != 0 {
 			k, err := w.Check(st, s.want)
@@ -508,7 +528,7 @@ func (s *search) trace(fp uint64) (Trace, error) {
 		acts[i], acts[j] = acts[j], acts[i]
 		fps[i], fps[j] = fps[j], fps[i]
 	}
-	return Replay(s.m, init, acts, fps)
+	return s.replay(init, acts, fps)
 }
 
 // Replay rebuilds the trace from initial state init through the given
@@ -644,6 +664,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		r.Properties = append(r.Properties, pr)
 	}
 	r.Violations = append(r.Violations, s.liveViolations...)
+	if q, ok := s.m.(*symModel); ok {
+		r.Symmetry, r.RawStates, r.RawTerminal = q.group, s.raw.Load(), s.rawTerminal.Load()
+	}
 	switch {
 	case s.failure != nil:
 		r.Status, r.Reason, r.Err = Failed, s.failErr.Error(), s.failErr

@@ -127,6 +127,9 @@ type jsonStats struct {
 	Cut                  int64   `json:"cut_states"`
 	Reduction            string  `json:"reduction"`
 	ReducedStates        int64   `json:"reduced_states"`
+	Symmetry             string  `json:"symmetry,omitempty"`
+	RawStates            int64   `json:"raw_states,omitempty"`
+	RawTerminal          int64   `json:"raw_terminal_states,omitempty"`
 	StatesPerSecond      float64 `json:"states_per_second"`
 	PeakMemoryBytes      uint64  `json:"peak_memory_bytes"`
 	CollisionProbability float64 `json:"collision_probability"`
@@ -190,6 +193,7 @@ func JSON(w io.Writer, run Run) error {
 		Stats: jsonStats{
 			Strategy: r.Strategy.String(), Workers: r.Workers, Terminal: r.Terminal, Cut: r.Cut,
 			Reduction: r.Reduction.String(), ReducedStates: r.Reduced,
+			Symmetry: r.Symmetry, RawStates: r.RawStates, RawTerminal: r.RawTerminal,
 			StatesPerSecond: r.StatesPerSecond(), PeakMemoryBytes: r.PeakMemory,
 			CollisionProbability: r.CollisionProbability(),
 		},
@@ -274,6 +278,10 @@ func Text(w io.Writer, run Run) error {
 		r.Strategy, r.Workers, plural(r.Workers))
 	if r.Reduction == explorer.PartialOrder {
 		fmt.Fprintf(&b, "partial-order reduction: %s of the states were expanded with only some of their transitions; the counts are those of the reduced state space (safety properties only)\n", group(r.Reduced))
+	}
+	if r.Symmetry != "" {
+		fmt.Fprintf(&b, "symmetry (%s): the counts are orbits; they hold %s states and %s terminal states of the model (%s)\n",
+			r.Symmetry, group(r.RawStates), group(r.RawTerminal), reductionFactor(r.RawStates, r.States))
 	}
 	if r.Cut > 0 {
 		fmt.Fprintf(&b, "%s states lie beyond the model's bound%s and were not expanded\n", group(r.Cut), boundDoc(run.BoundDoc))
@@ -608,4 +616,13 @@ func formatBytes(b uint64) string {
 		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 	}
 	return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
+}
+
+// reductionFactor says how many states of the model an orbit holds on
+// average: "5.00 times fewer stored".
+func reductionFactor(raw, orbits int64) string {
+	if orbits == 0 {
+		return "no state stored"
+	}
+	return fmt.Sprintf("%.2f times fewer stored", float64(raw)/float64(orbits))
 }

@@ -113,7 +113,8 @@ func changRoberts(broken bool) Spec {
 			idsParam,
 			objectiveParam,
 		},
-		Claims: []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
+		Claims:   []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
+		Symmetry: "rotations",
 	}
 	if broken {
 		s.Name = "chang-roberts-broken"
@@ -165,6 +166,7 @@ func changRoberts(broken bool) Spec {
 		return automaton.New(automaton.Config[crNode, int]{
 			InitialSeq: initial,
 			Links:      automaton.Ring(n),
+			Symmetry:   automaton.Rotations,
 			Channels:   disc,
 			Capacity:   capacity,
 			Invariants: invariants,

@@ -111,6 +111,7 @@ func changRobertsAnnounce(broken bool) Spec {
 			objectiveParam},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done",
 			properties.DeadlockFreedom, properties.Termination},
+		Symmetry: "rotations",
 	}
 	if broken {
 		s.Name = "chang-roberts-announce-broken"
@@ -165,6 +166,7 @@ func changRobertsAnnounce(broken bool) Spec {
 		return automaton.New(automaton.Config[craNode, craMsg]{
 			Initial:  initial,
 			Links:    automaton.Ring(n),
+			Symmetry: automaton.Rotations,
 			Channels: disc,
 			Capacity: capacity,
 			Crashes:  crashes,

@@ -117,7 +117,8 @@ func changRobertsBidirectional(broken bool) Spec {
 			idsParam,
 			objectiveParam,
 		},
-		Claims: []string{properties.Uniqueness, properties.Validity, crbOnce, properties.Quiescence, properties.DeadlockFreedom},
+		Claims:   []string{properties.Uniqueness, properties.Validity, crbOnce, properties.Quiescence, properties.DeadlockFreedom},
+		Symmetry: "dihedral",
 	}
 	if broken {
 		s.Name = "chang-roberts-bidirectional-broken"
@@ -158,6 +159,7 @@ func changRobertsBidirectional(broken bool) Spec {
 		return automaton.New(automaton.Config[crbNode, int]{
 			Initial:  initial,
 			Links:    automaton.BiRing(n),
+			Symmetry: automaton.Dihedral,
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[crbNode, int]{
@@ -177,4 +179,12 @@ func changRobertsBidirectional(broken bool) Spec {
 		})
 	}
 	return s
+}
+
+// Permute implements automaton.Permuter: a reflection of the ring swaps
+// the two ports, so the direction a process chose is reversed.
+func (p *crbNode) Permute(g automaton.Perm) {
+	if g.Reflection() {
+		p.Dir = 1 - p.Dir
+	}
 }

@@ -259,6 +259,7 @@ func changRobertsWakeup(broken bool) Spec {
 		},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, crwElectable,
 			properties.Quiescence, properties.DeadlockFreedom},
+		Symmetry: "rotations",
 	}
 	if broken {
 		s.Name = "chang-roberts-wakeup-broken"
@@ -328,6 +329,7 @@ func changRobertsWakeup(broken bool) Spec {
 		return automaton.New(automaton.Config[crwNode, craMsg]{
 			Initial:  initial,
 			Links:    automaton.Ring(n),
+			Symmetry: automaton.Rotations,
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[crwNode, craMsg]{

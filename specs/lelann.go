@@ -184,6 +184,7 @@ func lelann(broken bool) Spec {
 		},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, llNoLateCand,
 			properties.DeadlockFreedom, properties.Termination},
+		Symmetry: "rotations",
 	}
 	if broken {
 		s.Name = "lelann-broken"
@@ -226,6 +227,7 @@ func lelann(broken bool) Spec {
 		return automaton.New(automaton.Config[llNode, llMsg]{
 			Initial:  initial,
 			Links:    automaton.Ring(n),
+			Symmetry: automaton.Rotations,
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[llNode, llMsg]{

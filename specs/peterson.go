@@ -195,6 +195,7 @@ func peterson(broken bool) Spec {
 		},
 		Claims: []string{properties.Uniqueness, properties.Validity, "phase-alignment", "phase-survivors", "distinct-tids",
 			properties.Quiescence, properties.DeadlockFreedom},
+		Symmetry: "rotations",
 	}
 	if broken {
 		s.Name = "peterson-broken"
@@ -232,6 +233,7 @@ func peterson(broken bool) Spec {
 		return automaton.New(automaton.Config[ptNode, ptMsg]{
 			Initial:  initial,
 			Links:    automaton.Ring(n),
+			Symmetry: automaton.Rotations,
 			Channels: disc,
 			Capacity: capacity,
 			Invariants: []automaton.Invariant[ptNode, ptMsg]{

@@ -47,6 +47,10 @@ type Spec struct {
 	// are a reconstruction that the source has not confirmed yet.
 	// `vacheck list` shows it.
 	Provisional string
+	// Symmetry, when set, names the symmetry group the spec's models
+	// declare (automaton.Config.Symmetry), for `check --symmetry`:
+	// "rotations" or "dihedral".
+	Symmetry string
 }
 
 // Catalog returns every spec, ordered by section then name.

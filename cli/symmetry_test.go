@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestSymmetryFlag: check --symmetry stores orbits and reports the raw
+// counts (text and JSON); a spec that declares no symmetry is refused with
+// exit 2, naming the specs that do; arrangements that are not closed under
+// rotations and liveness properties are refused too; a violation found
+// under symmetry exits 1 with a real counterexample.
+func TestSymmetryFlag(t *testing.T) {
+	code, out, errb := vacheck("check", "chang-roberts", "--n", "4", "--symmetry", "--quiet")
+	if code != exitOK || !strings.Contains(out, "1,077 distinct states") || !strings.Contains(out, "they hold 4,308 states and 24 terminal states") || !strings.Contains(out, "4.00 times fewer") {
+		t.Errorf("check --symmetry: exit %d\n%s%s", code, out, errb)
+	}
+	code, out, _ = vacheck("check", "chang-roberts", "--n", "4", "--symmetry", "--quiet", "--format", "json", "--metric", "messages")
+	var run struct {
+		States int64 `json:"states"`
+		Stats  struct {
+			Symmetry  string `json:"symmetry"`
+			RawStates int64  `json:"raw_states"`
+		} `json:"stats"`
+		Metrics map[string]struct{ Min, Max int64 } `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(out), &run); err != nil || code != exitOK || run.States != 1077 || run.Stats.RawStates != 4308 || run.Stats.Symmetry == "" || run.Metrics["messages"].Min != 7 || run.Metrics["messages"].Max != 10 {
+		t.Errorf("JSON: exit %d, %+v (%v)", code, run, err)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"check", "lamport", "--symmetry"}, []string{"--symmetry", "lamport declares no symmetry", "the specs that do", "chang-roberts"}},
+		{[]string{"check", "chang-roberts", "--n", "4", "--ids", "increasing", "--symmetry"}, []string{"--symmetry", "not closed under the rotations", "--ids all"}},
+		{[]string{"check", "chang-roberts-announce", "--n", "3", "--symmetry", "--property", "termination"}, []string{"--symmetry", "liveness property termination"}},
+	} {
+		code, _, errb := vacheck(append(c.args, "--quiet")...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, exitUsage, errb)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errb, w) {
+				t.Errorf("%v: %q does not say %q", c.args, errb, w)
+			}
+		}
+	}
+	code, out, _ = vacheck("check", "chang-roberts-broken", "--n", "3", "--symmetry", "--quiet")
+	if code != exitViolated || !strings.Contains(out, "VIOLATED uniqueness") || !strings.Contains(out, "receive(") {
+		t.Errorf("broken twin under --symmetry: exit %d\n%s", code, out)
+	}
+	code, out, _ = vacheck("check", "chang-roberts-announce", "--n", "3", "--symmetry", "--quiet")
+	if code != exitOK || !strings.Contains(out, "symmetry (rotations") {
+		t.Errorf("announce under --symmetry (termination skipped): exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,477 @@
+package explorer
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// Symmetric is an optional interface of a Model that declares symmetries of
+// its states: a group G of permutations of the processes that maps the
+// transition system onto itself and leaves every property unchanged. With
+// Config.Symmetry the search stores one representative per orbit.
+type Symmetric interface {
+	// Symmetry describes the group for reports ("rotations of the ring, 5
+	// elements"), or says why the model cannot be reduced by it (it
+	// declares none; its initial states are not a union of orbits).
+	Symmetry() (string, error)
+	// NewCanonicalizer returns a Canonicalizer with scratch memory of its
+	// own, for one goroutine.
+	NewCanonicalizer() Canonicalizer
+}
+
+// Canonicalizer maps a state to the representative of its orbit.
+type Canonicalizer interface {
+	// Canonical returns the representative of the orbit of s, the same for
+	// every state of the orbit, and the orbit's size |G|/|Stab(s)|. rep is
+	// valid until the next call (it may be s itself).
+	Canonical(s []byte) (rep []byte, orbit int, err error)
+}
+
+// symModel is the quotient of a Symmetric model: its states are the
+// representatives, and each transition of a representative leads to the
+// representative of its successor. Its workers check, on every
+// representative they reach for the first time (give or take a bounded
+// cache), that the state the transition really reached and its
+// representative agree on the invariants, on their transitions (how many,
+// how many live, how many messages they send) and on being a valid end
+// state: the assumptions under which the quotient has the verdicts and
+// metrics of the model. A disagreement fails the search.
+type symModel struct {
+	Model
+	sym     Symmetric
+	group   string
+	initial [][]byte
+	want    uint64 // the invariants whose verdicts must agree
+	checkDL bool
+}
+
+// symmetric returns the quotient of m by the group it declares.
+func symmetric(m Model) (*symModel, error) {
+	sm, ok := m.(Symmetric)
+	if !ok {
+		return nil, fmt.Errorf("%w: --symmetry: this model declares no symmetry", ErrConfig)
+	}
+	group, err := sm.Symmetry()
+	if err != nil {
+		return nil, fmt.Errorf("%w: --symmetry: %v", ErrConfig, err)
+	}
+	initial, err := m.Initial()
+	if err != nil {
+		return nil, fmt.Errorf("explorer: initial states: %w", err)
+	}
+	q := &symModel{Model: m, sym: sm, group: group, want: ^uint64(0), checkDL: true}
+	c := sm.NewCanonicalizer()
+	for k, st := range initial {
+		rep, _, err := c.Canonical(st)
+		if err != nil {
+			return nil, fmt.Errorf("explorer: initial state %d: %w", k+1, err)
+		}
+		q.initial = append(q.initial, append([]byte(nil), rep...))
+	}
+	return q, nil
+}
+
+// Initial returns the representatives of the model's initial states, in
+// the order of theirs: initial state k of the quotient stands for initial
+// state k of the model.
+func (q *symModel) Initial() ([][]byte, error) { return q.initial, nil }
+
+// NewWorker returns a worker of the quotient.
+func (q *symModel) NewWorker() Worker {
+	w := &symWorker{q: q, w: q.Model.NewWorker(), probe: q.Model.NewWorker(), canon: q.sym.NewCanonicalizer(), pcanon: q.sym.NewCanonicalizer(), checked: make([]uint64, 1<<12)}
+	w.emitFn = w.emitRep
+	w.countFn = func(t Transition, next []byte) {
+		w.count.all++
+		w.count.messages += int64(t.Messages)
+		if !t.Fault {
+			w.count.live++
+		}
+		rep, _, err := w.pcanon.Canonical(next)
+		if err != nil {
+			w.countErr = err
+			return
+		}
+		h := xxhash.Sum64(rep)
+		w.count.sum += h
+		w.count.xor ^= h * 0x9e3779b97f4a7c15
+	}
+	return w
+}
+
+// symWorker is a worker of the quotient.
+type symWorker struct {
+	q        *symModel
+	w, probe Worker // probe checks the assumptions while w is expanding
+	canon    Canonicalizer
+	// checked is a direct-mapped cache of the fingerprints of the
+	// representatives whose assumptions were checked.
+	checked []uint64
+	emit    func(Transition, []byte)
+	emitFn  func(Transition, []byte)
+	countFn func(Transition, []byte)
+	// pcanon canonicalizes the successors probe computes.
+	pcanon   Canonicalizer
+	count    summary
+	countErr error
+	err      error
+}
+
+// Successors implements Worker: the transitions of s, each to the
+// representative of its successor.
+func (w *symWorker) Successors(s []byte, emit func(Transition, []byte)) (int, error) {
+	w.emit, w.err = emit, nil
+	n, err := w.w.Successors(s, w.emitFn)
+	w.emit = nil
+	if err == nil {
+		err = w.err
+	}
+	return n, err
+}
+
+func (w *symWorker) emitRep(t Transition, next []byte) {
+	if w.err != nil {
+		w.emit(t, next)
+		return
+	}
+	rep, _, err := w.canon.Canonical(next)
+	if err != nil {
+		w.err = err
+		w.emit(t, next)
+		return
+	}
+	if len(rep) > 0 && len(next) > 0 && &rep[0] != &next[0] {
+		h := xxhash.Sum64(rep)
+		if slot := &w.checked[h&uint64(len(w.checked)-1)]; *slot != h {
+			if w.err = w.agree(next, rep); w.err != nil {
+				w.emit(t, next)
+				return
+			}
+			*slot = h
+		}
+	}
+	w.emit(t, rep)
+}
+
+// agree checks that state s and its representative rep agree on what the
+// reduction relies on: the verdicts of the invariants, the number of
+// transitions (live ones, messages sent) and the orbits they lead to (as a
+// multiset, by two order-independent hashes of the successors'
+// representatives), being a valid end state, and the state bound.
+func (w *symWorker) agree(s, rep []byte) error {
+	q := w.q
+	props := q.Model.Properties()
+	if q.want != 0 {
+		a, err := w.probe.Check(s, q.want)
+		if err != nil {
+			return err
+		}
+		b, err := w.probe.Check(rep, q.want)
+		if err != nil {
+			return err
+		}
+		if a != b {
+			k := max(a, b)
+			if a >= 0 && b >= 0 {
+				k = min(a, b)
+			}
+			return w.broken(fmt.Sprintf("the property %s has a different verdict in a successor and in its representative", props[k].Name))
+		}
+	}
+	sa, err := w.transitions(s)
+	if err != nil {
+		return err
+	}
+	sb, err := w.transitions(rep)
+	if err != nil {
+		return err
+	}
+	if sa.all != sb.all || sa.live != sb.live || sa.messages != sb.messages {
+		return w.broken(fmt.Sprintf("a successor has %d transitions (%d live, sending %d messages) and its representative %d (%d live, sending %d)", sa.all, sa.live, sa.messages, sb.all, sb.live, sb.messages))
+	}
+	if sa != sb {
+		return w.broken("the transitions of a successor and of its representative lead to different orbits")
+	}
+	if sa.live == 0 && q.checkDL {
+		a, err := w.probe.ValidEnd(s)
+		if err != nil {
+			return err
+		}
+		b, err := w.probe.ValidEnd(rep)
+		if err != nil {
+			return err
+		}
+		if a != b {
+			return w.broken("a terminal successor and its representative differ on being a valid end state")
+		}
+	}
+	a, err := inBound(w.probe, s)
+	if err != nil {
+		return err
+	}
+	b, err := inBound(w.probe, rep)
+	if err != nil {
+		return err
+	}
+	if a != b {
+		return w.broken("a successor and its representative differ on the state bound")
+	}
+	return nil
+}
+
+// summary sums up the transitions of a state: how many, how many live,
+// the messages they send, and two order-independent hashes of the
+// representatives of their successors.
+type summary struct {
+	all, live, messages int64
+	sum, xor            uint64
+}
+
+func (w *symWorker) transitions(s []byte) (c summary, err error) {
+	w.count, w.countErr = c, nil
+	_, err = w.probe.Successors(s, w.countFn)
+	if err == nil {
+		err = w.countErr
+	}
+	return w.count, err
+}
+
+func (w *symWorker) broken(what string) error {
+	return fmt.Errorf("--symmetry: the model is not symmetric under the group it declares (%s): %s; one of its transitions or properties depends on which process is which", w.q.group, what)
+}
+
+// Check implements Worker.
+func (w *symWorker) Check(s []byte, want uint64) (int, error) { return w.w.Check(s, want) }
+
+// ValidEnd implements Worker.
+func (w *symWorker) ValidEnd(s []byte) (bool, error) { return w.w.ValidEnd(s) }
+
+// InBound implements Bounder.
+func (w *symWorker) InBound(s []byte) (bool, error) { return inBound(w.w, s) }
+
+// TrackTypes implements TypedWorker when the model's worker does.
+func (w *symWorker) TrackTypes(on bool) {
+	if tw, ok := w.w.(TypedWorker); ok {
+		tw.TrackTypes(on)
+	}
+}
+
+// SentOfType implements TypedWorker when the model's worker does.
+func (w *symWorker) SentOfType(typ string) int {
+	if tw, ok := w.w.(TypedWorker); ok {
+		return tw.SentOfType(typ)
+	}
+	return 0
+}
+
+// orbitOf returns the number of states of the model that the stored state
+// st stands for: the size of its orbit under symmetry, else 1.
+func orbitOf(w Worker, st []byte) (int64, error) {
+	sw, ok := w.(*symWorker)
+	if !ok {
+		return 1, nil
+	}
+	_, o, err := sw.canon.Canonical(st)
+	return int64(o), err
+}
+
+// checkSymmetry refuses what symmetry reduction does not preserve or
+// cannot be combined with, and with every property selected (Properties
+// nil) selects the safety properties only.
+func (s *search) checkSymmetry(live []LiveProperty) error {
+	if s.cfg.Reduction != NoReduction {
+		return fmt.Errorf("%w: --symmetry cannot be combined with --reduction %s", ErrConfig, s.cfg.Reduction)
+	}
+	for _, m := range s.cfg.Metrics {
+		if instrumented(m) {
+			return fmt.Errorf("%w: --symmetry cannot compute --metric %s; use messages, messages:TYPE or steps, or drop --symmetry", ErrConfig, m)
+		}
+	}
+	if s.cfg.Properties == nil {
+		if len(live) > 0 {
+			names := []string{properties.DeadlockFreedom}
+			for _, p := range s.props {
+				names = append(names, p.Name)
+			}
+			s.cfg.Properties = names
+		}
+		return nil
+	}
+	for _, p := range live {
+		if s.selected(p.Name) {
+			return fmt.Errorf("%w: --symmetry checks invariants, assertions, deadlocks and metrics, not the liveness property %s; drop --symmetry, or select safety properties with --property", ErrConfig, p.Name)
+		}
+	}
+	return nil
+}
+
+// concrete maps a run of the quotient q (initial state init, then the
+// action indices acts between representatives) to a run of the model from
+// its own initial state init: at each step, the first transition (in
+// action order) of the real state whose successor has the representative
+// the quotient's run reached. It returns the action indices of the real
+// run.
+func (q *symModel) concrete(init int, acts []uint32) ([]uint32, error) {
+	initial, err := q.Model.Initial()
+	if err != nil {
+		return nil, err
+	}
+	if init < 0 || init >= len(initial) {
+		return nil, fmt.Errorf("explorer: no initial state %d", init)
+	}
+	w := q.Model.NewWorker()
+	c := q.sym.NewCanonicalizer()
+	cur := append([]byte(nil), initial[init]...)
+	rep := append([]byte(nil), q.initial[init]...)
+	out := make([]uint32, 0, len(acts))
+	var next []byte
+	for _, a := range acts {
+		// The quotient's step: action a of the representative.
+		idx := 0
+		next = next[:0]
+		found := false
+		if _, err := w.Successors(rep, func(_ Transition, succ []byte) {
+			if idx == int(a) {
+				next, found = append(next, succ...), true
+			}
+			idx++
+		}); err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, errReplay
+		}
+		r, _, err := c.Canonical(next)
+		if err != nil {
+			return nil, err
+		}
+		rep = append(rep[:0], r...)
+		// The real step: the first transition of cur to the same orbit.
+		var succs [][]byte
+		if _, err := w.Successors(cur, func(_ Transition, succ []byte) {
+			succs = append(succs, append([]byte(nil), succ...))
+		}); err != nil {
+			return nil, err
+		}
+		b := -1
+		for k, st := range succs {
+			r, _, err := c.Canonical(st)
+			if err != nil {
+				return nil, err
+			}
+			if bytes.Equal(r, rep) {
+				b = k
+				break
+			}
+		}
+		if b < 0 {
+			return nil, fmt.Errorf("explorer: --symmetry: no transition of the real run reaches the orbit the reduced run reached; the model is not symmetric under %s", q.group)
+		}
+		out = append(out, uint32(b))
+		cur = succs[b]
+	}
+	return out, nil
+}
+
+// replay rebuilds the trace of the run from initial state init through the
+// action indices acts (with the fingerprints fps of its states when not
+// nil) of the model searched; under symmetry, the reduced run is first
+// replayed on the quotient, then mapped to a real run of the model, which
+// the trace shows.
+func (s *search) replay(init int, acts []uint32, fps []uint64) (Trace, error) {
+	q, ok := s.m.(*symModel)
+	if !ok {
+		return Replay(s.m, init, acts, fps)
+	}
+	if fps != nil {
+		if _, err := Replay(q, init, acts, fps); err != nil {
+			return Trace{}, err
+		}
+	}
+	real, err := q.concrete(init, acts)
+	if err != nil {
+		return Trace{}, err
+	}
+	return Replay(q.Model, init, real, nil)
+}
+
+// replayLasso is replay for a lasso: prefix, then a cycle. Under symmetry
+// the cycle of the quotient leads the real run from a state to a
+// permutation of it, so the real cycle repeats it until the real run is
+// back where the cycle began (at most |G| times). It returns the action
+// indices of the real prefix and cycle.
+func (s *search) replayLasso(init int, prefix, cycle []uint32) (Trace, int, error) {
+	q, ok := s.m.(*symModel)
+	if !ok || len(cycle) == 0 {
+		t, err := s.replay(init, append(append([]uint32(nil), prefix...), cycle...), nil)
+		return t, len(prefix), err
+	}
+	run := append([]uint32(nil), prefix...)
+	var real []uint32
+	var err error
+	start := -1
+	for rounds := 0; rounds <= 64; rounds++ {
+		run = append(run, cycle...)
+		if real, err = q.concrete(init, run); err != nil {
+			return Trace{}, 0, err
+		}
+		t, err := Replay(q.Model, init, real, nil)
+		if err != nil {
+			return t, 0, err
+		}
+		if start < 0 {
+			start = len(prefix)
+		}
+		if sameState(q.Model, init, real[:start], real) {
+			return t, start, nil
+		}
+	}
+	return Trace{}, 0, fmt.Errorf("explorer: --symmetry: the real run of a cycle does not close")
+}
+
+// sameState reports whether the runs a and b of m from initial state init
+// end in the same state.
+func sameState(m Model, init int, a, b []uint32) bool {
+	ea, errA := endState(m, init, a)
+	eb, errB := endState(m, init, b)
+	return errA == nil && errB == nil && bytes.Equal(ea, eb)
+}
+
+func endState(m Model, init int, acts []uint32) ([]byte, error) {
+	initial, err := m.Initial()
+	if err != nil {
+		return nil, err
+	}
+	w := m.NewWorker()
+	cur := append([]byte(nil), initial[init]...)
+	for _, a := range acts {
+		idx := 0
+		var next []byte
+		if _, err := w.Successors(cur, func(_ Transition, succ []byte) {
+			if idx == int(a) {
+				next = append([]byte(nil), succ...)
+			}
+			idx++
+		}); err != nil {
+			return nil, err
+		}
+		if next == nil {
+			return nil, errReplay
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// Live implements LiveWorker when the model's worker does. The search
+// evaluates the predicates of liveness properties it does not check while
+// it builds the graph for metrics; under symmetry it checks none.
+func (w *symWorker) Live(s []byte, k, i int) (when, goal bool, err error) {
+	lw, ok := w.w.(LiveWorker)
+	if !ok {
+		return false, false, fmt.Errorf("explorer: the model's worker does not evaluate liveness predicates")
+	}
+	return lw.Live(s, k, i)
+}

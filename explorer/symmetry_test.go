@@ -1,0 +1,145 @@
+package explorer_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+)
+
+// swap is two counters a, b in 0..3 that count up independently (and wrap
+// to 0 with wrap), symmetric under exchanging them; the invariant fails
+// where a+b = bad (never when bad < 0).
+type swap struct {
+	wrap bool
+	bad  int
+}
+
+func (m swap) Initial() ([][]byte, error) { return [][]byte{{0, 0}}, nil }
+func (m swap) Properties() []properties.Info {
+	return []properties.Info{{Name: "good", Kind: properties.Invariant}}
+}
+func (m swap) NewWorker() explorer.Worker { return swapWorker{m} }
+func (m swap) Symmetry() (string, error)  { return "exchange of the two counters, 2 elements", nil }
+func (m swap) NewCanonicalizer() explorer.Canonicalizer {
+	return &swapCanon{}
+}
+
+type swapCanon struct{ buf [2]byte }
+
+func (c *swapCanon) Canonical(s []byte) ([]byte, int, error) {
+	if s[0] == s[1] {
+		return s, 1, nil
+	}
+	c.buf = [2]byte{min(s[0], s[1]), max(s[0], s[1])}
+	return c.buf[:], 2, nil
+}
+
+type swapWorker struct{ m swap }
+
+func (w swapWorker) Successors(s []byte, emit func(explorer.Transition, []byte)) (int, error) {
+	n := 0
+	for k := 0; k < 2; k++ {
+		next := []byte{s[0], s[1]}
+		switch {
+		case next[k] < 3:
+			next[k]++
+		case w.m.wrap:
+			next[k] = 0
+		default:
+			continue
+		}
+		emit(explorer.Transition{Task: int32(k), Messages: 1}, next)
+		n++
+	}
+	return n, nil
+}
+
+func (w swapWorker) Check(s []byte, want uint64) (int, error) {
+	if want&1 != 0 && int(s[0])+int(s[1]) == w.m.bad {
+		return 0, nil
+	}
+	return -1, nil
+}
+
+func (w swapWorker) ValidEnd([]byte) (bool, error) { return true, nil }
+
+// TestSymmetryQuotient: the quotient of a small symmetric model stores 10
+// orbits for 16 states; a counterexample is a real run of the model (from
+// (0,0), through states the model has, to a violating one); a cycle of the
+// quotient that the model closes only after two rounds gives a lasso of
+// the model that closes.
+func TestSymmetryQuotient(t *testing.T) {
+	for _, strategy := range []explorer.Strategy{explorer.BFS, explorer.DFS} {
+		r, err := explorer.Check(swap{bad: -1}, explorer.Config{Strategy: strategy, Symmetry: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != explorer.OK || r.States != 10 || r.RawStates != 16 || r.Terminal != 1 || r.RawTerminal != 1 {
+			t.Errorf("%s: %s, %d orbits holding %d states, %d terminal (%d); want ok, 10 holding 16, 1 (1)", strategy, r.Status, r.States, r.RawStates, r.Terminal, r.RawTerminal)
+		}
+	}
+	r, err := explorer.Check(swap{bad: 5}, explorer.Config{Symmetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != explorer.Violated || len(r.Violations) != 1 {
+		t.Fatalf("a+b=5: %s, %d violations", r.Status, len(r.Violations))
+	}
+	if end := endOf(t, swap{bad: 5}, r.Violations[0].Trace); int(end[0])+int(end[1]) != 5 || len(r.Violations[0].Trace.Steps) != 5 {
+		t.Errorf("the counterexample ends in %v after %d steps, want a+b=5 after 5", end, len(r.Violations[0].Trace.Steps))
+	}
+	r, err = explorer.Check(swap{wrap: true, bad: -1}, explorer.Config{Symmetry: true, Metrics: []string{"messages"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Metrics) != 1 || !r.Metrics[0].Unbounded || r.Metrics[0].MaxWitness == nil {
+		t.Fatalf("wrapping counters: %+v, want unbounded messages with a lasso", r.Metrics)
+	}
+	w := r.Metrics[0].MaxWitness
+	start := endOf(t, swap{wrap: true}, explorer.Trace{Initial: w.Initial, Steps: w.Steps})
+	end := endOf(t, swap{wrap: true}, explorer.Trace{Initial: w.Initial, Steps: append(append([]explorer.Step(nil), w.Steps...), w.Cycle...)})
+	if len(w.Cycle) == 0 || start != end {
+		t.Errorf("the lasso's cycle goes from %v to %v in %d steps: it does not close", start, end, len(w.Cycle))
+	}
+}
+
+// endOf replays trace t on m and returns its last state.
+func endOf(t *testing.T, m explorer.Model, tr explorer.Trace) [2]byte {
+	t.Helper()
+	cur := []byte{0, 0}
+	w := m.NewWorker()
+	for _, s := range tr.Steps {
+		var next []byte
+		k := 0
+		if _, err := w.Successors(cur, func(_ explorer.Transition, b []byte) {
+			if k == s.ActionIndex {
+				next = append([]byte(nil), b...)
+			}
+			k++
+		}); err != nil || next == nil {
+			t.Fatalf("the trace does not replay at %v (%v)", cur, err)
+		}
+		cur = next
+	}
+	return [2]byte(cur)
+}
+
+// TestSymmetryRefusals: a model that declares no symmetry, and what
+// symmetry cannot be combined with, are configuration errors.
+func TestSymmetryRefusals(t *testing.T) {
+	for name, c := range map[string]struct {
+		m   explorer.Model
+		cfg explorer.Config
+	}{
+		"no symmetry declared": {&graph{init: []int{0}, next: func(int) []int { return nil }}, explorer.Config{}},
+		"partial-order":        {swap{bad: -1}, explorer.Config{Reduction: explorer.PartialOrder}},
+		"metric time":          {swap{bad: -1}, explorer.Config{Metrics: []string{"time"}}},
+	} {
+		c.cfg.Symmetry = true
+		if _, err := explorer.Check(c.m, c.cfg); !errors.Is(err, explorer.ErrConfig) {
+			t.Errorf("%s: %v, want a configuration error", name, err)
+		}
+	}
+}
