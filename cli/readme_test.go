@@ -49,13 +49,16 @@ var readmeExits = map[string]int{
 	"vacheck check maekawa-basic --n 3 --html deadlock.html":                                                     1,
 	"vacheck check chang-roberts --n 4 --metric messages --html witnesses.html":                                  0,
 	"vacheck check lamport --n 3 --clock-limit 6":                                                                5,
+	"vacheck check chang-roberts --n 6 --ids all --symmetry":                                                     0,
+	"vacheck check chang-roberts-bidirectional --n 4 --symmetry --metric messages":                               0,
 }
 
 // readmeSlow lists README commands that take more than a few seconds;
 // -short skips them.
 var readmeSlow = map[string]bool{
-	"vacheck check chang-roberts --n 6 --ids all":         true,
-	"vacheck check chang-roberts --n 6 --metric messages": true,
+	"vacheck check chang-roberts --n 6 --ids all":            true,
+	"vacheck check chang-roberts --n 6 --metric messages":    true,
+	"vacheck check chang-roberts --n 6 --ids all --symmetry": true,
 }
 
 // TestReadmeCommands runs every `vacheck` command of the README's shell
