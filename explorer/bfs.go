@@ -199,7 +199,7 @@ func (s *search) bfs() {
 		counts := make([]int64, W)
 		var probes, hits [64]int64
 		s.parallel(func(w int) {
-			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe}
+			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, rec: s.rec.level(w)}
 			x.run(w, cur, &dead[w], &fails[w], &failErr[w])
 			probes[w%64] += x.probes
 			hits[w%64] += x.hits
@@ -319,6 +319,7 @@ type expander struct {
 	a               uint32
 	live            int
 	trans, terminal int64
+	rec             *graphSink // records the state graph, when liveness needs it
 	_               [64]byte
 }
 
@@ -327,7 +328,11 @@ func (x *expander) emit(t Transition, next []byte) {
 		x.live++
 	}
 	if x.expand {
-		x.offer(next, xxhash.Sum64(next), x.a)
+		h := xxhash.Sum64(next)
+		if x.rec != nil {
+			x.rec.edge(t, h)
+		}
+		x.offer(next, h, x.a)
 	}
 	x.a++
 }
@@ -420,6 +425,9 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 		st, fp := cur.get(x.r)
 		x.a, x.live = 0, 0
+		if x.rec != nil {
+			x.rec.begin(st, fp)
+		}
 		var err error
 		if reducer != nil {
 			err = x.expandReduced(reducer, wk, st)
@@ -433,6 +441,9 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 				*failErr = err
 			}
 			continue
+		}
+		if x.rec != nil {
+			x.rec.end(st)
 		}
 		if x.live == 0 {
 			x.terminal++

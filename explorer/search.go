@@ -92,6 +92,11 @@ type search struct {
 	// transitions.
 	reduced atomic.Int64
 
+	// rec records the state graph for liveness and metrics during a BFS;
+	// safetyDone says that the safety search completed, so that a limit
+	// reached later leaves its verdicts standing.
+	rec            *graphRecorder
+	safetyDone     bool
 	liveVerdict    []Verdict
 	liveViolations []Violation
 	graph          *GraphStats
@@ -173,8 +178,10 @@ func Check(m Model, cfg Config) (*Result, error) {
 	if cfg.Strategy == DFS {
 		s.dfs()
 	} else {
+		s.recordGraph(live)
 		s.bfs()
 	}
+	s.safetyDone = s.failure == nil && s.incomplete == "" && !s.stopped() && !s.done()
 	if s.failure == nil && s.incomplete == "" && !s.stopped() && (len(s.violations) == 0 || cfg.Continue) {
 		s.runLiveness(live)
 	}
@@ -536,7 +543,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		switch {
 		case !selected(p.Name) && p.Kind != properties.Assertion:
 			pr.Verdict = Skipped
-		case complete:
+		case complete || (s.safetyDone && s.failure == nil):
 			pr.Verdict = Holds
 		}
 		for _, f := range s.violations {
