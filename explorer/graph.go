@@ -488,7 +488,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	if n >= math.MaxUint32 || m >= math.MaxUint32 {
 		return nil, fmt.Errorf("the state graph for liveness is too large (%d states, %d edges; at most %d each)", n, m, math.MaxUint32-1)
 	}
-	g := &stateGraph{n: n, nbits: sp.nbits, stop: s.stopped, typed: make([][]int32, len(sp.types))}
+	g := &stateGraph{n: n, nbits: sp.nbits, stop: s.halting, typed: make([][]int32, len(sp.types))}
 	if lm, ok := s.m.(LiveModel); ok {
 		g.ntasks = len(lm.Tasks())
 	}
@@ -701,7 +701,7 @@ func (s *search) buildGraph(sp *graphSpec) (*stateGraph, error) {
 	}
 	var cur []byte
 	for i := 0; i < len(ends); i++ {
-		if i&255 == 0 && s.stopped() {
+		if i&255 == 0 && s.halting() {
 			return nil, errHalted
 		}
 		if s.cfg.MaxStates > 0 && int64(len(ends)) > s.cfg.MaxStates {

@@ -775,6 +775,15 @@ func (s *search) runLiveness(live []LiveProperty) {
 	}
 }
 
+// halting is stopped for the passes over the state graph; it reads the
+// context itself as well, so that an interruption is seen at once.
+func (s *search) halting() bool {
+	if s.cfg.Context != nil && s.cfg.Context.Err() != nil {
+		s.stop.CompareAndSwap(running, stopContext)
+	}
+	return s.stopped()
+}
+
 // recordGraph sets the BFS safety search to record the state graph, when
 // liveness or metrics will need it and the search expands every state it
 // stores the same way the graph does (no depth limit, no reduction).
