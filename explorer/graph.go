@@ -1,10 +1,14 @@
 package explorer
 
 import (
+	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
+	"os"
 	"runtime"
 	"sync"
 
@@ -266,20 +270,25 @@ func (g *stateGraph) bytes() uint64 {
 
 // graphChunk is a run of consecutive states of the graph, as one worker
 // recorded them in one BFS level (or buildGraph all of them): the states
-// and their edges, with the edges' targets as fingerprints.
+// and their edges, with the edges' targets as fingerprints. The
+// fingerprints of the states and of the targets are in fps and targets, or
+// when the sink spills them, in its files from record fpFrom and tgtFrom on.
 type graphChunk struct {
-	fps        []uint64 // the states, in order
-	nedges     []uint32 // edges per state
-	cut        []int32  // the states beyond the bound (buildGraph only)
-	preds      []uint64 // nbits per state, packed
-	targets    []uint64 // each edge's target
-	task       taskCol
-	msgs       []int32
-	typed      [][]int32
-	time, sync []int32
-	served     []uint32 // per edge, the number of its entry keys
-	servedKeys []int32
-	entered    map[int32][]uint64 // by the state's index in the chunk
+	sink            *graphSink
+	fpFrom, tgtFrom int64
+	n, m            int      // states and edges
+	fps             []uint64 // the states, in order
+	nedges          []uint32 // edges per state
+	cut             []int32  // the states beyond the bound (buildGraph only)
+	preds           []uint64 // nbits per state, packed
+	targets         []uint64 // each edge's target
+	task            taskCol
+	msgs            []int32
+	typed           [][]int32
+	time, sync      []int32
+	served          []uint32 // per edge, the number of its entry keys
+	servedKeys      []int32
+	entered         map[int32][]uint64 // by the state's index in the chunk
 }
 
 // graphSink records states and edges into a chunk for one worker.
@@ -292,6 +301,9 @@ type graphSink struct {
 	active bool // the current state has a transition that is not a fault
 	err    error
 	chunks []*graphChunk // every chunk of the worker, in level order
+	// fpOut and tgtOut, when not nil, take the fingerprints of the states
+	// and of the edges' targets out of memory.
+	fpOut, tgtOut *spill
 }
 
 func newGraphSink(sp *graphSpec, w Worker) (*graphSink, error) {
@@ -316,8 +328,34 @@ func newGraphSink(sp *graphSpec, w Worker) (*graphSink, error) {
 
 // next starts a new chunk.
 func (k *graphSink) next() {
-	k.c = &graphChunk{typed: make([][]int32, len(k.sp.types))}
+	k.c = &graphChunk{sink: k, typed: make([][]int32, len(k.sp.types))}
+	if k.fpOut != nil {
+		k.c.fpFrom, k.c.tgtFrom = k.fpOut.n, k.tgtOut.n
+	}
 	k.chunks = append(k.chunks, k.c)
+}
+
+// spillTo makes the sink write the fingerprints to two unlinked temporary
+// files: they are read once, when the graph is assembled, so they need
+// not take memory while the search runs.
+func (k *graphSink) spillTo() error {
+	var err error
+	if k.fpOut, err = newSpill(); err != nil {
+		return err
+	}
+	if k.tgtOut, err = newSpill(); err != nil {
+		k.fpOut.close()
+		k.fpOut = nil
+		return err
+	}
+	return nil
+}
+
+func (k *graphSink) close() {
+	if k.fpOut != nil {
+		k.fpOut.close()
+		k.tgtOut.close()
+	}
 }
 
 func (k *graphSink) fail(err error) {
@@ -329,8 +367,13 @@ func (k *graphSink) fail(err error) {
 // begin records state st, with fingerprint fp, and its predicates.
 func (k *graphSink) begin(st []byte, fp uint64) {
 	c, sp := k.c, k.sp
-	i := len(c.fps)
-	c.fps = append(c.fps, fp)
+	i := c.n
+	c.n++
+	if k.fpOut != nil {
+		k.fpOut.put(fp)
+	} else {
+		c.fps = append(c.fps, fp)
+	}
 	c.nedges = append(c.nedges, 0)
 	k.active = false
 	if sp.nbits == 0 {
@@ -362,14 +405,19 @@ func (k *graphSink) begin(st []byte, fp uint64) {
 }
 
 // markCut records that the state begun last is beyond the bound.
-func (k *graphSink) markCut() { k.c.cut = append(k.c.cut, int32(len(k.c.fps)-1)) }
+func (k *graphSink) markCut() { k.c.cut = append(k.c.cut, int32(k.c.n-1)) }
 
 // edge records a transition of the state begun last to the state with
 // fingerprint fp. It is called from inside the emit callback of
 // Successors, where the worker describes the transition.
 func (k *graphSink) edge(t Transition, fp uint64) {
 	c, sp := k.c, k.sp
-	c.targets = append(c.targets, fp)
+	c.m++
+	if k.tgtOut != nil {
+		k.tgtOut.put(fp)
+	} else {
+		c.targets = append(c.targets, fp)
+	}
 	c.nedges[len(c.nedges)-1]++
 	task := t.Task
 	if t.Fault {
@@ -418,7 +466,7 @@ func (k *graphSink) end(st []byte) {
 	if k.c.entered == nil {
 		k.c.entered = map[int32][]uint64{}
 	}
-	k.c.entered[int32(len(k.c.fps)-1)] = set
+	k.c.entered[int32(k.c.n-1)] = set
 }
 
 // graphRecorder records the state graph while the BFS safety search
@@ -436,12 +484,26 @@ func (s *search) newGraphRecorder(sp *graphSpec) (*graphRecorder, error) {
 	r := &graphRecorder{sp: sp}
 	for _, w := range s.workers {
 		k, err := newGraphSink(sp, w)
+		if err == nil {
+			err = k.spillTo()
+		}
 		if err != nil {
+			r.close()
 			return nil, err
 		}
 		r.sinks = append(r.sinks, k)
 	}
 	return r, nil
+}
+
+// close releases the recorder's files.
+func (r *graphRecorder) close() {
+	if r == nil {
+		return
+	}
+	for _, k := range r.sinks {
+		k.close()
+	}
 }
 
 // level returns worker w's sink for a new BFS level, or nil when nothing is
@@ -461,6 +523,11 @@ func (r *graphRecorder) chunks() ([]*graphChunk, error) {
 	for _, k := range r.sinks {
 		if k.err != nil {
 			return nil, k.err
+		}
+		for _, p := range []*spill{k.fpOut, k.tgtOut} {
+			if p != nil && p.flush() != nil {
+				return nil, errIncomplete // the files failed: explore again
+			}
 		}
 	}
 	for l := range r.sinks[0].chunks {
@@ -482,8 +549,8 @@ var errIncomplete = errors.New("explorer: the recorded graph is not complete")
 func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, error) {
 	var n, m int
 	for _, c := range chunks {
-		n += len(c.fps)
-		m += len(c.targets)
+		n += c.n
+		m += c.m
 	}
 	if n >= math.MaxUint32 || m >= math.MaxUint32 {
 		return nil, fmt.Errorf("the state graph for liveness is too large (%d states, %d edges; at most %d each)", n, m, math.MaxUint32-1)
@@ -495,6 +562,14 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	// The initial states come first, in order, without duplicates.
 	fps := make([]uint64, 0, n)
 	for _, c := range chunks {
+		if c.sink != nil && c.sink.fpOut != nil {
+			if err := c.sink.fpOut.read(c.fpFrom, int64(c.n), func(fp uint64) bool {
+				fps = append(fps, fp)
+				return true
+			}); err != nil {
+				return nil, errIncomplete
+			}
+		}
 		fps = append(fps, c.fps...)
 		c.fps = nil
 	}
@@ -519,7 +594,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	g.to = make([]uint32, m)
 	offs := make([]int, len(chunks)+1)
 	for k, c := range chunks {
-		offs[k+1] = offs[k] + len(c.targets)
+		offs[k+1] = offs[k] + c.m
 	}
 	var miss sync.Once
 	missed := false
@@ -531,15 +606,34 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 			defer wg.Done()
 			for k := w; k < len(chunks); k += workers {
 				out := g.to[offs[k]:offs[k+1]]
-				for e, fp := range chunks[k].targets {
+				resolve := func(e int, fp uint64) bool {
 					j, ok := idx.get(fp)
 					if !ok {
 						miss.Do(func() { missed = true })
-						return
+						return false
 					}
 					out[e] = j
+					return true
 				}
-				chunks[k].targets = nil
+				c := chunks[k]
+				if c.sink != nil && c.sink.tgtOut != nil {
+					e := 0
+					if err := c.sink.tgtOut.read(c.tgtFrom, int64(c.m), func(fp uint64) bool {
+						e++
+						return resolve(e-1, fp)
+					}); err != nil {
+						miss.Do(func() { missed = true })
+					}
+				}
+				for e, fp := range c.targets {
+					if !resolve(e, fp) {
+						break
+					}
+				}
+				c.targets = nil
+				if missed {
+					return
+				}
 				if s.stopped() {
 					return
 				}
@@ -904,4 +998,61 @@ func (g *stateGraph) scc(in func(int) bool) (comp []int32, count int) {
 		}
 	}
 	return comp, count
+}
+
+// spill is an unlinked temporary file that keeps a stream of fingerprints
+// out of memory: written through a buffer, read back once.
+type spill struct {
+	f   *os.File
+	buf []byte
+	n   int64 // records written
+	err error
+}
+
+func newSpill() (*spill, error) {
+	f, err := os.CreateTemp("", "vacheck-graph-*")
+	if err != nil {
+		return nil, err
+	}
+	// The file goes when it is closed, or when the process ends.
+	_ = os.Remove(f.Name())
+	return &spill{f: f, buf: make([]byte, 0, 1<<18)}, nil
+}
+
+func (p *spill) put(fp uint64) {
+	p.buf = binary.LittleEndian.AppendUint64(p.buf, fp)
+	p.n++
+	if len(p.buf) == cap(p.buf) {
+		p.flush()
+	}
+}
+
+// flush writes the buffer out and returns the first error met.
+func (p *spill) flush() error {
+	if p.err == nil && len(p.buf) > 0 {
+		_, p.err = p.f.Write(p.buf)
+	}
+	p.buf = p.buf[:0]
+	return p.err
+}
+
+// read calls fn with records from .. from+count-1, in order, until fn
+// returns false. It may run concurrently with other reads.
+func (p *spill) read(from, count int64, fn func(fp uint64) bool) error {
+	r := bufio.NewReaderSize(io.NewSectionReader(p.f, 8*from, 8*count), 1<<16)
+	var rec [8]byte
+	for i := int64(0); i < count; i++ {
+		if _, err := io.ReadFull(r, rec[:]); err != nil {
+			return fmt.Errorf("reading the state graph back: %w", err)
+		}
+		if !fn(binary.LittleEndian.Uint64(rec[:])) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (p *spill) close() {
+	p.f.Close()
+	p.buf = nil
 }

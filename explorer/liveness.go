@@ -59,6 +59,9 @@ type GraphStats struct {
 	States, Edges int64
 	Bytes         uint64 // memory of the graph's arrays
 	Elapsed       time.Duration
+	// Recorded: the safety search recorded the graph as it went; otherwise
+	// (DFS, a bound, a depth limit) a second search built it.
+	Recorded bool
 }
 
 // Metric is the minimum and maximum of a measure (messages, steps) over all
@@ -656,6 +659,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 	start := time.Now()
 	sp := newGraphSpec(live, s.selected, s.cfg.Metrics)
 	g, err := s.recordedGraph(rec, sp)
+	recorded := err == nil
 	if errors.Is(err, errIncomplete) {
 		runtime.GC()
 		g, err = s.buildGraph(sp)
@@ -676,7 +680,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 		s.failure = &found{prop: -1}
 		return
 	}
-	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start)}
+	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start), Recorded: recorded}
 	s.liveVerdict = make([]Verdict, len(live))
 	for k := range live {
 		s.liveVerdict[k] = Skipped
@@ -812,7 +816,7 @@ func (s *search) recordedGraph(rec *graphRecorder, sp *graphSpec) (*stateGraph, 
 	}
 	n := int64(0)
 	for _, c := range chunks {
-		n += int64(len(c.fps))
+		n += int64(c.n)
 	}
 	if n != s.states.Load() {
 		return nil, errIncomplete

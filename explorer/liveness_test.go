@@ -200,6 +200,9 @@ func checkLiveCase(t *testing.T, g *liveGraph, cfg explorer.Config, violated boo
 	if err != nil {
 		t.Fatal(err)
 	}
+	if recorded := cfg.Strategy != explorer.DFS; r.Graph == nil || r.Graph.Recorded != recorded {
+		t.Errorf("graph %+v, want one recorded during the search: %v", r.Graph, recorded)
+	}
 	if !violated {
 		if r.Status != explorer.OK {
 			t.Fatalf("status %v %+v, want ok", r.Status, r.Violations)

@@ -179,6 +179,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 		s.dfs()
 	} else {
 		s.recordGraph(live)
+		defer s.rec.close()
 		s.bfs()
 	}
 	s.safetyDone = s.failure == nil && s.incomplete == "" && !s.stopped() && !s.done()
