@@ -1,11 +1,9 @@
 package explorer
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/bits"
 	"os"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
+	"github.com/vacheck/vacheck/properties"
 )
 
 // stateGraph is the explicit state graph that liveness checking and
@@ -382,8 +381,21 @@ func (k *graphSink) begin(st []byte, fp uint64) {
 	for words := (i+1)*sp.nbits/64 + 1; len(c.preds) < words; {
 		c.preds = append(c.preds, 0)
 	}
+	k.preds(st, false)
+}
+
+// atEnd reports whether the predicates of property p matter only in
+// terminal states: the goal of termination.
+func atEnd(p LiveProperty) bool { return p.Kind == properties.Terminates && !p.LeadsTo }
+
+// preds evaluates the predicates of the properties checked in the state
+// begun last: those that matter only in terminal states (end true), or
+// the others.
+func (k *graphSink) preds(st []byte, end bool) {
+	c, sp := k.c, k.sp
+	i := c.n - 1
 	for p, prop := range sp.live {
-		if sp.base[p] < 0 {
+		if sp.base[p] < 0 || atEnd(prop) != end {
 			continue
 		}
 		for inst := 0; inst < prop.Instances; inst++ {
@@ -446,9 +458,16 @@ func (k *graphSink) edge(t Transition, fp uint64) {
 }
 
 // end completes the state begun last, once all its edges are recorded:
-// a terminal state records the entries that took place in it.
+// a terminal state records the goal of termination, and the entries that
+// took place in it.
 func (k *graphSink) end(st []byte) {
-	if !k.sp.gm.entry || k.active {
+	if k.active {
+		return
+	}
+	if k.sp.nbits > 0 {
+		k.preds(st, true)
+	}
+	if !k.sp.gm.entry {
 		return
 	}
 	keys := k.mw.EntryKeys()
@@ -1039,15 +1058,19 @@ func (p *spill) flush() error {
 // read calls fn with records from .. from+count-1, in order, until fn
 // returns false. It may run concurrently with other reads.
 func (p *spill) read(from, count int64, fn func(fp uint64) bool) error {
-	r := bufio.NewReaderSize(io.NewSectionReader(p.f, 8*from, 8*count), 1<<16)
-	var rec [8]byte
-	for i := int64(0); i < count; i++ {
-		if _, err := io.ReadFull(r, rec[:]); err != nil {
+	buf := make([]byte, 1<<16)
+	for off := 8 * from; count > 0; {
+		k := min(count, int64(len(buf)/8))
+		b := buf[:8*k]
+		if _, err := p.f.ReadAt(b, off); err != nil {
 			return fmt.Errorf("reading the state graph back: %w", err)
 		}
-		if !fn(binary.LittleEndian.Uint64(rec[:])) {
-			return nil
+		for i := 0; i < len(b); i += 8 {
+			if !fn(binary.LittleEndian.Uint64(b[i:])) {
+				return nil
+			}
 		}
+		off, count = off+8*k, count-k
 	}
 	return nil
 }
