@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
@@ -615,8 +616,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	for k, c := range chunks {
 		offs[k+1] = offs[k] + c.m
 	}
-	var miss sync.Once
-	missed := false
+	var missed atomic.Bool
 	var wg sync.WaitGroup
 	workers := min(len(s.workers), runtime.GOMAXPROCS(0))
 	for w := 0; w < workers; w++ {
@@ -628,7 +628,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 				resolve := func(e int, fp uint64) bool {
 					j, ok := idx.get(fp)
 					if !ok {
-						miss.Do(func() { missed = true })
+						missed.Store(true)
 						return false
 					}
 					out[e] = j
@@ -641,7 +641,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 						e++
 						return resolve(e-1, fp)
 					}); err != nil {
-						miss.Do(func() { missed = true })
+						missed.Store(true)
 					}
 				}
 				for e, fp := range c.targets {
@@ -650,7 +650,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 					}
 				}
 				c.targets = nil
-				if missed {
+				if missed.Load() {
 					return
 				}
 				if s.stopped() {
@@ -661,7 +661,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	}
 	wg.Wait()
 	idx, fps = fpIndex{}, nil
-	if missed {
+	if missed.Load() {
 		return nil, errIncomplete
 	}
 	if s.stopped() {

@@ -353,3 +353,51 @@ func TestLivenessPhaseInterrupted(t *testing.T) {
 		}
 	})
 }
+
+// boundedLive is a liveGraph whose state bound is beyond the model's
+// bound (explorer.Bounder): they are stored but not expanded.
+type boundedLive struct {
+	*liveGraph
+	bound int
+}
+
+func (m boundedLive) NewWorker() explorer.Worker {
+	return boundedWorker{liveWorker{m.liveGraph}, m.bound}
+}
+
+type boundedWorker struct {
+	liveWorker
+	bound int
+}
+
+func (w boundedWorker) InBound(b []byte) (bool, error) { return dec(b) != w.bound, nil }
+
+// TestLivenessGraphRebuilt: when the BFS did not expand every state it
+// stored (a bound, an assertion), the graph is built by a second search,
+// with the same verdict and lasso as DFS gives.
+func TestLivenessGraphRebuilt(t *testing.T) {
+	// 0 -> 1 -> 2 <-> 3 on t0, t1 to the goal 5 from 2 (weakly unfair to
+	// skip, since t1 is enabled at 2 only); 4 lies beyond the bound.
+	g := &liveGraph{init: []int{0}, goal: is(5), edges: map[int][]edge{
+		0: {{1, 0, 0}, {4, 0, 0}}, 1: {{2, 0, 0}}, 2: {{3, 0, 0}, {5, 1, 0}}, 3: {{2, 0, 0}}, 5: {{5, 0, 0}},
+	}}
+	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+		r, err := explorer.Check(boundedLive{g, 4}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Cut != 1 || r.Graph == nil || r.Graph.Recorded {
+			t.Errorf("%v/%d: %d cut, graph %+v; want 1 cut and a graph built again", cfg.Strategy, cfg.Workers, r.Cut, r.Graph)
+		}
+		if r.Status != explorer.Violated || len(r.Violations) != 1 {
+			t.Fatalf("%v/%d: %v %+v, want the goal violated", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
+		}
+		tr := r.Violations[0].Trace
+		if got := explorer.Actions(tr.Steps); !slices.Equal(got, []string{"0->1", "1->2"}) {
+			t.Errorf("%v/%d: prefix %v", cfg.Strategy, cfg.Workers, got)
+		}
+		if got := explorer.Actions(tr.Cycle); !slices.Equal(got, []string{"2->3", "3->2"}) {
+			t.Errorf("%v/%d: cycle %v", cfg.Strategy, cfg.Workers, got)
+		}
+	}
+}
