@@ -94,9 +94,11 @@ type search struct {
 
 	// rec records the state graph for liveness and metrics during a BFS;
 	// safetyDone says that the safety search completed, so that a limit
-	// reached later leaves its verdicts standing.
+	// reached later leaves its verdicts standing; finished, that every
+	// phase completed before a limit was reached.
 	rec            *graphRecorder
 	safetyDone     bool
+	finished       bool
 	liveVerdict    []Verdict
 	liveViolations []Violation
 	graph          *GraphStats
@@ -186,6 +188,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 	if s.failure == nil && s.incomplete == "" && !s.stopped() && (len(s.violations) == 0 || cfg.Continue) {
 		s.runLiveness(live)
 	}
+	s.finished = s.safetyDone && s.incomplete == "" && !s.stopped()
 	close(done)
 	wg.Wait()
 	s.sampleMemory()
@@ -532,7 +535,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		Tracked: tracked(s.cfg.Metrics),
 	}
 	complete := s.incomplete == "" && s.failure == nil && !s.done()
-	if s.incomplete == "" {
+	if s.incomplete == "" && !s.finished {
 		if reason := s.limitReason(); reason != "" {
 			s.incomplete = reason
 			complete = false
