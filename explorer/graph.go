@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -204,19 +205,12 @@ func newGraphSpec(live []LiveProperty, checked func(string) bool, metrics []stri
 	}
 	sp.nbits = 2 * pairs
 	for _, m := range metrics {
-		if typ, ok := cutPrefix(m, "messages:"); ok {
+		if typ, ok := strings.CutPrefix(m, "messages:"); ok {
 			sp.types = append(sp.types, typ)
 		}
 		sp.msgs = sp.msgs || m == "messages"
 	}
 	return sp
-}
-
-func cutPrefix(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
-		return s[len(prefix):], true
-	}
-	return s, false
 }
 
 // predBit is the bit of the When (goal=false) or Goal predicate of
