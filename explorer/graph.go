@@ -787,6 +787,10 @@ func (s *search) buildGraph(sp *graphSpec) (*stateGraph, error) {
 	if k.tw != nil && len(sp.types) > 0 {
 		defer k.tw.TrackTypes(false)
 	}
+	// The fingerprints go to files when it can, to memory otherwise.
+	if k.spillTo() == nil {
+		defer k.close()
+	}
 	k.next()
 	index := swiss.NewMap[uint64, struct{}](1024)
 	// The states waiting to be expanded, back to back; ends[i] is where
@@ -861,7 +865,16 @@ func (s *search) buildGraph(sp *graphSpec) (*stateGraph, error) {
 		}
 	}
 	index, arena = nil, nil
-	return s.assemble(sp, k.chunks)
+	for _, p := range []*spill{k.fpOut, k.tgtOut} {
+		if p != nil && p.flush() != nil {
+			return nil, fmt.Errorf("writing the state graph to a temporary file: %w", p.err)
+		}
+	}
+	g, err := s.assemble(sp, k.chunks)
+	if errors.Is(err, errIncomplete) {
+		return nil, fmt.Errorf("the state graph for liveness could not be read back from its temporary files")
+	}
+	return g, err
 }
 
 // prefix returns the initial index and the action indices of the BFS-tree
