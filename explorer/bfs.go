@@ -210,7 +210,7 @@ func (s *search) bfs() {
 		counts := make([]int64, W)
 		var probes, hits [64]int64
 		s.parallel(func(w int) {
-			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe}
+			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, rec: s.rec.level(w)}
 			x.run(w, cur, &dead[w], &fails[w], &failErr[w])
 			probes[w%64] += x.probes
 			hits[w%64] += x.hits
@@ -422,7 +422,8 @@ type expander struct {
 	// sampled: with large states, a few thousand of them can take the
 	// level's buckets far past MaxMemory.
 	pending     int
-	rawTerminal int64 // under symmetry: the orbit sizes of the terminal states
+	rawTerminal int64      // under symmetry: the orbit sizes of the terminal states
+	rec         *graphSink // records the state graph, when liveness needs it
 	_           [64]byte
 }
 
@@ -431,7 +432,11 @@ func (x *expander) emit(t Transition, next []byte) {
 		x.live++
 	}
 	if x.expand {
-		x.offer(next, xxhash.Sum64(next), x.a)
+		h := xxhash.Sum64(next)
+		if x.rec != nil {
+			x.rec.edge(t, h)
+		}
+		x.offer(next, h, x.a)
 	}
 	x.a++
 }
@@ -531,6 +536,9 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 		st, fp := cur.get(x.r)
 		x.a, x.live = 0, 0
+		if x.rec != nil {
+			x.rec.begin(st, fp)
+		}
 		var err error
 		if reducer != nil {
 			err = x.expandReduced(reducer, wk, st)
@@ -544,6 +552,9 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 				*failErr = err
 			}
 			continue
+		}
+		if x.rec != nil {
+			x.rec.end(st)
 		}
 		if x.live == 0 {
 			x.terminal++

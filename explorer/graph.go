@@ -1,37 +1,167 @@
 package explorer
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
+	"github.com/vacheck/vacheck/properties"
 )
 
 // stateGraph is the explicit state graph that liveness checking and
-// metrics need: states numbered in BFS order, each with its outgoing edges
-// in action order, the BFS tree (for shortest prefixes), and the values of
-// the liveness predicates.
+// metrics need: states numbered in BFS order (the initial states first),
+// each with its outgoing edges in action order, the BFS tree (for shortest
+// prefixes), and the values of the liveness predicates asked for. It is
+// recorded while the safety search explores (graphRecorder), or built by
+// exploring again (buildGraph) when that search could not record it.
 type stateGraph struct {
-	n      int
-	first  []uint32 // edges of state i: first[i] .. first[i+1]
-	to     []uint32
-	task   []int32 // -1: a fault
-	msgs   []int32
-	parent []uint32 // BFS tree; for an initial state, itself
-	pact   []uint32 // action index from the parent; for an initial state, its initial index
-	init   []bool
-	cut    []bool    // beyond the model's bound: not expanded
-	preds  []uint64  // liveness predicate bits, stride words per state
-	typed  [][]int32 // per "messages:TYPE" metric: messages of that type per edge
-	stride int
-	ntasks int
+	n       int
+	n0      int      // states 0 .. n0-1 are the initial ones
+	initIdx []uint32 // initial index of each initial state
+	first   []uint32 // edges of state i: first[i] .. first[i+1]
+	to      []uint32
+	task    taskCol
+	msgs    []int32  // per edge, only for the metric messages
+	pe      []uint32 // BFS tree: the edge that first reached state i >= n0
+	cut     []bool   // beyond the model's bound: not expanded; nil when none is
+	preds   []uint64 // liveness predicate bits, nbits per state, packed
+	nbits   int
+	typed   [][]int32 // per "messages:TYPE" metric: messages of that type per edge
+	ntasks  int
 	// Instrumented metrics (MeasureWorker), per edge when asked for.
 	time        []int32            // "time": increase of the largest depth
 	sync        []int32            // "sync-delay": the delay an enter closes, or -1
 	servedFirst []uint32           // "messages-per-entry": edge e's keys are servedKeys[servedFirst[e]:servedFirst[e+1]]
 	servedKeys  []int32            // the entry key of each message
 	entered     map[int32][]uint64 // terminal state -> the entry keys that took place in it (bit set)
+	// stop, when set, says that a limit ends the run: the passes over the
+	// graph then return early and set halted.
+	stop   func() bool
+	halted bool
 }
+
+// halt reports, every 4096 calls of a pass (tick counts them), whether the
+// run must stop, and remembers it.
+func (g *stateGraph) halt(tick int) bool {
+	if g.halted {
+		return true
+	}
+	if tick&4095 != 0 || g.stop == nil {
+		return false
+	}
+	g.halted = g.stop()
+	return g.halted
+}
+
+// taskCol stores each edge's task as t+1 (0 for a fault) in one, two or
+// four bytes, widening when a task does not fit.
+type taskCol struct {
+	b []uint8
+	w []uint16
+	d []uint32
+}
+
+func (c *taskCol) add(t int32) {
+	v := uint32(t + 1)
+	if t < 0 {
+		v = 0
+	}
+	switch {
+	case c.d != nil:
+		c.d = append(c.d, v)
+	case c.w != nil:
+		if v > math.MaxUint16 {
+			c.widen(4)
+			c.d = append(c.d, v)
+			return
+		}
+		c.w = append(c.w, uint16(v))
+	default:
+		if v > math.MaxUint8 {
+			c.widen(2)
+			if v > math.MaxUint16 {
+				c.widen(4)
+				c.d = append(c.d, v)
+				return
+			}
+			c.w = append(c.w, uint16(v))
+			return
+		}
+		c.b = append(c.b, uint8(v))
+	}
+}
+
+// widen moves the column to size bytes a task.
+func (c *taskCol) widen(size int) {
+	n := c.len()
+	switch size {
+	case 2:
+		w := make([]uint16, n, max(2*n, 16))
+		for i, v := range c.b {
+			w[i] = uint16(v)
+		}
+		c.b, c.w = nil, w
+	case 4:
+		d := make([]uint32, n, max(2*n, 16))
+		for i := 0; i < n; i++ {
+			d[i] = uint32(c.at(i) + 1)
+		}
+		c.b, c.w, c.d = nil, nil, d
+	}
+}
+
+func (c *taskCol) size() int {
+	switch {
+	case c.d != nil:
+		return 4
+	case c.w != nil:
+		return 2
+	}
+	return 1
+}
+
+func (c *taskCol) len() int { return len(c.b) + len(c.w) + len(c.d) }
+
+// at returns the task of edge e, or -1 for a fault.
+func (c *taskCol) at(e int) int32 {
+	switch {
+	case c.d != nil:
+		return int32(c.d[e]) - 1
+	case c.w != nil:
+		return int32(c.w[e]) - 1
+	}
+	return int32(c.b[e]) - 1
+}
+
+// appendCol appends the tasks of o.
+func (c *taskCol) appendCol(o *taskCol) {
+	if o.size() > c.size() {
+		c.widen(o.size())
+	}
+	switch {
+	case c.d != nil:
+		for i := 0; i < o.len(); i++ {
+			c.d = append(c.d, uint32(o.at(i)+1))
+		}
+	case c.w != nil:
+		for i := 0; i < o.len(); i++ {
+			c.w = append(c.w, uint16(o.at(i)+1))
+		}
+	default:
+		c.b = append(c.b, o.b...)
+	}
+}
+
+func (c *taskCol) bytes() int { return cap(c.b) + 2*cap(c.w) + 4*cap(c.d) }
 
 // graphMeasures says which instrumented metrics the graph records.
 type graphMeasures struct{ time, sync, entry bool }
@@ -51,6 +181,38 @@ func measuresOf(metrics []string) graphMeasures {
 	return gm
 }
 
+// graphSpec says what a graph records: the predicates of the liveness
+// properties asked for (base[k] is the first predicate pair of property k,
+// or -1 when it is not checked), and the per-edge figures of the metrics.
+type graphSpec struct {
+	live  []LiveProperty
+	base  []int
+	nbits int
+	types []string
+	gm    graphMeasures
+	msgs  bool
+}
+
+func newGraphSpec(live []LiveProperty, checked func(string) bool, metrics []string) *graphSpec {
+	sp := &graphSpec{live: live, base: make([]int, len(live)), gm: measuresOf(metrics)}
+	pairs := 0
+	for k, p := range live {
+		sp.base[k] = -1
+		if checked(p.Name) {
+			sp.base[k] = pairs
+			pairs += p.Instances
+		}
+	}
+	sp.nbits = 2 * pairs
+	for _, m := range metrics {
+		if typ, ok := strings.CutPrefix(m, "messages:"); ok {
+			sp.types = append(sp.types, typ)
+		}
+		sp.msgs = sp.msgs || m == "messages"
+	}
+	return sp
+}
+
 // predBit is the bit of the When (goal=false) or Goal predicate of
 // instance inst of liveness property k.
 func (g *stateGraph) predBit(k, inst int, goal bool, base []int) int {
@@ -62,8 +224,18 @@ func (g *stateGraph) predBit(k, inst int, goal bool, base []int) int {
 }
 
 func (g *stateGraph) pred(state, bit int) bool {
-	return g.preds[state*g.stride+bit/64]&(1<<uint(bit%64)) != 0
+	b := state*g.nbits + bit
+	return g.preds[b/64]&(1<<uint(b%64)) != 0
 }
+
+// isInit reports whether state i is an initial state.
+func (g *stateGraph) isInit(i int) bool { return i < g.n0 }
+
+// isCut reports whether state i lies beyond the model's bound.
+func (g *stateGraph) isCut(i int) bool { return g.cut != nil && g.cut[i] }
+
+// taskOf returns the task of edge e, or -1 for a fault.
+func (g *stateGraph) taskOf(e int) int32 { return g.task.at(e) }
 
 // edges returns the index range of state i's edges.
 func (g *stateGraph) edges(i int) (int, int) { return int(g.first[i]), int(g.first[i+1]) }
@@ -71,23 +243,12 @@ func (g *stateGraph) edges(i int) (int, int) { return int(g.first[i]), int(g.fir
 // terminal reports whether state i has no enabled transition other than
 // faults (and was expanded).
 func (g *stateGraph) terminal(i int) bool {
-	if g.cut[i] {
+	if g.isCut(i) {
 		return false
 	}
 	lo, hi := g.edges(i)
 	for e := lo; e < hi; e++ {
-		if g.task[e] >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// terminalRange reports whether the edges lo..hi of one state are all
-// faults (so that the state is terminal, when it is expanded).
-func (g *stateGraph) terminalRange(lo, hi int) bool {
-	for e := lo; e < hi; e++ {
-		if g.task[e] >= 0 {
+		if g.task.at(e) >= 0 {
 			return false
 		}
 	}
@@ -96,79 +257,566 @@ func (g *stateGraph) terminalRange(lo, hi int) bool {
 
 // bytes estimates the memory the graph holds.
 func (g *stateGraph) bytes() uint64 {
-	return uint64(cap(g.first)*4 + cap(g.to)*4 + cap(g.task)*4 + cap(g.msgs)*4 +
-		cap(g.parent)*4 + cap(g.pact)*4 + cap(g.init) + cap(g.cut) + cap(g.preds)*8 +
+	return uint64(cap(g.first)*4 + cap(g.to)*4 + g.task.bytes() + cap(g.msgs)*4 +
+		cap(g.pe)*4 + cap(g.initIdx)*4 + cap(g.cut) + cap(g.preds)*8 +
 		cap(g.time)*4 + cap(g.sync)*4 + cap(g.servedFirst)*4 + cap(g.servedKeys)*4)
 }
 
-// buildGraph explores the whole state space of m breadth first on one
-// worker and keeps every edge. live describes the liveness properties whose
-// predicates are evaluated in every state.
-func (s *search) buildGraph(live []LiveProperty, types []string, gm graphMeasures) (*stateGraph, []int, error) {
-	w := s.m.NewWorker()
-	lw, _ := w.(LiveWorker)
-	tw, _ := w.(TypedWorker)
-	mw, _ := w.(MeasureWorker)
-	if (gm.time || gm.sync || gm.entry) && mw == nil {
-		return nil, nil, fmt.Errorf("%w: the model cannot measure time, sync-delay or messages-per-entry", ErrConfig)
+// graphChunk is a run of consecutive states of the graph, as one worker
+// recorded them in one BFS level (or buildGraph all of them): the states
+// and their edges, with the edges' targets as fingerprints. The
+// fingerprints of the states and of the targets are in fps and targets, or
+// when the sink spills them, in its files from record fpFrom and tgtFrom on.
+type graphChunk struct {
+	sink            *graphSink
+	fpFrom, tgtFrom int64
+	n, m            int      // states and edges
+	fps             []uint64 // the states, in order
+	nedges          []uint32 // edges per state
+	cut             []int32  // the states beyond the bound (buildGraph only)
+	preds           []uint64 // nbits per state, packed
+	targets         []uint64 // each edge's target
+	task            taskCol
+	msgs            []int32
+	typed           [][]int32
+	time, sync      []int32
+	served          []uint32 // per edge, the number of its entry keys
+	servedKeys      []int32
+	entered         map[int32][]uint64 // by the state's index in the chunk
+}
+
+// graphSink records states and edges into a chunk for one worker.
+type graphSink struct {
+	sp     *graphSpec
+	c      *graphChunk
+	lw     LiveWorker
+	tw     TypedWorker
+	mw     MeasureWorker
+	active bool // the current state has a transition that is not a fault
+	err    error
+	chunks []*graphChunk // every chunk of the worker, in level order
+	// fpOut and tgtOut, when not nil, take the fingerprints of the states
+	// and of the edges' targets out of memory.
+	fpOut, tgtOut *spill
+}
+
+func newGraphSink(sp *graphSpec, w Worker) (*graphSink, error) {
+	k := &graphSink{sp: sp}
+	k.lw, _ = w.(LiveWorker)
+	k.tw, _ = w.(TypedWorker)
+	k.mw, _ = w.(MeasureWorker)
+	if (sp.gm.time || sp.gm.sync || sp.gm.entry) && k.mw == nil {
+		return nil, fmt.Errorf("%w: the model cannot measure time, sync-delay or messages-per-entry", ErrConfig)
 	}
-	if len(types) > 0 {
-		if tw == nil {
-			return nil, nil, fmt.Errorf("%w: the model cannot count messages by type", ErrConfig)
+	if len(sp.types) > 0 {
+		if k.tw == nil {
+			return nil, fmt.Errorf("%w: the model cannot count messages by type", ErrConfig)
 		}
-		tw.TrackTypes(true)
-		defer tw.TrackTypes(false)
+		k.tw.TrackTypes(true)
 	}
-	base := make([]int, len(live))
-	bits := 0
-	for k, p := range live {
-		base[k] = bits / 2
-		bits += 2 * p.Instances
+	if sp.nbits > 0 && k.lw == nil {
+		return nil, fmt.Errorf("%w: the model cannot evaluate its liveness predicates", ErrConfig)
 	}
-	g := &stateGraph{stride: (bits + 63) / 64, first: []uint32{0}, typed: make([][]int32, len(types))}
-	if gm.entry {
-		g.servedFirst = []uint32{0}
-		g.entered = map[int32][]uint64{}
+	return k, nil
+}
+
+// next starts a new chunk.
+func (k *graphSink) next() {
+	k.c = &graphChunk{sink: k, typed: make([][]int32, len(k.sp.types))}
+	if k.fpOut != nil {
+		k.c.fpFrom, k.c.tgtFrom = k.fpOut.n, k.tgtOut.n
 	}
-	if g.stride == 0 {
-		g.stride = 1
+	k.chunks = append(k.chunks, k.c)
+}
+
+// spillTo makes the sink write the fingerprints to two unlinked temporary
+// files: they are read once, when the graph is assembled, so they need
+// not take memory while the search runs.
+func (k *graphSink) spillTo() error {
+	var err error
+	if k.fpOut, err = newSpill(); err != nil {
+		return err
 	}
+	if k.tgtOut, err = newSpill(); err != nil {
+		k.fpOut.close()
+		k.fpOut = nil
+		return err
+	}
+	return nil
+}
+
+func (k *graphSink) close() {
+	if k.fpOut != nil {
+		k.fpOut.close()
+		k.tgtOut.close()
+	}
+}
+
+func (k *graphSink) fail(err error) {
+	if k.err == nil {
+		k.err = err
+	}
+}
+
+// begin records state st, with fingerprint fp, and its predicates.
+func (k *graphSink) begin(st []byte, fp uint64) {
+	c, sp := k.c, k.sp
+	i := c.n
+	c.n++
+	if k.fpOut != nil {
+		k.fpOut.put(fp)
+	} else {
+		c.fps = append(c.fps, fp)
+	}
+	c.nedges = append(c.nedges, 0)
+	k.active = false
+	if sp.nbits == 0 {
+		return
+	}
+	for words := (i+1)*sp.nbits/64 + 1; len(c.preds) < words; {
+		c.preds = append(c.preds, 0)
+	}
+	k.preds(st, false)
+}
+
+// atEnd reports whether the predicates of property p matter only in
+// terminal states: the goal of termination.
+func atEnd(p LiveProperty) bool { return p.Kind == properties.Terminates && !p.LeadsTo }
+
+// preds evaluates the predicates of the properties checked in the state
+// begun last: those that matter only in terminal states (end true), or
+// the others.
+func (k *graphSink) preds(st []byte, end bool) {
+	c, sp := k.c, k.sp
+	i := c.n - 1
+	for p, prop := range sp.live {
+		if sp.base[p] < 0 || atEnd(prop) != end {
+			continue
+		}
+		for inst := 0; inst < prop.Instances; inst++ {
+			when, goal, err := k.lw.Live(st, p, inst)
+			if err != nil {
+				k.fail(err)
+				return
+			}
+			b := i*sp.nbits + 2*(sp.base[p]+inst)
+			if when {
+				c.preds[b/64] |= 1 << uint(b%64)
+			}
+			if goal {
+				b++
+				c.preds[b/64] |= 1 << uint(b%64)
+			}
+		}
+	}
+}
+
+// markCut records that the state begun last is beyond the bound.
+func (k *graphSink) markCut() { k.c.cut = append(k.c.cut, int32(k.c.n-1)) }
+
+// edge records a transition of the state begun last to the state with
+// fingerprint fp. It is called from inside the emit callback of
+// Successors, where the worker describes the transition.
+func (k *graphSink) edge(t Transition, fp uint64) {
+	c, sp := k.c, k.sp
+	c.m++
+	if k.tgtOut != nil {
+		k.tgtOut.put(fp)
+	} else {
+		c.targets = append(c.targets, fp)
+	}
+	c.nedges[len(c.nedges)-1]++
+	task := t.Task
+	if t.Fault {
+		task = -1
+	} else {
+		k.active = true
+	}
+	c.task.add(task)
+	if sp.msgs {
+		c.msgs = append(c.msgs, t.Messages)
+	}
+	for j, typ := range sp.types {
+		c.typed[j] = append(c.typed[j], int32(k.tw.SentOfType(typ)))
+	}
+	if sp.gm.time {
+		c.time = append(c.time, k.mw.TimeIncrease())
+	}
+	if sp.gm.sync {
+		c.sync = append(c.sync, k.mw.SyncDelay())
+	}
+	if sp.gm.entry {
+		n := len(c.servedKeys)
+		c.servedKeys = k.mw.Served(c.servedKeys)
+		c.served = append(c.served, uint32(len(c.servedKeys)-n))
+	}
+}
+
+// end completes the state begun last, once all its edges are recorded:
+// a terminal state records the goal of termination, and the entries that
+// took place in it.
+func (k *graphSink) end(st []byte) {
+	if k.active {
+		return
+	}
+	if k.sp.nbits > 0 {
+		k.preds(st, true)
+	}
+	if !k.sp.gm.entry {
+		return
+	}
+	keys := k.mw.EntryKeys()
+	set := make([]uint64, (keys+63)/64)
+	for key := 0; key < keys; key++ {
+		ok, err := k.mw.Entered(st, key)
+		if err != nil {
+			k.fail(err)
+			return
+		}
+		if ok {
+			set[key/64] |= 1 << uint(key%64)
+		}
+	}
+	if k.c.entered == nil {
+		k.c.entered = map[int32][]uint64{}
+	}
+	k.c.entered[int32(k.c.n-1)] = set
+}
+
+// graphRecorder records the state graph while the BFS safety search
+// explores, so that liveness and metrics need not explore again: every
+// worker records the states it expands in each level, in order, so that
+// the chunks taken level by level, worker by worker, list the states in
+// BFS order, the order buildGraph numbers them in.
+type graphRecorder struct {
+	sp    *graphSpec
+	sinks []*graphSink
+}
+
+// newGraphRecorder returns a recorder for the search's workers.
+func (s *search) newGraphRecorder(sp *graphSpec) (*graphRecorder, error) {
+	r := &graphRecorder{sp: sp}
+	for _, w := range s.workers {
+		k, err := newGraphSink(sp, w)
+		if err == nil {
+			err = k.spillTo()
+		}
+		if err != nil {
+			r.close()
+			return nil, err
+		}
+		r.sinks = append(r.sinks, k)
+	}
+	return r, nil
+}
+
+// close releases the recorder's files.
+func (r *graphRecorder) close() {
+	if r == nil {
+		return
+	}
+	for _, k := range r.sinks {
+		k.close()
+	}
+}
+
+// level returns worker w's sink for a new BFS level, or nil when nothing is
+// recorded.
+func (r *graphRecorder) level(w int) *graphSink {
+	if r == nil {
+		return nil
+	}
+	r.sinks[w].next()
+	return r.sinks[w]
+}
+
+// chunks returns the recorded chunks in BFS order, and the first error a
+// sink met.
+func (r *graphRecorder) chunks() ([]*graphChunk, error) {
+	var out []*graphChunk
+	for _, k := range r.sinks {
+		if k.err != nil {
+			return nil, k.err
+		}
+		for _, p := range []*spill{k.fpOut, k.tgtOut} {
+			if p != nil && p.flush() != nil {
+				return nil, errIncomplete // the files failed: explore again
+			}
+		}
+	}
+	for l := range r.sinks[0].chunks {
+		for _, k := range r.sinks {
+			if l < len(k.chunks) {
+				out = append(out, k.chunks[l])
+			}
+		}
+	}
+	return out, nil
+}
+
+// errIncomplete says that a recording does not hold the whole graph.
+var errIncomplete = errors.New("explorer: the recorded graph is not complete")
+
+// assemble numbers the states of the chunks in order and turns the edges'
+// fingerprints into state numbers. It frees the chunks as it goes.
+// errIncomplete says that an edge leads to a state no chunk holds.
+func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, error) {
+	var n, m int
+	for _, c := range chunks {
+		n += c.n
+		m += c.m
+	}
+	if n >= math.MaxUint32 || m >= math.MaxUint32 {
+		return nil, fmt.Errorf("the state graph for liveness is too large (%d states, %d edges; at most %d each)", n, m, math.MaxUint32-1)
+	}
+	g := &stateGraph{n: n, nbits: sp.nbits, stop: s.halting, typed: make([][]int32, len(sp.types))}
 	if lm, ok := s.m.(LiveModel); ok {
 		g.ntasks = len(lm.Tasks())
 	}
-	index := swiss.NewMap[uint64, uint32](1024)
+	// The initial states come first, in order, without duplicates.
+	fps := make([]uint64, 0, n)
+	for _, c := range chunks {
+		if c.sink != nil && c.sink.fpOut != nil {
+			if err := c.sink.fpOut.read(c.fpFrom, int64(c.n), func(fp uint64) bool {
+				fps = append(fps, fp)
+				return true
+			}); err != nil {
+				return nil, errIncomplete
+			}
+		}
+		fps = append(fps, c.fps...)
+		c.fps = nil
+	}
+	seen := map[uint64]bool{}
+	for i, st := range s.initial {
+		fp := xxhash.Sum64(st)
+		if seen[fp] {
+			continue
+		}
+		seen[fp] = true
+		if len(g.initIdx) >= n || fps[len(g.initIdx)] != fp {
+			return nil, errIncomplete
+		}
+		g.initIdx = append(g.initIdx, uint32(i))
+	}
+	g.n0 = len(g.initIdx)
+	idx, err := newFPIndex(fps, g.halt)
+	if err != nil {
+		return nil, err
+	}
+	// Edges: targets by state number, in parallel over the chunks.
+	g.to = make([]uint32, m)
+	offs := make([]int, len(chunks)+1)
+	for k, c := range chunks {
+		offs[k+1] = offs[k] + c.m
+	}
+	var missed atomic.Bool
+	var wg sync.WaitGroup
+	workers := min(len(s.workers), runtime.GOMAXPROCS(0))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := w; k < len(chunks); k += workers {
+				out := g.to[offs[k]:offs[k+1]]
+				resolve := func(e int, fp uint64) bool {
+					j, ok := idx.get(fp)
+					if !ok {
+						missed.Store(true)
+						return false
+					}
+					out[e] = j
+					return true
+				}
+				c := chunks[k]
+				if c.sink != nil && c.sink.tgtOut != nil {
+					e := 0
+					if err := c.sink.tgtOut.read(c.tgtFrom, int64(c.m), func(fp uint64) bool {
+						e++
+						return resolve(e-1, fp)
+					}); err != nil {
+						missed.Store(true)
+					}
+				}
+				for e, fp := range c.targets {
+					if !resolve(e, fp) {
+						break
+					}
+				}
+				c.targets = nil
+				if missed.Load() {
+					return
+				}
+				if s.stopped() {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	idx, fps = fpIndex{}, nil
+	if missed.Load() {
+		return nil, errIncomplete
+	}
+	if s.stopped() {
+		return nil, errHalted
+	}
+	g.first = make([]uint32, 1, n+1)
+	if sp.nbits > 0 {
+		g.preds = make([]uint64, (n*sp.nbits+63)/64)
+	}
+	state := 0
+	for _, c := range chunks {
+		cnt := len(c.nedges)
+		for _, d := range c.nedges {
+			g.first = append(g.first, g.first[len(g.first)-1]+d)
+		}
+		if len(c.cut) > 0 && g.cut == nil {
+			g.cut = make([]bool, n)
+		}
+		for _, i := range c.cut {
+			g.cut[state+int(i)] = true
+		}
+		// The chunk's predicate bits, after those of the states before.
+		at := state * sp.nbits
+		for b := 0; b < cnt*sp.nbits; b++ {
+			if c.preds[b/64]&(1<<uint(b%64)) != 0 {
+				g.preds[(at+b)/64] |= 1 << uint((at+b)%64)
+			}
+		}
+		g.task.appendCol(&c.task)
+		g.msgs = append(g.msgs, c.msgs...)
+		for j := range c.typed {
+			g.typed[j] = append(g.typed[j], c.typed[j]...)
+		}
+		g.time = append(g.time, c.time...)
+		g.sync = append(g.sync, c.sync...)
+		if sp.gm.entry {
+			if g.servedFirst == nil {
+				g.servedFirst = []uint32{0}
+				g.entered = map[int32][]uint64{}
+			}
+			for _, d := range c.served {
+				g.servedFirst = append(g.servedFirst, g.servedFirst[len(g.servedFirst)-1]+d)
+			}
+			g.servedKeys = append(g.servedKeys, c.servedKeys...)
+			for i, set := range c.entered {
+				g.entered[int32(state)+i] = set
+			}
+		}
+		state += cnt
+		*c = graphChunk{}
+	}
+	for e := 0; e < m; e++ {
+		g.ntasks = max(g.ntasks, int(g.task.at(e))+1)
+	}
+	// The BFS tree: the first edge into each state that is not initial.
+	g.pe = make([]uint32, n)
+	for i := range g.pe {
+		g.pe[i] = math.MaxUint32
+	}
+	for e, v := range g.to {
+		if int(v) >= g.n0 && g.pe[v] == math.MaxUint32 {
+			g.pe[v] = uint32(e)
+		}
+	}
+	return g, nil
+}
+
+// errHalted says that a limit stopped the graph's construction.
+var errHalted = errors.New("explorer: stopped")
+
+// fpIndex finds a state's number by its fingerprint: an open-addressing
+// table of state numbers (plus one; 0 is empty) whose keys are read from
+// the fingerprints in state order, 4 bytes a slot, at most 3/4 full.
+type fpIndex struct {
+	fps   []uint64
+	slots []uint32
+	shift uint
+}
+
+// newFPIndex indexes fps (fingerprints of states 0 .. len(fps)-1).
+// errIncomplete says that a fingerprint appears twice.
+func newFPIndex(fps []uint64, halt func(int) bool) (fpIndex, error) {
+	size := 16
+	for size*3 < len(fps)*4 {
+		size *= 2
+	}
+	x := fpIndex{fps: fps, slots: make([]uint32, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+	mask := uint64(size - 1)
+	for i, fp := range fps {
+		if halt(i) {
+			return fpIndex{}, errHalted
+		}
+		for h := fp >> x.shift; ; h = (h + 1) & mask {
+			if x.slots[h] == 0 {
+				x.slots[h] = uint32(i) + 1
+				break
+			}
+			if fps[x.slots[h]-1] == fp {
+				return fpIndex{}, errIncomplete
+			}
+		}
+	}
+	return x, nil
+}
+
+// get returns the number of the state with fingerprint fp.
+func (x fpIndex) get(fp uint64) (uint32, bool) {
+	mask := uint64(len(x.slots) - 1)
+	for h := fp >> x.shift; ; h = (h + 1) & mask {
+		j := x.slots[h]
+		if j == 0 {
+			return 0, false
+		}
+		if x.fps[j-1] == fp {
+			return j - 1, true
+		}
+	}
+}
+
+// buildGraph explores the whole state space of m breadth first on one
+// worker and records every edge, for a search that could not record the
+// graph itself (DFS, a bound, a search cut short by its violations).
+func (s *search) buildGraph(sp *graphSpec) (*stateGraph, error) {
+	w := s.m.NewWorker()
+	k, err := newGraphSink(sp, w)
+	if err != nil {
+		return nil, err
+	}
+	if k.tw != nil && len(sp.types) > 0 {
+		defer k.tw.TrackTypes(false)
+	}
+	// The fingerprints go to files when it can, to memory otherwise.
+	if k.spillTo() == nil {
+		defer k.close()
+	}
+	k.next()
+	index := swiss.NewMap[uint64, struct{}](1024)
 	// The states waiting to be expanded, back to back; ends[i] is where
 	// state i ends, counted from the start of the search, and shift is how
 	// many bytes of expanded states have been dropped from the front.
 	var arena []byte
 	var ends []int
 	shift := 0
-	add := func(st []byte, fp uint64, parent, act uint32, init bool) uint32 {
-		i := uint32(len(ends))
-		index.Put(fp, i)
+	add := func(st []byte, fp uint64) {
+		index.Put(fp, struct{}{})
 		arena = append(arena, st...)
 		ends = append(ends, shift+len(arena))
-		if init {
-			parent = i
-		}
-		g.parent = append(g.parent, parent)
-		g.pact = append(g.pact, act)
-		g.init = append(g.init, init)
-		return i
 	}
-	for i, st := range s.initial {
+	for _, st := range s.initial {
 		fp := xxhash.Sum64(st)
 		if !index.Has(fp) {
-			add(st, fp, 0, uint32(i), true)
+			add(st, fp)
 		}
 	}
 	var cur []byte
 	for i := 0; i < len(ends); i++ {
-		if i&255 == 0 && s.stopped() {
-			return nil, nil, fmt.Errorf("%s while building the state graph for liveness", s.limitReason())
+		if i&255 == 0 && s.halting() {
+			return nil, errHalted
 		}
 		if s.cfg.MaxStates > 0 && int64(len(ends)) > s.cfg.MaxStates {
-			return nil, nil, fmt.Errorf("state limit reached (--max-states %d) while building the state graph for liveness", s.cfg.MaxStates)
+			return nil, fmt.Errorf("state limit reached (--max-states %d) while building the state graph for liveness", s.cfg.MaxStates)
 		}
 		start := 0
 		if i > 0 {
@@ -180,107 +828,68 @@ func (s *search) buildGraph(live []LiveProperty, types []string, gm graphMeasure
 			arena = append(arena[:0:0], arena[done:]...)
 			shift = ends[i]
 		}
-		// Predicates.
-		words := make([]uint64, g.stride)
-		for k, p := range live {
-			for inst := 0; inst < p.Instances; inst++ {
-				when, goal, err := lw.Live(cur, k, inst)
-				if err != nil {
-					return nil, nil, err
-				}
-				if when {
-					b := g.predBit(k, inst, false, base)
-					words[b/64] |= 1 << uint(b%64)
-				}
-				if goal {
-					b := g.predBit(k, inst, true, base)
-					words[b/64] |= 1 << uint(b%64)
-				}
-			}
+		k.begin(cur, xxhash.Sum64(cur))
+		if k.err != nil {
+			return nil, k.err
 		}
-		g.preds = append(g.preds, words...)
 		ok, err := inBound(w, cur)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		g.cut = append(g.cut, !ok)
-		if ok {
-			a := uint32(0)
-			full := false
-			_, err = w.Successors(cur, func(t Transition, next []byte) {
-				fp := xxhash.Sum64(next)
-				j, seen := index.Get(fp)
-				if full || (!seen && !roomToGrow(s, index, 4+8)) {
-					full = true
-					return
-				}
-				if !seen {
-					j = add(next, fp, uint32(i), a, false)
-				}
-				g.to = append(g.to, j)
-				task := t.Task
-				if t.Fault {
-					task = -1
-				}
-				g.task = append(g.task, task)
-				g.msgs = append(g.msgs, t.Messages)
-				for k, typ := range types {
-					g.typed[k] = append(g.typed[k], int32(tw.SentOfType(typ)))
-				}
-				if gm.time {
-					g.time = append(g.time, mw.TimeIncrease())
-				}
-				if gm.sync {
-					g.sync = append(g.sync, mw.SyncDelay())
-				}
-				if gm.entry {
-					g.servedKeys = mw.Served(g.servedKeys)
-					g.servedFirst = append(g.servedFirst, uint32(len(g.servedKeys)))
-				}
-				a++
-			})
-			if err != nil {
-				return nil, nil, err
-			}
-			if gm.entry && !full && g.terminalRange(int(g.first[len(g.first)-1]), len(g.to)) {
-				keys := mw.EntryKeys()
-				set := make([]uint64, (keys+63)/64)
-				for k := 0; k < keys; k++ {
-					ok, err := mw.Entered(cur, k)
-					if err != nil {
-						return nil, nil, err
-					}
-					if ok {
-						set[k/64] |= 1 << uint(k%64)
-					}
-				}
-				g.entered[int32(i)] = set
-			}
-			if full {
-				return nil, nil, fmt.Errorf("%s while building the state graph for liveness", s.limitReason())
-			}
+		if !ok {
+			k.markCut()
+			continue
 		}
-		g.first = append(g.first, uint32(len(g.to)))
+		full := false
+		_, err = w.Successors(cur, func(t Transition, next []byte) {
+			fp := xxhash.Sum64(next)
+			seen := index.Has(fp)
+			if full || (!seen && !roomToGrow(s, index, 8)) {
+				full = true
+				return
+			}
+			if !seen {
+				add(next, fp)
+			}
+			k.edge(t, fp)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if full {
+			return nil, errHalted
+		}
+		k.end(cur)
+		if k.err != nil {
+			return nil, k.err
+		}
 	}
-	g.n = len(ends)
-	for _, t := range g.task {
-		g.ntasks = max(g.ntasks, int(t)+1)
+	index, arena = nil, nil
+	for _, p := range []*spill{k.fpOut, k.tgtOut} {
+		if p != nil && p.flush() != nil {
+			return nil, fmt.Errorf("writing the state graph to a temporary file: %w", p.err)
+		}
 	}
-	return g, base, nil
+	g, err := s.assemble(sp, k.chunks)
+	if errors.Is(err, errIncomplete) {
+		return nil, fmt.Errorf("the state graph for liveness could not be read back from its temporary files")
+	}
+	return g, err
 }
 
 // prefix returns the initial index and the action indices of the BFS-tree
 // path to state i.
 func (g *stateGraph) prefix(i int) (int, []uint32) {
 	var acts []uint32
-	for !g.init[i] {
-		acts = append(acts, g.pact[i])
-		i = int(g.parent[i])
+	for !g.isInit(i) {
+		e := int(g.pe[i])
+		acts = append(acts, g.action(e))
+		i = g.source(e)
 	}
 	for a, b := 0, len(acts)-1; a < b; a, b = a+1, b-1 {
 		acts[a], acts[b] = acts[b], acts[a]
 	}
-	return int(g.pact[i]), acts
+	return int(g.initIdx[i]), acts
 }
 
 // path returns the edges of a shortest path from state from to a state
@@ -293,7 +902,10 @@ func (g *stateGraph) path(from int, in, target func(int) bool) ([]int, bool) {
 	}
 	prevEdge := map[int]int{from: -1}
 	queue := []int{from}
-	for len(queue) > 0 {
+	for steps := 1; len(queue) > 0; steps++ {
+		if g.halt(steps) {
+			return nil, false
+		}
 		u := queue[0]
 		queue = queue[1:]
 		lo, hi := g.edges(u)
@@ -359,7 +971,7 @@ func (g *stateGraph) scc(in func(int) bool) (comp []int32, count int) {
 	var calls []frame
 	next := int32(0)
 	for root := 0; root < g.n; root++ {
-		if index[root] >= 0 || !in(root) {
+		if index[root] >= 0 || !in(root) || g.halt(root) {
 			continue
 		}
 		calls = append(calls, frame{int32(root), int(g.first[root])})
@@ -367,7 +979,10 @@ func (g *stateGraph) scc(in func(int) bool) (comp []int32, count int) {
 		next++
 		stack = append(stack, int32(root))
 		onStack[root] = true
-		for len(calls) > 0 {
+		for steps := 1; len(calls) > 0; steps++ {
+			if g.halt(steps) {
+				return comp, count
+			}
 			f := &calls[len(calls)-1]
 			v := f.v
 			if f.edge < int(g.first[v+1]) {
@@ -409,4 +1024,65 @@ func (g *stateGraph) scc(in func(int) bool) (comp []int32, count int) {
 		}
 	}
 	return comp, count
+}
+
+// spill is an unlinked temporary file that keeps a stream of fingerprints
+// out of memory: written through a buffer, read back once.
+type spill struct {
+	f   *os.File
+	buf []byte
+	n   int64 // records written
+	err error
+}
+
+func newSpill() (*spill, error) {
+	f, err := os.CreateTemp("", "vacheck-graph-*")
+	if err != nil {
+		return nil, err
+	}
+	// The file goes when it is closed, or when the process ends.
+	_ = os.Remove(f.Name())
+	return &spill{f: f, buf: make([]byte, 0, 1<<18)}, nil
+}
+
+func (p *spill) put(fp uint64) {
+	p.buf = binary.LittleEndian.AppendUint64(p.buf, fp)
+	p.n++
+	if len(p.buf) == cap(p.buf) {
+		p.flush()
+	}
+}
+
+// flush writes the buffer out and returns the first error met.
+func (p *spill) flush() error {
+	if p.err == nil && len(p.buf) > 0 {
+		_, p.err = p.f.Write(p.buf)
+	}
+	p.buf = p.buf[:0]
+	return p.err
+}
+
+// read calls fn with records from .. from+count-1, in order, until fn
+// returns false. It may run concurrently with other reads.
+func (p *spill) read(from, count int64, fn func(fp uint64) bool) error {
+	buf := make([]byte, 1<<16)
+	for off := 8 * from; count > 0; {
+		k := min(count, int64(len(buf)/8))
+		b := buf[:8*k]
+		if _, err := p.f.ReadAt(b, off); err != nil {
+			return fmt.Errorf("reading the state graph back: %w", err)
+		}
+		for i := 0; i < len(b); i += 8 {
+			if !fn(binary.LittleEndian.Uint64(b[i:])) {
+				return nil
+			}
+		}
+		off, count = off+8*k, count-k
+	}
+	return nil
+}
+
+func (p *spill) close() {
+	p.f.Close()
+	p.buf = nil
 }

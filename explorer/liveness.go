@@ -2,7 +2,9 @@ package explorer
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -57,6 +59,9 @@ type GraphStats struct {
 	States, Edges int64
 	Bytes         uint64 // memory of the graph's arrays
 	Elapsed       time.Duration
+	// Recorded: the safety search recorded the graph as it went; otherwise
+	// (DFS, a bound, a depth limit) a second search built it.
+	Recorded bool
 }
 
 // Metric is the minimum and maximum of a measure (messages, steps) over all
@@ -116,8 +121,8 @@ func (g *stateGraph) enabled(i int) bitset {
 	b := newBitset(g.ntasks)
 	lo, hi := g.edges(i)
 	for e := lo; e < hi; e++ {
-		if g.task[e] >= 0 {
-			b.set(int(g.task[e]))
+		if g.taskOf(e) >= 0 {
+			b.set(int(g.taskOf(e)))
 		}
 	}
 	return b
@@ -142,8 +147,8 @@ func (g *stateGraph) tasksOf(c component) (all, some, taken bitset, cyclic bool)
 		for e := lo; e < hi; e++ {
 			if v := int(g.to[e]); c.member(v) {
 				cyclic = cyclic || len(c.nodes) > 1 || v == u
-				if g.task[e] >= 0 {
-					taken.set(int(g.task[e]))
+				if g.taskOf(e) >= 0 {
+					taken.set(int(g.taskOf(e)))
 				}
 			}
 		}
@@ -225,38 +230,47 @@ func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairne
 	if p.Kind == properties.Terminates {
 		goal = func(i int) bool { return g.terminal(i) && g.pred(i, goalBit) }
 	}
-	in := func(i int) bool { return !g.cut[i] && !goal(i) }
+	in := func(i int) bool { return !g.isCut(i) && !goal(i) }
 	comp, count := g.scc(in)
-	groups := make([][]int, count)
-	for i := 0; i < g.n; i++ {
-		if comp[i] >= 0 {
-			groups[comp[i]] = append(groups[comp[i]], i)
-		}
-	}
+	order, at := members(comp, count)
 	// bad[c]: from component c a fair execution can avoid the goal forever.
 	// Components are numbered sinks first, so successors are decided.
 	bad := make([]bool, count)
-	fair := make([][]int, count)
+	fair := map[int32][]int{}
 	for c := 0; c < count; c++ {
+		if g.halt(c) {
+			return liveResult{}
+		}
 		c32 := int32(c)
-		for _, u := range groups[c] {
-			if g.terminal(u) {
+		group := order[at[c]:at[c+1]]
+		for _, u := range group {
+			if g.terminal(int(u)) {
 				bad[c] = true
 			}
-			lo, hi := g.edges(u)
+			lo, hi := g.edges(int(u))
 			for e := lo; e < hi && !bad[c]; e++ {
 				if d := comp[g.to[e]]; d >= 0 && d != c32 && bad[d] {
 					bad[c] = true
 				}
 			}
 		}
-		if fc := g.fairCycle(component{nodes: groups[c], member: func(i int) bool { return comp[i] == c32 }}, f); fc != nil {
-			bad[c], fair[c] = true, fc
+		if len(group) == 1 && !g.selfLoop(int(group[0])) {
+			continue // no cycle
 		}
+		nodes := make([]int, len(group))
+		for j, u := range group {
+			nodes[j] = int(u)
+		}
+		if fc := g.fairCycle(component{nodes: nodes, member: func(i int) bool { return comp[i] == c32 }}, f); fc != nil {
+			bad[c], fair[c32] = true, fc
+		}
+	}
+	if g.halted {
+		return liveResult{}
 	}
 	start := -1
 	for i := 0; i < g.n && start < 0; i++ {
-		from := g.init[i]
+		from := g.isInit(i)
 		if p.LeadsTo {
 			from = g.pred(i, whenBit)
 		}
@@ -299,6 +313,40 @@ func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairne
 	return res
 }
 
+// selfLoop reports whether state u has an edge to itself.
+func (g *stateGraph) selfLoop(u int) bool {
+	lo, hi := g.edges(u)
+	for e := lo; e < hi; e++ {
+		if int(g.to[e]) == u {
+			return true
+		}
+	}
+	return false
+}
+
+// members groups the states by component (comp as scc returns it): the
+// states of component c are order[at[c]:at[c+1]], in increasing order.
+func members(comp []int32, count int) (order, at []int32) {
+	at = make([]int32, count+1)
+	for _, c := range comp {
+		if c >= 0 {
+			at[c+1]++
+		}
+	}
+	for c := 0; c < count; c++ {
+		at[c+1] += at[c]
+	}
+	order = make([]int32, at[count])
+	fill := append([]int32(nil), at[:count]...)
+	for i, c := range comp {
+		if c >= 0 {
+			order[fill[c]] = int32(i)
+			fill[c]++
+		}
+	}
+	return order, at
+}
+
 // cycle builds a cycle from entry through the fair set nodes that is fair:
 // it takes an edge of every task taken inside the set and, under weak
 // fairness, passes a state where each task it never takes is disabled.
@@ -325,8 +373,8 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 	walk := func(target func(int) bool) {
 		p, _ := g.path(cur, in, target)
 		for _, e := range p {
-			if g.task[e] >= 0 {
-				done.set(int(g.task[e]))
+			if g.taskOf(e) >= 0 {
+				done.set(int(g.taskOf(e)))
 			}
 			visit(int(g.to[e]))
 		}
@@ -346,7 +394,7 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 				walk(func(i int) bool {
 					lo, hi := g.edges(i)
 					for e := lo; e < hi; e++ {
-						if int(g.task[e]) == t && member[int(g.to[e])] {
+						if int(g.taskOf(e)) == t && member[int(g.to[e])] {
 							return true
 						}
 					}
@@ -354,7 +402,7 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 				})
 				lo, hi := g.edges(cur)
 				for e := lo; e < hi; e++ {
-					if int(g.task[e]) == t && member[int(g.to[e])] {
+					if int(g.taskOf(e)) == t && member[int(g.to[e])] {
 						edges = append(edges, e)
 						cur = int(g.to[e])
 						done.set(t)
@@ -384,7 +432,7 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 	var tasks []int
 	for k, e := range edges {
 		acts[k] = g.action(e)
-		if t := int(g.task[e]); t >= 0 && !seen[t] {
+		if t := int(g.taskOf(e)); t >= 0 && !seen[t] {
 			seen[t] = true
 			tasks = append(tasks, t)
 		}
@@ -412,18 +460,16 @@ func (g *stateGraph) metric(weight func(e int) int64) (Metric, metricPaths) {
 func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (Metric, metricPaths) {
 	var m Metric
 	var w metricPaths
-	all := func(i int) bool { return !g.cut[i] }
+	all := func(i int) bool { return !g.isCut(i) }
 	comp, count := g.scc(all)
-	groups := make([][]int, count)
-	for i := 0; i < g.n; i++ {
-		if comp[i] >= 0 {
-			groups[comp[i]] = append(groups[comp[i]], i)
-		}
-	}
+	order, at := members(comp, count)
 	// A reachable cycle that adds to the measure makes it unbounded; the
 	// first such edge in state order gives the witness.
 	for i := 0; i < g.n && !m.Unbounded; i++ {
-		if g.cut[i] {
+		if g.halt(i) {
+			return m, w
+		}
+		if g.isCut(i) {
 			continue
 		}
 		lo, hi := g.edges(i)
@@ -443,8 +489,12 @@ func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (M
 	best := make([]int64, count)
 	choice := make([]int, count) // exit edge, or -1-x for ending at terminal state x
 	for c := 0; c < count; c++ {
+		if g.halt(c) {
+			return m, w
+		}
 		best[c] = none
-		for _, u := range groups[c] {
+		for _, u32 := range order[at[c]:at[c+1]] {
+			u := int(u32)
 			if end(u) && best[c] < 0 {
 				best[c], choice[c] = 0, -1-u
 			}
@@ -470,15 +520,18 @@ func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (M
 	}
 	pq := &distHeap{}
 	for i := 0; i < g.n; i++ {
-		if g.init[i] {
-			dist[i], from[i] = 0, int(g.pact[i])
+		if g.isInit(i) {
+			dist[i], from[i] = 0, int(g.initIdx[i])
 			heap.Push(pq, distItem{0, from[i], i})
 		}
 	}
-	for pq.Len() > 0 {
+	for steps := 1; pq.Len() > 0; steps++ {
+		if g.halt(steps) {
+			return m, w
+		}
 		it := heap.Pop(pq).(distItem)
 		u := it.node
-		if it.d != dist[u] || it.init != from[u] || g.cut[u] {
+		if it.d != dist[u] || it.init != from[u] || g.isCut(u) {
 			continue
 		}
 		lo, hi := g.edges(u)
@@ -515,11 +568,11 @@ func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (M
 	}
 	start := -1
 	for i := 0; i < g.n; i++ {
-		if g.init[i] && comp[i] >= 0 && best[comp[i]] >= 0 && (start < 0 || best[comp[i]] > best[comp[start]]) {
+		if g.isInit(i) && comp[i] >= 0 && best[comp[i]] >= 0 && (start < 0 || best[comp[i]] > best[comp[start]]) {
 			start = i
 		}
 	}
-	m.Max, w.maxInit = best[comp[start]], int(g.pact[start])
+	m.Max, w.maxInit = best[comp[start]], int(g.initIdx[start])
 	for cur := start; ; {
 		c := comp[cur]
 		in := func(x int) bool { return comp[x] == c }
@@ -585,6 +638,8 @@ func (s *search) taskNames(tasks []int) []string {
 // runLiveness builds the state graph and checks the selected liveness
 // properties and metrics on it.
 func (s *search) runLiveness(live []LiveProperty) {
+	rec := s.rec
+	s.rec = nil
 	var want []int
 	for k, p := range live {
 		if s.selected(p.Name) {
@@ -602,15 +657,22 @@ func (s *search) runLiveness(live []LiveProperty) {
 		}
 	}
 	start := time.Now()
-	var types []string
-	for _, name := range s.cfg.Metrics {
-		if typ, ok := strings.CutPrefix(name, "messages:"); ok {
-			types = append(types, typ)
-		}
+	sp := newGraphSpec(live, s.selected, s.cfg.Metrics)
+	g, err := s.recordedGraph(rec, sp)
+	recorded := err == nil
+	if errors.Is(err, errIncomplete) {
+		runtime.GC()
+		g, err = s.buildGraph(sp)
 	}
-	g, base, err := s.buildGraph(live, types, measuresOf(s.cfg.Metrics))
 	if err != nil {
-		if reason := s.limitReason(); reason != "" || strings.Contains(err.Error(), "limit reached") {
+		if reason := s.limitReason(); reason != "" || errors.Is(err, errHalted) {
+			if reason == "" {
+				reason = "stopped"
+			}
+			s.incomplete = reason + " while building the state graph for liveness"
+			return
+		}
+		if strings.Contains(err.Error(), "limit reached") {
 			s.incomplete = err.Error()
 			return
 		}
@@ -618,20 +680,31 @@ func (s *search) runLiveness(live []LiveProperty) {
 		s.failure = &found{prop: -1}
 		return
 	}
-	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start)}
+	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start), Recorded: recorded}
 	s.liveVerdict = make([]Verdict, len(live))
 	for k := range live {
 		s.liveVerdict[k] = Skipped
 	}
 	for _, k := range want {
+		s.liveVerdict[k] = Unknown
+	}
+	defer func() {
+		if g.halted {
+			s.incomplete = s.limitReason() + " while checking liveness and metrics on the state graph"
+		}
+	}()
+	for _, k := range want {
 		p := live[k]
-		s.liveVerdict[k] = Holds
+		verdict := Holds
 		for inst := 0; inst < p.Instances; inst++ {
-			r := g.checkLive(p, k, inst, base, s.cfg.Fairness)
+			r := g.checkLive(p, k, inst, sp.base, s.cfg.Fairness)
+			if g.halted {
+				return
+			}
 			if !r.violated {
 				continue
 			}
-			s.liveVerdict[k] = ViolatedVerdict
+			verdict = ViolatedVerdict
 			proc := -1
 			if p.Instances > 1 {
 				proc = inst
@@ -646,15 +719,23 @@ func (s *search) runLiveness(live []LiveProperty) {
 			s.liveViolations = append(s.liveViolations, v)
 			break
 		}
+		s.liveVerdict[k] = verdict
 	}
 	typed := 0
 	for _, name := range s.cfg.Metrics {
+		if g.halt(0) {
+			return
+		}
 		switch name {
 		case MetricSyncDelay:
 			s.metrics = append(s.metrics, s.sampleMetric(g, name, g.sync))
 			continue
 		case MetricMessagesPerEntry:
-			s.metrics = append(s.metrics, s.entryMetric(g, name))
+			m := s.entryMetric(g, name)
+			if g.halted {
+				return
+			}
+			s.metrics = append(s.metrics, m)
 			continue
 		}
 		weight := func(e int) int64 { return int64(g.msgs[e]) }
@@ -668,6 +749,9 @@ func (s *search) runLiveness(live []LiveProperty) {
 					}
 					return int64(g.time[e])
 				})
+				if g.halted {
+					return
+				}
 				if low.Executions && low.Min < hopCap {
 					m.Executions, m.Min = true, low.Min
 					if t, err := s.lasso(w.minInit, edgeActs(g, w.minPath), nil); err == nil {
@@ -686,10 +770,61 @@ func (s *search) runLiveness(live []LiveProperty) {
 			weight = func(e int) int64 { return int64(counts[e]) }
 		}
 		m, w := g.metric(weight)
+		if g.halted {
+			return
+		}
 		m.Name = name
 		s.witnesses(g, &m, w)
 		s.metrics = append(s.metrics, m)
 	}
+}
+
+// halting is stopped for the passes over the state graph; it reads the
+// context itself as well, so that an interruption is seen at once.
+func (s *search) halting() bool {
+	if s.cfg.Context != nil && s.cfg.Context.Err() != nil {
+		s.stop.CompareAndSwap(running, stopContext)
+	}
+	return s.stopped()
+}
+
+// recordGraph sets the BFS safety search to record the state graph, when
+// liveness or metrics will need it and the search expands every state it
+// stores the same way the graph does (no depth limit, no reduction).
+func (s *search) recordGraph(live []LiveProperty) {
+	checked := false
+	for _, p := range live {
+		checked = checked || s.selected(p.Name)
+	}
+	if !checked && len(s.cfg.Metrics) == 0 || s.cfg.MaxDepth > 0 || s.cfg.Reduction != NoReduction {
+		return
+	}
+	// A model that cannot record what is asked fails as buildGraph says.
+	s.rec, _ = s.newGraphRecorder(newGraphSpec(live, s.selected, s.cfg.Metrics))
+}
+
+// recordedGraph assembles the graph the safety search recorded.
+// errIncomplete says that it did not record the whole graph: the search
+// was not a BFS that expanded every state it stored.
+func (s *search) recordedGraph(rec *graphRecorder, sp *graphSpec) (*stateGraph, error) {
+	if rec == nil {
+		return nil, errIncomplete
+	}
+	chunks, err := rec.chunks()
+	if err != nil {
+		return nil, err
+	}
+	n := int64(0)
+	for _, c := range chunks {
+		n += int64(c.n)
+	}
+	if n != s.states.Load() {
+		return nil, errIncomplete
+	}
+	// The visited set may be garbage now: collect it before the graph's
+	// arrays are allocated.
+	runtime.GC()
+	return s.assemble(sp, chunks)
 }
 
 // witnesses replays the witness runs of a metric.
@@ -802,6 +937,9 @@ func (s *search) entryMetric(g *stateGraph, name string) Metric {
 			return ok && set[k/64]&(1<<uint(k%64)) != 0
 		}
 		m, w := g.metricTo(weight, end)
+		if g.halted {
+			return out
+		}
 		if m.Unbounded && !out.Unbounded {
 			out.Unbounded, out.MaxOf, maxW, maxG = true, mw.EntryName(k), w, g
 		}

@@ -1,8 +1,10 @@
 package explorer_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
@@ -177,32 +179,48 @@ func TestLivenessUnderFairness(t *testing.T) {
 			fairness: explorer.Weak, violated: true, cycle: []string{"2->2"}, prefix: []string{"0->2"}, cycleTask: []string{"t1"},
 		},
 	}
+	// BFS records the graph while it searches; DFS has it built by a
+	// second search: both give the same verdicts and lassos.
+	configs := []explorer.Config{{Workers: 1}, {Workers: 2}, {Workers: 3}, {Strategy: explorer.DFS}}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r, err := explorer.Check(tt.g, explorer.Config{Fairness: tt.fairness})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !tt.violated {
-				if r.Status != explorer.OK {
-					t.Fatalf("status %v %+v, want ok", r.Status, r.Violations)
-				}
-				return
-			}
-			if r.Status != explorer.Violated || len(r.Violations) != 1 {
-				t.Fatalf("status %v, %d violations; want one", r.Status, len(r.Violations))
-			}
-			tr := r.Violations[0].Trace
-			if got := explorer.Actions(tr.Steps); !slices.Equal(got, tt.prefix) {
-				t.Errorf("prefix %v, want %v", got, tt.prefix)
-			}
-			if got := explorer.Actions(tr.Cycle); !slices.Equal(got, tt.cycle) {
-				t.Errorf("cycle %v, want %v", got, tt.cycle)
-			}
-			if !slices.Equal(tr.CycleTasks, tt.cycleTask) {
-				t.Errorf("cycle tasks %v, want %v", tr.CycleTasks, tt.cycleTask)
-			}
-		})
+		for _, cfg := range configs {
+			t.Run(fmt.Sprintf("%s/%v/%d", tt.name, cfg.Strategy, cfg.Workers), func(t *testing.T) {
+				cfg.Fairness = tt.fairness
+				checkLiveCase(t, tt.g, cfg, tt.violated, tt.prefix, tt.cycle, tt.cycleTask)
+			})
+		}
+	}
+}
+
+// checkLiveCase checks g under cfg and compares the lasso with the one
+// expected (none when violated is false).
+func checkLiveCase(t *testing.T, g *liveGraph, cfg explorer.Config, violated bool, prefix, cycle, cycleTask []string) {
+	t.Helper()
+	r, err := explorer.Check(g, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recorded := cfg.Strategy != explorer.DFS; r.Graph == nil || r.Graph.Recorded != recorded {
+		t.Errorf("graph %+v, want one recorded during the search: %v", r.Graph, recorded)
+	}
+	if !violated {
+		if r.Status != explorer.OK {
+			t.Fatalf("status %v %+v, want ok", r.Status, r.Violations)
+		}
+		return
+	}
+	if r.Status != explorer.Violated || len(r.Violations) != 1 {
+		t.Fatalf("status %v, %d violations; want one", r.Status, len(r.Violations))
+	}
+	tr := r.Violations[0].Trace
+	if got := explorer.Actions(tr.Steps); !slices.Equal(got, prefix) {
+		t.Errorf("prefix %v, want %v", got, prefix)
+	}
+	if got := explorer.Actions(tr.Cycle); !slices.Equal(got, cycle) {
+		t.Errorf("cycle %v, want %v", got, cycle)
+	}
+	if !slices.Equal(tr.CycleTasks, cycleTask) {
+		t.Errorf("cycle tasks %v, want %v", tr.CycleTasks, cycleTask)
 	}
 }
 
@@ -234,5 +252,152 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("steps: min %d unbounded %v; want 2 and unbounded (the cycle 1 <-> 4 takes steps)", s.Min, s.Unbounded)
 	} else if got := explorer.Actions(s.MaxWitness.Cycle); !slices.Equal(got, []string{"1->4", "4->1"}) {
 		t.Errorf("steps: unbounded witness cycle %v", got)
+	}
+}
+
+// stopAt wraps a liveGraph and cancels a context the first time the
+// explorer describes a state (when it replays a witness, after the safety
+// search) or evaluates a liveness predicate (with DFS, only while it builds
+// the state graph after the safety search).
+type stopAt struct {
+	*liveGraph
+	cancel   func()
+	describe bool
+}
+
+func (m stopAt) NewWorker() explorer.Worker { return stopWorker{liveWorker{m.liveGraph}, m} }
+func (m stopAt) Describe(b []byte) ([]explorer.Var, error) {
+	if m.describe {
+		m.cancel()
+	}
+	return m.liveGraph.Describe(b)
+}
+
+type stopWorker struct {
+	liveWorker
+	m stopAt
+}
+
+func (w stopWorker) Live(b []byte, k, i int) (bool, bool, error) {
+	if !w.m.describe {
+		w.m.cancel()
+	}
+	return w.liveWorker.Live(b, k, i)
+}
+
+// longChain is 0 -> 1 -> ... -> n-1 (terminal, the goal), one message a
+// step.
+func longChain(n int) *liveGraph {
+	g := &liveGraph{init: []int{0}, goal: is(n - 1), edges: map[int][]edge{}}
+	for i := 0; i+1 < n; i++ {
+		g.edges[i] = []edge{{i + 1, 0, 1}}
+	}
+	return g
+}
+
+// TestLivenessPhaseInterrupted: a run interrupted after its safety search,
+// while the state graph is built or checked, ends incomplete with the
+// verdicts and metrics it finished: the safety verdicts hold, the rest is
+// unknown or missing.
+func TestLivenessPhaseInterrupted(t *testing.T) {
+	verdicts := func(r *explorer.Result) map[string]explorer.Verdict {
+		out := map[string]explorer.Verdict{}
+		for _, p := range r.Properties {
+			out[p.Name] = p.Verdict
+		}
+		return out
+	}
+	t.Run("while checking metrics", func(t *testing.T) {
+		for _, workers := range []int{1, 2} {
+			ctx, cancel := context.WithCancel(context.Background())
+			m := stopAt{liveGraph: longChain(20000), cancel: cancel, describe: true}
+			r, err := explorer.Check(m, explorer.Config{Workers: workers, Context: ctx, Metrics: []string{"messages", "steps"}})
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "interrupted") {
+				t.Fatalf("workers %d: %v %q, want incomplete, interrupted", workers, r.Status, r.Reason)
+			}
+			v := verdicts(r)
+			if v[properties.DeadlockFreedom] != explorer.Holds || v["goal"] != explorer.Holds {
+				t.Errorf("workers %d: verdicts %v; deadlock-freedom and goal were finished and hold", workers, v)
+			}
+			// The witnesses of the first metric cancel the run: the
+			// second is not computed.
+			if len(r.Metrics) != 1 || r.Metrics[0].Name != "messages" || r.Metrics[0].Min != 19999 || r.Metrics[0].Max != 19999 {
+				t.Errorf("workers %d: metrics %+v, want messages 19999 alone", workers, r.Metrics)
+			}
+			if r.States != 20000 {
+				t.Errorf("workers %d: %d states, want 20000", workers, r.States)
+			}
+		}
+	})
+	t.Run("while building the graph", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		m := stopAt{liveGraph: longChain(20000), cancel: cancel}
+		r, err := explorer.Check(m, explorer.Config{Strategy: explorer.DFS, Context: ctx, Metrics: []string{"messages"}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "interrupted") || !strings.Contains(r.Reason, "state graph") {
+			t.Fatalf("%v %q, want incomplete, interrupted while building the state graph", r.Status, r.Reason)
+		}
+		v := verdicts(r)
+		if v[properties.DeadlockFreedom] != explorer.Holds || v["goal"] != explorer.Unknown {
+			t.Errorf("verdicts %v; want deadlock-freedom holds (the safety search finished), goal unknown", v)
+		}
+		if len(r.Metrics) != 0 || r.Graph != nil {
+			t.Errorf("metrics %+v and graph %+v from an unfinished graph", r.Metrics, r.Graph)
+		}
+	})
+}
+
+// boundedLive is a liveGraph whose state bound is beyond the model's
+// bound (explorer.Bounder): they are stored but not expanded.
+type boundedLive struct {
+	*liveGraph
+	bound int
+}
+
+func (m boundedLive) NewWorker() explorer.Worker {
+	return boundedLiveWorker{liveWorker{m.liveGraph}, m.bound}
+}
+
+type boundedLiveWorker struct {
+	liveWorker
+	bound int
+}
+
+func (w boundedLiveWorker) InBound(b []byte) (bool, error) { return dec(b) != w.bound, nil }
+
+// TestLivenessGraphRebuilt: when the BFS did not expand every state it
+// stored (a bound, an assertion), the graph is built by a second search,
+// with the same verdict and lasso as DFS gives.
+func TestLivenessGraphRebuilt(t *testing.T) {
+	// 0 -> 1 -> 2 <-> 3 on t0, t1 to the goal 5 from 2 (weakly unfair to
+	// skip, since t1 is enabled at 2 only); 4 lies beyond the bound.
+	g := &liveGraph{init: []int{0}, goal: is(5), edges: map[int][]edge{
+		0: {{1, 0, 0}, {4, 0, 0}}, 1: {{2, 0, 0}}, 2: {{3, 0, 0}, {5, 1, 0}}, 3: {{2, 0, 0}}, 5: {{5, 0, 0}},
+	}}
+	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+		r, err := explorer.Check(boundedLive{g, 4}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Cut != 1 || r.Graph == nil || r.Graph.Recorded {
+			t.Errorf("%v/%d: %d cut, graph %+v; want 1 cut and a graph built again", cfg.Strategy, cfg.Workers, r.Cut, r.Graph)
+		}
+		if r.Status != explorer.Violated || len(r.Violations) != 1 {
+			t.Fatalf("%v/%d: %v %+v, want the goal violated", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
+		}
+		tr := r.Violations[0].Trace
+		if got := explorer.Actions(tr.Steps); !slices.Equal(got, []string{"0->1", "1->2"}) {
+			t.Errorf("%v/%d: prefix %v", cfg.Strategy, cfg.Workers, got)
+		}
+		if got := explorer.Actions(tr.Cycle); !slices.Equal(got, []string{"2->3", "3->2"}) {
+			t.Errorf("%v/%d: cycle %v", cfg.Strategy, cfg.Workers, got)
+		}
 	}
 }

@@ -96,10 +96,13 @@ type search struct {
 	// transitions.
 	reduced atomic.Int64
 
+	// rec records the state graph for liveness and metrics during a BFS.
+	rec *graphRecorder
 	// safetyDone says that the safety search explored every state (within
 	// the model's bound) and was not ended by a limit or a counterexample:
-	// its verdicts are final whatever happens in the liveness phase.
-	safetyDone bool
+	// its verdicts are final whatever happens in the liveness phase;
+	// finished, that every phase completed before a limit was reached.
+	safetyDone, finished bool
 	// liveVerdict is the verdict on each liveness property; a property the
 	// liveness phase did not finish (a limit reached) is Unknown.
 	liveVerdict    []Verdict
@@ -226,6 +229,8 @@ func Check(m Model, cfg Config) (*Result, error) {
 	if cfg.Strategy == DFS {
 		s.dfs()
 	} else {
+		s.recordGraph(live)
+		defer s.rec.close()
 		s.bfs()
 	}
 	s.safetyDone = s.failure == nil && s.incomplete == "" && !s.stopped() && !s.done()
@@ -235,6 +240,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 			s.incomplete = s.limitReason() // a limit reached during the liveness phase
 		}
 	}
+	s.finished = s.safetyDone && s.incomplete == "" && !s.stopped()
 	close(done)
 	wg.Wait()
 	s.sampleMemory()
@@ -615,8 +621,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	}
 	// A limit reached after the safety search finished (during the
 	// liveness phase) leaves its verdicts as they are: only what was not
-	// finished is unknown.
-	if s.incomplete == "" && !s.safetyDone {
+	// finished is unknown. One reached after every phase finished changes
+	// nothing.
+	if s.incomplete == "" && !s.finished {
 		s.incomplete = s.limitReason()
 	}
 	safety := s.safetyDone && s.failure == nil

@@ -34,9 +34,16 @@ func BenchmarkChangRobertsAll(b *testing.B) {
 
 // BenchmarkLivenessCost measures what checking termination adds to the
 // safety-only run of the same model (chang-roberts-announce, every ID
-// arrangement): the explicit state graph, its memory and the SCC passes.
+// arrangement; N=5, and N=6 with -bench-large): the state graph recorded
+// during the search, its memory and the SCC passes. It reports ns/state
+// (time per distinct state) and B/state (peak memory per distinct state);
+// compare the two check= lines of one N for the ratio.
 func BenchmarkLivenessCost(b *testing.B) {
-	for _, n := range []int{5, 6} {
+	sizes := []int{5}
+	if *benchLarge {
+		sizes = append(sizes, 6)
+	}
+	for _, n := range sizes {
 		m := build(b, "chang-roberts-announce", map[string]string{"n": fmt.Sprint(n)})
 		safety := []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done", properties.DeadlockFreedom}
 		for _, mode := range []struct {
@@ -45,16 +52,23 @@ func BenchmarkLivenessCost(b *testing.B) {
 		}{{"safety", safety}, {"safety+termination", append(safety, properties.Termination)}} {
 			b.Run(fmt.Sprintf("spec=chang-roberts-announce/n=%d/check=%s", n, mode.name), func(b *testing.B) {
 				var r *explorer.Result
+				peak := uint64(0)
 				for i := 0; i < b.N; i++ {
 					var err error
 					if r, err = explorer.Check(m, explorer.Config{Properties: mode.props}); err != nil {
 						b.Fatal(err)
 					}
+					if r.Status != explorer.OK {
+						b.Fatalf("%v: %s", r.Status, r.Reason)
+					}
+					peak = max(peak, r.PeakMemory)
 				}
-				b.ReportMetric(float64(r.States), "states")
-				b.ReportMetric(float64(r.PeakMemory)/float64(r.States), "peak-bytes/state")
+				states := float64(r.States)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/states, "ns/state")
+				b.ReportMetric(float64(peak)/states, "B/state")
+				b.ReportMetric(states, "states")
 				if r.Graph != nil {
-					b.ReportMetric(float64(r.Graph.Bytes)/float64(r.Graph.States), "graph-bytes/state")
+					b.ReportMetric(float64(r.Graph.Bytes)/float64(r.Graph.States), "graph-B/state")
 				}
 			})
 		}
