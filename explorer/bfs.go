@@ -2,21 +2,21 @@ package explorer
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/dolthub/swiss"
 )
 
 // bucket holds states of one BFS level: their encodings back to back, their
-// fingerprints, and their canonical keys (the predecessor's rank in its
-// level, then the action index).
+// fingerprints, their canonical keys (the predecessor's rank in its level,
+// then the action index), and, once inserted, their references in the
+// visited set.
 type bucket struct {
 	arena []byte
 	ends  []int
 	fps   []uint64
 	ranks []int64
 	acts  []uint32
+	refs  []stateRef
 }
 
 func (b *bucket) add(st []byte, fp uint64, rank int64, act uint32) {
@@ -25,6 +25,7 @@ func (b *bucket) add(st []byte, fp uint64, rank int64, act uint32) {
 	b.fps = append(b.fps, fp)
 	b.ranks = append(b.ranks, rank)
 	b.acts = append(b.acts, act)
+	b.refs = append(b.refs, 0)
 }
 
 func (b *bucket) start(i int) int {
@@ -37,7 +38,7 @@ func (b *bucket) start(i int) int {
 func (b *bucket) state(i int) []byte { return b.arena[b.start(i):b.ends[i]] }
 
 func (b *bucket) reset() {
-	b.arena, b.ends, b.fps, b.ranks, b.acts = b.arena[:0], b.ends[:0], b.fps[:0], b.ranks[:0], b.acts[:0]
+	b.arena, b.ends, b.fps, b.ranks, b.acts, b.refs = b.arena[:0], b.ends[:0], b.fps[:0], b.ranks[:0], b.acts[:0], b.refs[:0]
 }
 
 // keep moves entry k to position to (to <= k), for compaction in place.
@@ -47,14 +48,14 @@ func (b *bucket) keep(k, to int) {
 		dst := b.start(to)
 		n := copy(b.arena[dst:], from)
 		b.ends[to] = dst + n
-		b.fps[to], b.ranks[to], b.acts[to] = b.fps[k], b.ranks[k], b.acts[k]
+		b.fps[to], b.ranks[to], b.acts[to], b.refs[to] = b.fps[k], b.ranks[k], b.acts[k], b.refs[k]
 	}
 }
 
 // truncate keeps the first n entries.
 func (b *bucket) truncate(n int) {
 	b.arena = b.arena[:b.start(n)]
-	b.ends, b.fps, b.ranks, b.acts = b.ends[:n], b.fps[:n], b.ranks[:n], b.acts[:n]
+	b.ends, b.fps, b.ranks, b.acts, b.refs = b.ends[:n], b.fps[:n], b.ranks[:n], b.acts[:n], b.refs[:n]
 }
 
 func (b *bucket) key(i int) (int64, uint32) { return b.ranks[i], b.acts[i] }
@@ -67,15 +68,17 @@ type level struct {
 	n       int
 }
 
-func (l *level) get(r int) ([]byte, uint64) {
+// get returns the state of rank r, its fingerprint and its reference in
+// the visited set.
+func (l *level) get(r int) ([]byte, uint64, stateRef) {
 	if l.ref == nil {
 		b := l.buckets[0]
-		return b.state(r), b.fps[r]
+		return b.state(r), b.fps[r], b.refs[r]
 	}
 	ref := l.ref[r]
 	b := l.buckets[ref>>48]
 	i := int(ref & (1<<48 - 1))
-	return b.state(i), b.fps[i]
+	return b.state(i), b.fps[i], b.refs[i]
 }
 
 // merge orders the states of chains of buckets canonically. Each chain is
@@ -141,12 +144,13 @@ type bfsFound struct {
 	rank int64
 	act  uint32
 	fp   uint64
+	ref  stateRef
 	ok   bool
 }
 
-func (f *bfsFound) offer(rank int64, act uint32, fp uint64) {
+func (f *bfsFound) offer(rank int64, act uint32, fp uint64, ref stateRef) {
 	if !f.ok || rank < f.rank || (rank == f.rank && act < f.act) {
-		*f = bfsFound{rank: rank, act: act, fp: fp, ok: true}
+		*f = bfsFound{rank: rank, act: act, fp: fp, ref: ref, ok: true}
 	}
 }
 
@@ -161,9 +165,11 @@ func (f *bfsFound) offer(rank int64, act uint32, fp uint64) {
 func (s *search) bfs() {
 	W := len(s.workers)
 	l0 := &bucket{}
-	for _, i := range s.addInitial(s.workers[0]) {
+	inits, refs := s.addInitial(s.workers[0])
+	for k, i := range inits {
 		st := s.initial[i]
 		l0.add(st, xxhash.Sum64(st), int64(i), 0)
+		l0.refs[k] = refs[k]
 	}
 	if s.failure != nil || s.done() {
 		return
@@ -182,9 +188,9 @@ func (s *search) bfs() {
 		}
 	}
 	// seen[w]: the fingerprints worker w has produced in this level.
-	seen := make([]*swiss.Map[uint64, struct{}], W)
+	seen := make([]*fpSet, W)
 	for w := range seen {
-		seen[w] = swiss.NewMap[uint64, struct{}](1024)
+		seen[w] = newFPSet()
 	}
 	nprops := len(s.props) + 1
 	probe := true
@@ -210,7 +216,7 @@ func (s *search) bfs() {
 		})
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
-				s.fail(fails[w].fp, failErr[w])
+				s.fail(fails[w].fp, fails[w].ref, failErr[w])
 				return
 			}
 		}
@@ -232,11 +238,11 @@ func (s *search) bfs() {
 		var dl bfsFound
 		for w := range dead {
 			if dead[w].ok {
-				dl.offer(dead[w].rank, 0, dead[w].fp)
+				dl.offer(dead[w].rank, 0, dead[w].fp, dead[w].ref)
 			}
 		}
 		if dl.ok {
-			s.record(s.deadlock, dl.fp)
+			s.record(s.deadlock, dl.fp, dl.ref)
 		}
 		if s.stopped() {
 			return
@@ -265,7 +271,7 @@ func (s *search) bfs() {
 		})
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
-				s.fail(fails[w].fp, failErr[w])
+				s.fail(fails[w].fp, fails[w].ref, failErr[w])
 				return
 			}
 		}
@@ -273,11 +279,11 @@ func (s *search) bfs() {
 			var best bfsFound
 			for sh := range viols {
 				if f := viols[sh][p]; f.ok {
-					best.offer(f.rank, f.act, f.fp)
+					best.offer(f.rank, f.act, f.fp, f.ref)
 				}
 			}
 			if best.ok {
-				s.record(p, best.fp)
+				s.record(p, best.fp, best.ref)
 			}
 		}
 		chains := make([][]*bucket, W)
@@ -307,7 +313,7 @@ type expander struct {
 	_               [64]byte
 	s               *search
 	out             []*bucket // per shard
-	local           *swiss.Map[uint64, struct{}]
+	local           *fpSet
 	expand          bool
 	probe           bool // look successors up in the visited set now
 	probes, hits    int64
@@ -343,8 +349,7 @@ func (x *expander) offer(next []byte, h uint64, a uint32) {
 			return
 		}
 	}
-	if !x.local.Has(h) {
-		x.local.Put(h, struct{}{})
+	if x.local.insert(h) {
 		x.out[sh].add(next, h, int64(x.r), a)
 	}
 }
@@ -404,8 +409,8 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		// A Model that panics instead of returning an error fails the
 		// search like one that returns it.
 		if p := recover(); p != nil {
-			_, fp := cur.get(x.r)
-			fail.offer(int64(x.r), 0, fp)
+			_, fp, ref := cur.get(x.r)
+			fail.offer(int64(x.r), 0, fp, ref)
 			*failErr = fmt.Errorf("the model panicked: %v", p)
 		}
 	}()
@@ -418,7 +423,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		if x.r&255 == 0 && (s.stopped() || x.r&4095 == 0 && s.overMemory()) {
 			break
 		}
-		st, fp := cur.get(x.r)
+		st, fp, ref := cur.get(x.r)
 		x.a, x.live = 0, 0
 		var err error
 		if reducer != nil {
@@ -428,7 +433,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 		x.trans += int64(x.a)
 		if err != nil {
-			fail.offer(int64(x.r), 0, fp)
+			fail.offer(int64(x.r), 0, fp, ref)
 			if *failErr == nil {
 				*failErr = err
 			}
@@ -439,12 +444,12 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			if s.checkDL {
 				ok, err := wk.ValidEnd(st)
 				if err != nil {
-					fail.offer(int64(x.r), 0, fp)
+					fail.offer(int64(x.r), 0, fp, ref)
 					if *failErr == nil {
 						*failErr = err
 					}
 				} else if !ok {
-					dead.offer(int64(x.r), 0, fp)
+					dead.offer(int64(x.r), 0, fp, ref)
 				}
 			}
 		}
@@ -462,6 +467,7 @@ type inserter struct {
 	found      []bfsFound // per property
 	added, cut int64
 	fp         uint64 // the state being inserted, for a panic
+	ref        stateRef
 	rank       int64
 	act        uint32
 	_          [64]byte
@@ -471,7 +477,7 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 	s := in.s
 	defer func() {
 		if p := recover(); p != nil {
-			fail.offer(in.rank, in.act, in.fp)
+			fail.offer(in.rank, in.act, in.fp, in.ref)
 			*failErr = fmt.Errorf("the model panicked while checking a state: %v", p)
 		}
 	}()
@@ -484,27 +490,28 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 			if m.Has(h) {
 				continue
 			}
-			if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
+			if g := m.growth(h); g > 0 && !roomFor(s, g) {
 				c.truncate(kept)
 				return
 			}
 			rank, act := c.key(k)
-			_, pfp := cur.get(int(rank))
-			m.Put(h, node{parent: pfp, act: act})
+			_, _, parent := cur.get(int(rank))
+			ref, _ := m.Add(h, parent, act)
+			c.refs[k] = ref
 			in.added++
 			st := c.state(k)
-			in.fp, in.rank, in.act = h, rank, act
+			in.fp, in.ref, in.rank, in.act = h, ref, rank, act
 			if in.want != 0 {
 				p, err := wk.Check(st, in.want)
 				if err != nil {
-					fail.offer(rank, act, h)
+					fail.offer(rank, act, h, ref)
 					if *failErr == nil {
 						*failErr = err
 					}
 					continue
 				}
 				if p >= 0 {
-					in.found[p].offer(rank, act, h)
+					in.found[p].offer(rank, act, h, ref)
 					if s.assert&(1<<uint(p)) != 0 {
 						continue // a broken model assumption: do not go on from here
 					}
@@ -512,7 +519,7 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 			}
 			if ok, err := inBound(wk, st); err != nil || !ok {
 				if err != nil {
-					fail.offer(rank, act, h)
+					fail.offer(rank, act, h, ref)
 					if *failErr == nil {
 						*failErr = err
 					}

@@ -75,7 +75,7 @@ func (s *search) dfs() {
 			s.depth.Store(int64(depth))
 		}
 	}
-	inits := s.addInitial(w)
+	inits, _ := s.addInitial(w)
 	for _, i := range inits {
 		if !seen.Add(s, xxhash.Sum64(s.initial[i])) {
 			return
