@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"slices"
 	"time"
 
 	"github.com/cespare/xxhash/v2"

@@ -19,7 +19,7 @@ const (
 	bigAct = 1<<16 - 1
 )
 
-func (r stateRef) shard() int { return int(r >> refPosBits) }
+func (r stateRef) shard() int  { return int(r >> refPosBits) }
 func (r stateRef) pos() uint64 { return uint64(r) & refPosMask }
 
 // visitedSet is one shard of the visited set of a BFS: the fingerprints of
