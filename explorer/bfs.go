@@ -487,16 +487,16 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 		c := out[w][in.sh]
 		kept := 0
 		for k, h := range c.fps {
-			if m.Has(h) {
-				continue
-			}
 			if g := m.growth(h); g > 0 && !roomFor(s, g) {
 				c.truncate(kept)
 				return
 			}
 			rank, act := c.key(k)
 			_, _, parent := cur.get(int(rank))
-			ref, _ := m.Add(h, parent, act)
+			ref, added := m.Add(h, parent, act)
+			if !added {
+				continue
+			}
 			c.refs[k] = ref
 			in.added++
 			st := c.state(k)
