@@ -13,10 +13,11 @@ const fpSetParts = 256
 type fpTable struct {
 	slots []uint64
 	n     int
+	first int // the size of the first allocation
 }
 
-// fpTableMin is the size of a table's first allocation.
-const fpTableMin = 16
+// fpTableMin is the smallest size of a table's first allocation.
+const fpTableMin = 64
 
 func (t *fpTable) home(h uint64) int {
 	hi, _ := bits.Mul64(h<<8, uint64(len(t.slots)))
@@ -47,7 +48,7 @@ func (t *fpTable) has(h uint64) bool {
 func (t *fpTable) full() bool { return (t.n+1)*5 > len(t.slots)*4 }
 
 // grownSize is the number of slots of the table after it grows.
-func (t *fpTable) grownSize() int { return max(fpTableMin, len(t.slots)*3/2) }
+func (t *fpTable) grownSize() int { return max(fpTableMin, t.first, len(t.slots)*3/2) }
 
 func (t *fpTable) grow() {
 	old := t.slots
@@ -104,13 +105,30 @@ func (t *fpTable) insert(h uint64) bool {
 // time: a set of hundreds of millions of states never holds its old and new
 // table at once, and the memory limit is checked against that small step
 // (growth). A slot costs 8 bytes, and tables are between 53% and 80% full.
+//
+// The tables' first sizes are staggered between fpTableMin and 1.5 times
+// that: the fingerprints spread evenly over the tables, which would
+// otherwise all grow at about the same moment, leaving a third of the set
+// behind as garbage at once; staggered, they grow one after the other, and
+// the set is 66% full on average at any size.
 type fpSet struct {
 	parts [fpSetParts]fpTable
 	zero  bool
 	n     int64
 }
 
-func newFPSet() *fpSet { return &fpSet{} }
+func newFPSet() *fpSet {
+	s := &fpSet{}
+	s.init()
+	return s
+}
+
+// init staggers the tables' first sizes.
+func (s *fpSet) init() {
+	for i := range s.parts {
+		s.parts[i].first = fpTableMin + fpTableMin/2*i/fpSetParts
+	}
+}
 
 // Has reports whether h is in the set.
 func (s *fpSet) Has(h uint64) bool {

@@ -41,7 +41,11 @@ type visitedSet struct {
 	bigActs map[uint64]uint32 // record number → action index ≥ bigAct
 }
 
-func newVisitedSet(shard int) *visitedSet { return &visitedSet{shard: shard} }
+func newVisitedSet(shard int) *visitedSet {
+	v := &visitedSet{shard: shard}
+	v.fps.init()
+	return v
+}
 
 // Has reports whether the state with fingerprint fp is in the set.
 func (v *visitedSet) Has(fp uint64) bool { return v.fps.Has(fp) }
