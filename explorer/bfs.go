@@ -2,24 +2,26 @@ package explorer
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/cespare/xxhash/v2"
 )
 
 // bucket holds states of one BFS level: their encodings back to back, their
 // fingerprints, their canonical keys (the predecessor's rank in its level,
-// then the action index), and, once inserted, their references in the
+// in 32 bits, then the action index), and, once inserted, their references in the
 // visited set.
 type bucket struct {
 	arena []byte
 	ends  []int
 	fps   []uint64
-	ranks []int64
+	ranks []uint32
 	acts  []uint32
 	refs  []stateRef
 }
 
-func (b *bucket) add(st []byte, fp uint64, rank int64, act uint32) {
+func (b *bucket) add(st []byte, fp uint64, rank, act uint32) {
 	b.arena = append(b.arena, st...)
 	b.ends = append(b.ends, len(b.arena))
 	b.fps = append(b.fps, fp)
@@ -58,7 +60,7 @@ func (b *bucket) truncate(n int) {
 	b.ends, b.fps, b.ranks, b.acts, b.refs = b.ends[:n], b.fps[:n], b.ranks[:n], b.acts[:n], b.refs[:n]
 }
 
-func (b *bucket) key(i int) (int64, uint32) { return b.ranks[i], b.acts[i] }
+func (b *bucket) key(i int) (int64, uint32) { return int64(b.ranks[i]), b.acts[i] }
 
 // level is a BFS level in canonical order: the states of its buckets,
 // merged by key.
@@ -83,8 +85,9 @@ func (l *level) get(r int) ([]byte, uint64, stateRef) {
 
 // merge orders the states of chains of buckets canonically. Each chain is
 // in key order: a shard's candidates, worker after worker, each worker's in
-// the order of the ranges it expanded.
-func merge(chains [][]*bucket) *level {
+// the order of the ranges it expanded. The order is written into buf's
+// memory, the order of a level no longer needed.
+func merge(chains [][]*bucket, buf []uint64) *level {
 	l := &level{}
 	for _, c := range chains {
 		for _, b := range c {
@@ -113,7 +116,7 @@ func merge(chains [][]*bucket) *level {
 			heads = append(heads, h)
 		}
 	}
-	l.ref = make([]uint64, 0, l.n)
+	l.ref = slices.Grow(buf[:0], l.n)
 	for len(heads) > 0 {
 		best := 0
 		br, ba := chains[heads[0].chain][heads[0].b].key(heads[0].i)
@@ -168,13 +171,13 @@ func (s *search) bfs() {
 	inits, refs := s.addInitial(s.workers[0])
 	for k, i := range inits {
 		st := s.initial[i]
-		l0.add(st, xxhash.Sum64(st), int64(i), 0)
+		l0.add(st, xxhash.Sum64(st), uint32(i), 0)
 		l0.refs[k] = refs[k]
 	}
 	if s.failure != nil || s.done() {
 		return
 	}
-	cur := merge([][]*bucket{{l0}})
+	cur := merge([][]*bucket{{l0}}, nil)
 	// cands[set][w][sh]: successors found by worker w that belong to shard
 	// sh; the two sets alternate between levels.
 	var cands [2][][]*bucket
@@ -195,6 +198,11 @@ func (s *search) bfs() {
 	nprops := len(s.props) + 1
 	probe := true
 	for depth := 0; cur.n > 0; depth++ {
+		if uint64(cur.n) > math.MaxUint32 {
+			// Candidates keep their predecessor's rank in 32 bits.
+			s.incomplete = fmt.Sprintf("level %d has %d states, more than the %d a level may have", depth, cur.n, uint32(math.MaxUint32))
+			return
+		}
 		out := cands[depth%2]
 		s.depth.Store(int64(depth))
 		s.queue.Store(int64(cur.n))
@@ -292,7 +300,7 @@ func (s *search) bfs() {
 				chains[sh] = append(chains[sh], out[w][sh])
 			}
 		}
-		cur = merge(chains)
+		cur = merge(chains, cur.ref)
 		if cur.n > 0 {
 			s.depth.Store(int64(depth + 1))
 		}
@@ -350,7 +358,7 @@ func (x *expander) offer(next []byte, h uint64, a uint32) {
 		}
 	}
 	if x.local.insert(h) {
-		x.out[sh].add(next, h, int64(x.r), a)
+		x.out[sh].add(next, h, uint32(x.r), a)
 	}
 }
 
