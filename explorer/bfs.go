@@ -193,7 +193,8 @@ func (s *search) bfs() {
 	// seen[w]: the fingerprints worker w has produced in this level.
 	seen := make([]*fpSet, W)
 	for w := range seen {
-		seen[w] = newFPSet()
+		seen[w] = newFPSet(&s.offHeap)
+		defer seen[w].release()
 	}
 	nprops := len(s.props) + 1
 	probe := true

@@ -54,7 +54,8 @@ func pathTo(trail []dfsStep, last *dfsStep) *path {
 // predecessors of BFS would give: the one along which DFS found the state.
 func (s *search) dfs() {
 	w := s.workers[0]
-	seen := newFPSet()
+	seen := newFPSet(&s.offHeap)
+	defer seen.release()
 	var arena []byte
 	var stack []dfsEntry
 	var trail []dfsStep
