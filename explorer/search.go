@@ -378,8 +378,8 @@ func (s *search) addInitial(w Worker) (out []int, refs []stateRef) {
 	return out, refs
 }
 
-// roomToGrow reports whether the swiss map m may take one more entry. A full swiss map doubles its table on the next insertion, one
-// allocation of several gigabytes for a large search that the memory
+// roomToGrow reports whether the swiss map m may take one more entry. A
+// full swiss map doubles its table on the next insertion, one allocation of several gigabytes for a large search that the memory
 // monitor could only see afterwards; so when the table is full and the
 // doubled table would not fit under MaxMemory, the search stops here as
 // incomplete instead.
