@@ -165,7 +165,7 @@ func TestVisitedSet(t *testing.T) {
 			t.Fatalf("Parent(%d) = %x, %d, %v; want %x, %d", k, p, a, ok, recs[k].parent, recs[k].act)
 		}
 	}
-	if _, _, ok := v.Parent(stateRef(uint64(2)<<refPosBits | 0)); ok {
+	if _, _, ok := v.Parent(stateRef(uint64(2) << refPosBits)); ok {
 		t.Error("Parent answered for a reference of another shard")
 	}
 	if _, _, ok := v.Parent(stateRef(uint64(3)<<refPosBits | uint64(len(refs)))); ok {
