@@ -193,8 +193,7 @@ func (s *search) bfs() {
 	// seen[w]: the fingerprints worker w has produced in this level.
 	seen := make([]*fpSet, W)
 	for w := range seen {
-		seen[w] = newFPSet(&s.offHeap)
-		defer seen[w].release()
+		seen[w] = newFPSet()
 	}
 	nprops := len(s.props) + 1
 	probe := true

@@ -54,8 +54,7 @@ func pathTo(trail []dfsStep, last *dfsStep) *path {
 // predecessors of BFS would give: the one along which DFS found the state.
 func (s *search) dfs() {
 	w := s.workers[0]
-	seen := newFPSet(&s.offHeap)
-	defer seen.release()
+	seen := newFPSet()
 	var arena []byte
 	var stack []dfsEntry
 	var trail []dfsStep

@@ -1,10 +1,6 @@
 package explorer
 
-import (
-	"math/bits"
-	"runtime"
-	"sync/atomic"
-)
+import "math/bits"
 
 // fpSetParts is the number of tables of an fpSet.
 const fpSetParts = 256
@@ -15,10 +11,9 @@ const fpSetParts = 256
 // byte (which picks the table of an fpSet), scaled to the table's size, so
 // the size need not be a power of two and the table grows by half.
 type fpTable struct {
-	slots  []uint64
-	n      int
-	first  int  // the size of the first allocation
-	mapped bool // slots is mapped memory (mapSlots)
+	slots []uint64
+	n     int
+	first int // the size of the first allocation
 }
 
 // fpTableMin is the smallest size of a table's first allocation.
@@ -55,38 +50,14 @@ func (t *fpTable) full() bool { return (t.n+1)*5 > len(t.slots)*4 }
 // grownSize is the number of slots of the table after it grows.
 func (t *fpTable) grownSize() int { return max(fpTableMin, t.first, len(t.slots)*3/2) }
 
-// grow moves the table's fingerprints into a table half as large again,
-// from mapped memory when it can, and counts the bytes mapped in off.
-func (t *fpTable) grow(off *atomic.Int64) {
-	old, oldMapped := t.slots, t.mapped
-	n := t.grownSize()
-	if t.slots, t.mapped = mapSlots(n); !t.mapped {
-		t.slots = make([]uint64, n)
-	} else if off != nil {
-		off.Add(int64(n) * 8)
-	}
+func (t *fpTable) grow() {
+	old := t.slots
+	t.slots = make([]uint64, t.grownSize())
 	for _, h := range old {
 		if h != 0 {
 			t.place(h)
 		}
 	}
-	if oldMapped {
-		unmapSlots(old)
-		if off != nil {
-			off.Add(-int64(len(old)) * 8)
-		}
-	}
-}
-
-// release returns the table's mapped memory.
-func (t *fpTable) release(off *atomic.Int64) {
-	if t.mapped {
-		unmapSlots(t.slots)
-		if off != nil {
-			off.Add(-int64(len(t.slots)) * 8)
-		}
-	}
-	t.slots, t.mapped, t.n = nil, false, 0
 }
 
 // place puts h, which is not in the table, in its first free slot.
@@ -101,9 +72,15 @@ func (t *fpTable) place(h uint64) {
 	s[i] = h
 }
 
-// insert adds the nonzero h unless it is there already; it reports whether
-// h was added. The table must not be full.
+// insert adds the nonzero h unless it is there already, growing the table
+// when it is full; it reports whether h was added.
 func (t *fpTable) insert(h uint64) bool {
+	if t.full() {
+		if t.has(h) {
+			return false
+		}
+		t.grow()
+	}
 	s := t.slots
 	i := t.home(h)
 	for {
@@ -134,47 +111,23 @@ func (t *fpTable) insert(h uint64) bool {
 // otherwise all grow at about the same moment, leaving a third of the set
 // behind as garbage at once; staggered, they grow one after the other, and
 // the set is 66% full on average at any size.
-//
-// The tables live outside the Go heap where the system allows (mapSlots):
-// off, when not nil, counts their bytes for the search's memory figures.
-// release returns them at once; a set dropped without release returns
-// them when the garbage collector finds it unreachable.
 type fpSet struct {
-	*fpTables
-	zero bool
-	n    int64
-}
-
-// fpTables are the tables of an fpSet, apart from it so that a cleanup
-// can release them.
-type fpTables struct {
 	parts [fpSetParts]fpTable
-	off   *atomic.Int64
+	zero  bool
+	n     int64
 }
 
-func (ts *fpTables) release() {
-	for i := range ts.parts {
-		ts.parts[i].release(ts.off)
-	}
-}
-
-// newFPSet returns an empty set whose mapped bytes off counts (when not
-// nil).
-func newFPSet(off *atomic.Int64) *fpSet {
-	ts := &fpTables{off: off}
-	for i := range ts.parts {
-		// Staggered first sizes.
-		ts.parts[i].first = fpTableMin + fpTableMin/2*i/fpSetParts
-	}
-	s := &fpSet{fpTables: ts}
-	runtime.AddCleanup(s, (*fpTables).release, ts)
+func newFPSet() *fpSet {
+	s := &fpSet{}
+	s.init()
 	return s
 }
 
-// release returns the set's tables and empties it.
-func (s *fpSet) release() {
-	s.fpTables.release()
-	s.zero, s.n = false, 0
+// init staggers the tables' first sizes.
+func (s *fpSet) init() {
+	for i := range s.parts {
+		s.parts[i].first = fpTableMin + fpTableMin/2*i/fpSetParts
+	}
 }
 
 // Has reports whether h is in the set.
@@ -208,17 +161,8 @@ func (s *fpSet) insert(h uint64) bool {
 			return false
 		}
 		s.zero = true
-	} else {
-		t := &s.parts[h>>56]
-		if t.full() {
-			if t.has(h) {
-				return false
-			}
-			t.grow(s.off)
-		}
-		if !t.insert(h) {
-			return false
-		}
+	} else if !s.parts[h>>56].insert(h) {
+		return false
 	}
 	s.n++
 	return true

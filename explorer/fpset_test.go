@@ -2,12 +2,11 @@ package explorer
 
 import (
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 )
 
 func TestFPSet(t *testing.T) {
-	s := newFPSet(nil)
+	s := newFPSet()
 	sr := &search{}
 	rng := rand.New(rand.NewPCG(1, 2))
 	in := map[uint64]bool{}
@@ -73,7 +72,7 @@ func TestFPSet(t *testing.T) {
 // TestFPSetGrowsInSmallParts pins that growing the set allocates a small
 // part of it at a time, and that growth names that size beforehand.
 func TestFPSetGrowsInSmallParts(t *testing.T) {
-	s := newFPSet(nil)
+	s := newFPSet()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for k := 0; k < 1<<18; k++ {
 		h := rng.Uint64()
@@ -98,7 +97,7 @@ func TestFPSetGrowsInSmallParts(t *testing.T) {
 // memory limit and stops the search as out of memory.
 func TestFPSetMemoryLimit(t *testing.T) {
 	sr := &search{cfg: Config{MaxMemory: 1}}
-	s := newFPSet(nil)
+	s := newFPSet()
 	if s.Add(sr, 12345) {
 		t.Fatal("Add grew a table beyond a 1-byte memory limit")
 	}
@@ -119,7 +118,7 @@ func TestFPSetMemoryLimit(t *testing.T) {
 }
 
 func TestVisitedSet(t *testing.T) {
-	v := newVisitedSet(3, nil)
+	v := newVisitedSet(3)
 	type rec struct {
 		fp     uint64
 		parent stateRef
@@ -187,31 +186,4 @@ func TestVisitedSet(t *testing.T) {
 	if n != len(refs) {
 		t.Errorf("EachFP gave %d fingerprints, want %d", n, len(refs))
 	}
-}
-
-// TestFPSetCountsItsMappedMemory pins that the bytes of the tables are
-// counted while they are held (on systems that map them outside the heap)
-// and given back by release.
-func TestFPSetCountsItsMappedMemory(t *testing.T) {
-	var off atomic.Int64
-	s := newFPSet(&off)
-	rng := rand.New(rand.NewPCG(9, 10))
-	for k := 0; k < 100000; k++ {
-		s.insert(rng.Uint64())
-	}
-	if got := off.Load(); got != 0 && got != int64(s.bytes()) {
-		t.Errorf("%d bytes counted, the tables have %d", got, s.bytes())
-	}
-	if _, mapped := mapSlots(1); mapped && off.Load() == 0 {
-		t.Error("this system maps tables, and none were counted")
-	}
-	s.release()
-	if off.Load() != 0 || s.Len() != 0 || s.Has(1) {
-		t.Errorf("after release: %d bytes counted, %d fingerprints", off.Load(), s.Len())
-	}
-	s.insert(5) // a released set is empty, and usable
-	if !s.Has(5) {
-		t.Error("a released set does not take a fingerprint")
-	}
-	s.release()
 }

@@ -77,10 +77,7 @@ type search struct {
 	queue                         atomic.Int64
 	stop                          atomic.Int32
 	peak                          atomic.Uint64
-	// offHeap counts the bytes of fingerprint tables mapped outside the
-	// Go heap (mapSlots), which the runtime's figures do not include.
-	offHeap atomic.Int64
-	start   time.Time
+	start                         time.Time
 
 	violations []found
 	failure    *found
@@ -154,7 +151,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 	}
 	s.shards = make([]*visitedSet, cfg.Workers)
 	for i := range s.shards {
-		s.shards[i] = newVisitedSet(i, &s.offHeap)
+		s.shards[i] = newVisitedSet(i)
 	}
 	s.workers = make([]Worker, cfg.Workers)
 	for i := range s.workers {
@@ -182,13 +179,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 	close(done)
 	wg.Wait()
 	s.sampleMemory()
-	r := s.result(selected, live)
-	for _, v := range s.shards {
-		if v != nil {
-			v.release()
-		}
-	}
-	return r, nil
+	return s.result(selected, live), nil
 }
 
 // checkReduction refuses partial-order reduction for a model that does not
@@ -264,8 +255,7 @@ var memSamples = []metrics.Sample{
 }
 
 // sampleMemory reads the memory the Go runtime holds from the operating
-// system (less what it has released), adds the fingerprint tables mapped
-// outside it, and keeps the peak.
+// system (less what it has released) and keeps the peak.
 func (s *search) sampleMemory() uint64 {
 	samples := make([]metrics.Sample, len(memSamples))
 	copy(samples, memSamples)
@@ -277,7 +267,6 @@ func (s *search) sampleMemory() uint64 {
 			mem -= samples[1].Value.Uint64()
 		}
 	}
-	mem += uint64(max(0, s.offHeap.Load()))
 	for {
 		p := s.peak.Load()
 		if mem <= p || s.peak.CompareAndSwap(p, mem) {

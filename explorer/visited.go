@@ -1,9 +1,6 @@
 package explorer
 
-import (
-	"fmt"
-	"sync/atomic"
-)
+import "fmt"
 
 // stateRef names a state of the visited set: its shard in bits 40..47 and
 // its record number in that shard below, in the order the states were
@@ -37,22 +34,18 @@ func (r stateRef) pos() uint64 { return uint64(r) & refPosMask }
 // All access goes through the methods: Has, Add, Parent, Len, EachFP and
 // EachRecord.
 type visitedSet struct {
-	fps     *fpSet
+	fps     fpSet
 	shard   int
 	recs    [][]uint64
 	n       uint64
 	bigActs map[uint64]uint32 // record number → action index ≥ bigAct
 }
 
-// newVisitedSet returns the empty shard number shard; off, when not nil,
-// counts the bytes of its fingerprint tables outside the Go heap.
-func newVisitedSet(shard int, off *atomic.Int64) *visitedSet {
-	return &visitedSet{shard: shard, fps: newFPSet(off)}
+func newVisitedSet(shard int) *visitedSet {
+	v := &visitedSet{shard: shard}
+	v.fps.init()
+	return v
 }
-
-// release returns the memory of the set's fingerprint tables; the set must
-// not be used after.
-func (v *visitedSet) release() { v.fps.release() }
 
 // Has reports whether the state with fingerprint fp is in the set.
 func (v *visitedSet) Has(fp uint64) bool { return v.fps.Has(fp) }
