@@ -13,11 +13,13 @@
 # vacheck's 64-bit fingerprints; it is lossy here (misses ~0.2% of the states at
 # N=6), so it is shown for information and the floor is judged against plain SPIN.
 # VACHECK_BIN=/path/to/vacheck uses that binary instead of building ./cmd/vacheck.
+# The report ends with issue 14's targets per N (1 worker 1.5x SPIN, 2 workers 3x, at most 40
+# bytes of peak RSS per stored state), for information.
 # Exit status: 0 all good; 1 floor not met (vacheck slower than SPIN for some N)
 # or a cross-check failed; 2 vacheck could not be built (without --spin-only).
 set -euo pipefail
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 
 REPEAT=3
 WORKERS="1 2"
@@ -277,6 +279,16 @@ if have_v == "1":
             hw = med([r["wall"] for r in hc])
             print(f"        vacheck/SPIN-HC4 speed " + ", ".join(f"workers={w}: {hw/vw:.2f}x" for w, _, vw in sp))
         ok &= best[1] >= 1.0
+    # issue 14's targets, for information (they do not change the exit status)
+    tw = {"1": 1.5, "2": 3.0}
+    for n, sp in sorted(floor.items()):
+        parts = []
+        for w, s, _ in sp:
+            if w in tw:
+                parts.append(f"workers={w}: {s:.2f}x (target {tw[w]}x: {'met' if s >= tw[w] else 'NOT met'})")
+        bps = [med([r["rss"] for r in groups[(n, "vacheck", w)]]) / groups[(n, "vacheck", w)][0]["states"] for w, _, _ in sp]
+        parts.append(f"B/state {max(bps):.0f} (target 40: {'met' if max(bps) <= 40 else 'NOT met'})")
+        print(f"targets N={n}: " + ", ".join(parts))
     sys.exit(0 if ok else 1)
 elif spin_only == "1":
     sys.exit(0)

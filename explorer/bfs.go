@@ -2,29 +2,32 @@ package explorer
 
 import (
 	"fmt"
-	"unsafe"
+	"math"
+	"slices"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/dolthub/swiss"
 )
 
 // bucket holds states of one BFS level: their encodings back to back, their
-// fingerprints, and their canonical keys (the predecessor's rank in its
-// level, then the action index).
+// fingerprints, their canonical keys (the predecessor's rank in its level,
+// in 32 bits, then the action index), and, once inserted, their references in the
+// visited set.
 type bucket struct {
 	arena []byte
 	ends  []int
 	fps   []uint64
-	ranks []int64
+	ranks []uint32
 	acts  []uint32
+	refs  []stateRef
 }
 
-func (b *bucket) add(st []byte, fp uint64, rank int64, act uint32) {
+func (b *bucket) add(st []byte, fp uint64, rank, act uint32) {
 	b.arena = append(b.arena, st...)
 	b.ends = append(b.ends, len(b.arena))
 	b.fps = append(b.fps, fp)
 	b.ranks = append(b.ranks, rank)
 	b.acts = append(b.acts, act)
+	b.refs = append(b.refs, 0)
 }
 
 func (b *bucket) start(i int) int {
@@ -37,7 +40,7 @@ func (b *bucket) start(i int) int {
 func (b *bucket) state(i int) []byte { return b.arena[b.start(i):b.ends[i]] }
 
 func (b *bucket) reset() {
-	b.arena, b.ends, b.fps, b.ranks, b.acts = b.arena[:0], b.ends[:0], b.fps[:0], b.ranks[:0], b.acts[:0]
+	b.arena, b.ends, b.fps, b.ranks, b.acts, b.refs = b.arena[:0], b.ends[:0], b.fps[:0], b.ranks[:0], b.acts[:0], b.refs[:0]
 }
 
 // keep moves entry k to position to (to <= k), for compaction in place.
@@ -47,17 +50,17 @@ func (b *bucket) keep(k, to int) {
 		dst := b.start(to)
 		n := copy(b.arena[dst:], from)
 		b.ends[to] = dst + n
-		b.fps[to], b.ranks[to], b.acts[to] = b.fps[k], b.ranks[k], b.acts[k]
+		b.fps[to], b.ranks[to], b.acts[to], b.refs[to] = b.fps[k], b.ranks[k], b.acts[k], b.refs[k]
 	}
 }
 
 // truncate keeps the first n entries.
 func (b *bucket) truncate(n int) {
 	b.arena = b.arena[:b.start(n)]
-	b.ends, b.fps, b.ranks, b.acts = b.ends[:n], b.fps[:n], b.ranks[:n], b.acts[:n]
+	b.ends, b.fps, b.ranks, b.acts, b.refs = b.ends[:n], b.fps[:n], b.ranks[:n], b.acts[:n], b.refs[:n]
 }
 
-func (b *bucket) key(i int) (int64, uint32) { return b.ranks[i], b.acts[i] }
+func (b *bucket) key(i int) (int64, uint32) { return int64(b.ranks[i]), b.acts[i] }
 
 // level is a BFS level in canonical order: the states of its buckets,
 // merged by key.
@@ -67,21 +70,24 @@ type level struct {
 	n       int
 }
 
-func (l *level) get(r int) ([]byte, uint64) {
+// get returns the state of rank r, its fingerprint and its reference in
+// the visited set.
+func (l *level) get(r int) ([]byte, uint64, stateRef) {
 	if l.ref == nil {
 		b := l.buckets[0]
-		return b.state(r), b.fps[r]
+		return b.state(r), b.fps[r], b.refs[r]
 	}
 	ref := l.ref[r]
 	b := l.buckets[ref>>48]
 	i := int(ref & (1<<48 - 1))
-	return b.state(i), b.fps[i]
+	return b.state(i), b.fps[i], b.refs[i]
 }
 
 // merge orders the states of chains of buckets canonically. Each chain is
 // in key order: a shard's candidates, worker after worker, each worker's in
-// the order of the ranges it expanded.
-func merge(chains [][]*bucket) *level {
+// the order of the ranges it expanded. The order is written into buf's
+// memory, the order of a level no longer needed.
+func merge(chains [][]*bucket, buf []uint64) *level {
 	l := &level{}
 	for _, c := range chains {
 		for _, b := range c {
@@ -110,7 +116,7 @@ func merge(chains [][]*bucket) *level {
 			heads = append(heads, h)
 		}
 	}
-	l.ref = make([]uint64, 0, l.n)
+	l.ref = slices.Grow(buf[:0], l.n)
 	for len(heads) > 0 {
 		best := 0
 		br, ba := chains[heads[0].chain][heads[0].b].key(heads[0].i)
@@ -141,12 +147,13 @@ type bfsFound struct {
 	rank int64
 	act  uint32
 	fp   uint64
+	ref  stateRef
 	ok   bool
 }
 
-func (f *bfsFound) offer(rank int64, act uint32, fp uint64) {
+func (f *bfsFound) offer(rank int64, act uint32, fp uint64, ref stateRef) {
 	if !f.ok || rank < f.rank || (rank == f.rank && act < f.act) {
-		*f = bfsFound{rank: rank, act: act, fp: fp, ok: true}
+		*f = bfsFound{rank: rank, act: act, fp: fp, ref: ref, ok: true}
 	}
 }
 
@@ -165,15 +172,16 @@ func (s *search) bfs() {
 	if s.resume != nil {
 		l0, first = s.resume.level, s.resume.depth
 	} else {
-		for _, i := range s.inits {
+		for k, i := range s.inits {
 			st := s.initial[i]
-			l0.add(st, xxhash.Sum64(st), int64(i), 0)
+			l0.add(st, xxhash.Sum64(st), uint32(i), 0)
+			l0.refs[k] = s.initRefs[k]
 		}
 		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
 			return
 		}
 	}
-	cur := merge([][]*bucket{{l0}})
+	cur := merge([][]*bucket{{l0}}, nil)
 	// cands[set][w][sh]: successors found by worker w that belong to shard
 	// sh; the two sets alternate between levels.
 	var cands [2][][]*bucket
@@ -187,13 +195,18 @@ func (s *search) bfs() {
 		}
 	}
 	// seen[w]: the fingerprints worker w has produced in this level.
-	seen := make([]*swiss.Map[uint64, struct{}], W)
+	seen := make([]*fpSet, W)
 	for w := range seen {
-		seen[w] = swiss.NewMap[uint64, struct{}](1024)
+		seen[w] = newFPSet()
 	}
 	nprops := len(s.props) + 1
 	probe := true
 	for depth := first; cur.n > 0; depth++ {
+		if uint64(cur.n) > math.MaxUint32 {
+			// Candidates keep their predecessor's rank in 32 bits.
+			s.incomplete = fmt.Sprintf("level %d has %d states, more than the %d a level may have", depth, cur.n, uint32(math.MaxUint32))
+			return
+		}
 		// A level boundary: the point a checkpoint saves.
 		mark := s.mark()
 		mark.level, mark.depth = cur, int64(depth)
@@ -222,7 +235,7 @@ func (s *search) bfs() {
 		})
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
-				s.fail(fails[w].fp, failErr[w])
+				s.fail(fails[w].fp, fails[w].ref, failErr[w])
 				return
 			}
 		}
@@ -244,11 +257,11 @@ func (s *search) bfs() {
 		var dl bfsFound
 		for w := range dead {
 			if dead[w].ok {
-				dl.offer(dead[w].rank, 0, dead[w].fp)
+				dl.offer(dead[w].rank, 0, dead[w].fp, dead[w].ref)
 			}
 		}
 		if dl.ok {
-			s.record(s.deadlock, dl.fp)
+			s.record(s.deadlock, dl.fp, dl.ref)
 		}
 		if s.stopped() {
 			// Phase 2 has not touched the visited set: save the boundary
@@ -286,7 +299,7 @@ func (s *search) bfs() {
 		})
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
-				s.fail(fails[w].fp, failErr[w])
+				s.fail(fails[w].fp, fails[w].ref, failErr[w])
 				return
 			}
 		}
@@ -294,11 +307,11 @@ func (s *search) bfs() {
 			var best bfsFound
 			for sh := range viols {
 				if f := viols[sh][p]; f.ok {
-					best.offer(f.rank, f.act, f.fp)
+					best.offer(f.rank, f.act, f.fp, f.ref)
 				}
 			}
 			if best.ok {
-				s.record(p, best.fp)
+				s.record(p, best.fp, best.ref)
 			}
 		}
 		chains := make([][]*bucket, W)
@@ -307,7 +320,7 @@ func (s *search) bfs() {
 				chains[sh] = append(chains[sh], out[w][sh])
 			}
 		}
-		cur = merge(chains)
+		cur = merge(chains, cur.ref)
 		if cur.n > 0 {
 			s.depth.Store(int64(depth + 1))
 		}
@@ -361,18 +374,17 @@ func (s *search) levelCutoff(out [][]*bucket) (bfsKey, bool) {
 	keys := make([][]bfsKey, len(s.shards))
 	s.parallel(func(sh int) {
 		m := s.shards[sh]
-		dup := swiss.NewMap[uint64, struct{}](1024)
+		dup := newFPSet()
 		for w := range out {
 			c := out[w][sh]
 			for k, h := range c.fps {
 				if int64(len(keys[sh])) > room {
 					return
 				}
-				if m.Has(h) || dup.Has(h) {
+				if m.Has(h) || !dup.insert(h) {
 					continue
 				}
-				dup.Put(h, struct{}{})
-				keys[sh] = append(keys[sh], bfsKey{c.ranks[k], c.acts[k]})
+				keys[sh] = append(keys[sh], bfsKey{int64(c.ranks[k]), c.acts[k]})
 			}
 		}
 	})
@@ -406,7 +418,7 @@ type expander struct {
 	_               [64]byte
 	s               *search
 	out             []*bucket // per shard
-	local           *swiss.Map[uint64, struct{}]
+	local           *fpSet
 	expand          bool
 	probe           bool // look successors up in the visited set now
 	probes, hits    int64
@@ -452,10 +464,9 @@ func (x *expander) offer(next []byte, h uint64, a uint32) {
 			return
 		}
 	}
-	if !x.local.Has(h) {
-		x.local.Put(h, struct{}{})
-		x.out[sh].add(next, h, int64(x.r), a)
-		x.pending += len(next) + 48 // the state, and its entries in the bucket and the local set
+	if x.local.insert(h) {
+		x.out[sh].add(next, h, uint32(x.r), a)
+		x.pending += len(next) + 32 // the state, and its entries in the bucket and the local set
 	}
 }
 
@@ -514,8 +525,8 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		// A Model that panics instead of returning an error fails the
 		// search like one that returns it.
 		if p := recover(); p != nil {
-			_, fp := cur.get(x.r)
-			fail.offer(int64(x.r), 0, fp)
+			_, fp, ref := cur.get(x.r)
+			fail.offer(int64(x.r), 0, fp, ref)
 			*failErr = fmt.Errorf("the model panicked: %v", p)
 		}
 	}()
@@ -534,7 +545,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 				break
 			}
 		}
-		st, fp := cur.get(x.r)
+		st, fp, ref := cur.get(x.r)
 		x.a, x.live = 0, 0
 		if x.rec != nil {
 			x.rec.begin(st, fp)
@@ -547,7 +558,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 		x.trans += int64(x.a)
 		if err != nil {
-			fail.offer(int64(x.r), 0, fp)
+			fail.offer(int64(x.r), 0, fp, ref)
 			if *failErr == nil {
 				*failErr = err
 			}
@@ -559,7 +570,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		if x.live == 0 {
 			x.terminal++
 			if o, err := orbitOf(wk, st); err != nil {
-				fail.offer(int64(x.r), 0, fp)
+				fail.offer(int64(x.r), 0, fp, ref)
 				if *failErr == nil {
 					*failErr = err
 				}
@@ -569,12 +580,12 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			if s.checkDL {
 				ok, err := wk.ValidEnd(st)
 				if err != nil {
-					fail.offer(int64(x.r), 0, fp)
+					fail.offer(int64(x.r), 0, fp, ref)
 					if *failErr == nil {
 						*failErr = err
 					}
 				} else if !ok {
-					dead.offer(int64(x.r), 0, fp)
+					dead.offer(int64(x.r), 0, fp, ref)
 				}
 			}
 		}
@@ -593,6 +604,7 @@ type inserter struct {
 	added, cut int64
 	raw        int64  // under symmetry: the orbit sizes of the added states
 	fp         uint64 // the state being inserted, for a panic
+	ref        stateRef
 	rank       int64
 	act        uint32
 	// cutoff, when limited, is the key of the last state the state limit
@@ -606,7 +618,7 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 	s := in.s
 	defer func() {
 		if p := recover(); p != nil {
-			fail.offer(in.rank, in.act, in.fp)
+			fail.offer(in.rank, in.act, in.fp, in.ref)
 			*failErr = fmt.Errorf("the model panicked while checking a state: %v", p)
 		}
 	}()
@@ -616,7 +628,7 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 		c := out[w][in.sh]
 		kept := 0
 		for k, h := range c.fps {
-			if in.limited && in.cutoff.less(bfsKey{c.ranks[k], c.acts[k]}) {
+			if in.limited && in.cutoff.less(bfsKey{int64(c.ranks[k]), c.acts[k]}) {
 				// Beyond the state limit, and so is every later candidate
 				// of this shard (the workers' buckets are in key order).
 				c.truncate(kept)
@@ -625,39 +637,40 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 				}
 				return
 			}
-			if m.Has(h) {
-				continue
-			}
-			if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
+			if g := m.growth(h); g > 0 && !roomFor(s, g) {
 				c.truncate(kept)
 				return
 			}
 			rank, act := c.key(k)
-			_, pfp := cur.get(int(rank))
-			m.Put(h, node{parent: pfp, act: act})
+			_, _, parent := cur.get(int(rank))
+			ref, added := m.Add(h, parent, act)
+			if !added {
+				continue
+			}
+			c.refs[k] = ref
 			in.added++
 			st := c.state(k)
-			in.fp, in.rank, in.act = h, rank, act
-			if o, err := orbitOf(wk, st); err != nil {
-				fail.offer(rank, act, h)
+			in.fp, in.ref, in.rank, in.act = h, ref, rank, act
+			o, err := orbitOf(wk, st)
+			if err != nil {
+				fail.offer(rank, act, h, ref)
 				if *failErr == nil {
 					*failErr = err
 				}
 				continue
-			} else {
-				in.raw += o
 			}
+			in.raw += o
 			if in.want != 0 {
 				p, err := wk.Check(st, in.want)
 				if err != nil {
-					fail.offer(rank, act, h)
+					fail.offer(rank, act, h, ref)
 					if *failErr == nil {
 						*failErr = err
 					}
 					continue
 				}
 				if p >= 0 {
-					in.found[p].offer(rank, act, h)
+					in.found[p].offer(rank, act, h, ref)
 					if s.assert&(1<<uint(p)) != 0 {
 						continue // a broken model assumption: do not go on from here
 					}
@@ -665,7 +678,7 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 			}
 			if ok, err := inBound(wk, st); err != nil || !ok {
 				if err != nil {
-					fail.offer(rank, act, h)
+					fail.offer(rank, act, h, ref)
 					if *failErr == nil {
 						*failErr = err
 					}

@@ -90,7 +90,7 @@ var ErrCheckpoint = errors.New("explorer: checkpoint refused")
 // version changes with the format.
 const (
 	checkpointMagic   = "vacheck checkpoint\n"
-	checkpointVersion = 1
+	checkpointVersion = 2
 )
 
 // BuildID identifies the running program: its VCS revision and whether
@@ -230,6 +230,12 @@ func (s *search) saveCheckpoint(st ckState) {
 		for _, f := range st.violations {
 			w.u64(uint64(int64(f.prop)))
 			w.u64(f.fp)
+			if f.hasRef {
+				w.u8(1)
+				w.u64(uint64(f.ref))
+			} else {
+				w.u8(0)
+			}
 			if f.path == nil {
 				w.u8(0)
 				continue
@@ -246,8 +252,9 @@ func (s *search) saveCheckpoint(st ckState) {
 		if s.cfg.Strategy == BFS {
 			w.u64(uint64(st.level.n))
 			for r := 0; r < st.level.n; r++ {
-				state, fp := st.level.get(r)
+				state, fp, ref := st.level.get(r)
 				w.u64(fp)
+				w.u64(uint64(ref))
 				w.bytes(state)
 			}
 		} else {
@@ -275,59 +282,99 @@ func (s *search) saveCheckpoint(st ckState) {
 	}
 }
 
-// writeVisited writes the visited set: for BFS every state's fingerprint
-// with its predecessor record, for DFS (seen) the fingerprints. It and
-// readVisited are the only code that knows the visited set's layout.
+// writeVisited writes the visited set: for BFS the number of shards, the
+// number of records of each, every record (predecessor reference and
+// action index, in the order they were added, so a record's reference is
+// its shard and position), then every state's fingerprint; for DFS (seen)
+// the fingerprints. It and readVisited are the only code that knows the
+// visited set's layout.
 func (s *search) writeVisited(w *ckWriter, seen *fpSet) {
+	writeFPs := func(n int64, each func(func(uint64) bool)) {
+		w.u64(uint64(n))
+		each(func(h uint64) bool { w.u64(h); return w.err == nil })
+	}
 	if seen != nil {
-		var n uint64
-		for _, p := range seen.parts {
-			n += uint64(p.Count())
-		}
-		w.u64(n)
-		for _, p := range seen.parts {
-			p.Iter(func(h uint64, _ struct{}) bool { w.u64(h); return w.err != nil })
-		}
+		writeFPs(int64(seen.Len()), seen.Each)
 		return
 	}
-	var n uint64
+	w.u64(uint64(len(s.shards)))
+	var n int64
 	for _, m := range s.shards {
-		n += uint64(m.Count())
+		w.u64(uint64(m.Len()))
+		n += m.Len()
 	}
-	w.u64(n)
 	for _, m := range s.shards {
-		m.Iter(func(h uint64, nd node) bool {
-			w.u64(h)
-			w.u64(nd.parent)
-			w.u32(nd.act)
-			if nd.init {
-				w.u8(1)
-			} else {
-				w.u8(0)
-			}
-			return w.err != nil
+		m.EachRecord(func(_, parent stateRef, act uint32) bool {
+			w.u64(uint64(parent))
+			w.u32(act)
+			return w.err == nil
 		})
 	}
+	writeFPs(n, func(fn func(uint64) bool) {
+		for _, m := range s.shards {
+			m.EachFP(fn)
+		}
+	})
 }
 
 // readVisited reads what writeVisited wrote into the search's visited set
-// (BFS), or into a new fpSet that it returns (DFS).
-func (s *search) readVisited(r *ckReader) *fpSet {
-	n := r.count(8)
+// (BFS), or into a new fpSet that it returns (DFS). The saved search may
+// have had another number of shards (workers): the records of saved shard
+// k go, in order, to shard k mod W after those of the saved shards before
+// it, and remap renumbers a saved reference accordingly.
+func (s *search) readVisited(r *ckReader) (seen *fpSet, remap func(stateRef) (stateRef, bool)) {
 	if s.cfg.Strategy == DFS {
-		seen := newFPSet()
+		seen = newFPSet()
+		n := r.count(8)
 		for i := uint64(0); i < n && r.err == nil; i++ {
-			h := r.u64()
-			seen.part(h).Put(h, struct{}{})
+			seen.insert(r.u64())
 		}
-		return seen
+		return seen, func(ref stateRef) (stateRef, bool) { return ref, false }
 	}
+	W := uint64(len(s.shards))
+	old := r.count(8)
+	if old > 256 {
+		r.fail(fmt.Errorf("%d shards", old))
+		return nil, func(ref stateRef) (stateRef, bool) { return ref, false }
+	}
+	counts := make([]uint64, old)
+	offsets := make([]uint64, old)
+	next := make([]uint64, W)
+	for k := range counts {
+		counts[k] = r.count(12)
+		offsets[k] = next[uint64(k)%W]
+		next[uint64(k)%W] += counts[k]
+	}
+	remap = func(ref stateRef) (stateRef, bool) {
+		if ref == noRef {
+			return noRef, true
+		}
+		k, pos := uint64(ref.shard()), ref.pos()
+		if k >= old || pos >= counts[k] {
+			return 0, false
+		}
+		return stateRef((k%W)<<refPosBits | (offsets[k] + pos)), true
+	}
+	for k := uint64(0); k < old && r.err == nil; k++ {
+		m := s.shards[k%W]
+		for i := uint64(0); i < counts[k] && r.err == nil; i++ {
+			parent, act := stateRef(r.u64()), r.u32()
+			p, ok := remap(parent)
+			if !ok {
+				r.fail(fmt.Errorf("record %d of shard %d has no predecessor %d", i, k, parent))
+				break
+			}
+			m.addRecord(p, act)
+		}
+	}
+	n := r.count(8)
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		h := r.u64()
-		nd := node{parent: r.u64(), act: r.u32(), init: r.u8() == 1}
-		s.shards[s.shard(h)].Put(h, nd)
+		if !s.shards[s.shard(h)].fps.insert(h) {
+			r.fail(fmt.Errorf("fingerprint %016x twice", h))
+		}
 	}
-	return nil
+	return nil, remap
 }
 
 // loadCheckpoint reads the checkpoint the search resumes from, after
@@ -368,9 +415,13 @@ func (s *search) loadCheckpoint() error {
 	s.depth.Store(depth)
 	s.prior = time.Duration(r.i64())
 	s.incomplete = r.str()
-	nv := r.count(17)
+	nv := r.count(18)
+	var viols []found
 	for i := uint64(0); i < nv && r.err == nil; i++ {
 		f := found{prop: int(int64(r.u64())), fp: r.u64()}
+		if r.u8() == 1 {
+			f.ref, f.hasRef = stateRef(r.u64()), true
+		}
 		if r.u8() == 1 {
 			f.path = &path{init: int(r.u64())}
 			na := r.count(12)
@@ -383,7 +434,7 @@ func (s *search) loadCheckpoint() error {
 			r.fail(fmt.Errorf("property %d out of range", f.prop))
 			break
 		}
-		s.recordPath(f.prop, f.fp, f.path)
+		viols = append(viols, f)
 	}
 	res := &resumed{depth: int(depth)}
 	if Strategy(r.u8()) != s.cfg.Strategy {
@@ -391,10 +442,11 @@ func (s *search) loadCheckpoint() error {
 	}
 	if s.cfg.Strategy == BFS {
 		res.level = &bucket{}
-		n := r.count(12)
+		n := r.count(20)
 		for i := uint64(0); i < n && r.err == nil; i++ {
-			fp := r.u64()
-			res.level.add(r.bytes(), fp, int64(i), 0)
+			fp, ref := r.u64(), stateRef(r.u64())
+			res.level.add(r.bytes(), fp, uint32(i), 0)
+			res.level.refs[len(res.level.refs)-1] = ref
 		}
 	} else {
 		n := r.count(12)
@@ -407,9 +459,29 @@ func (s *search) loadCheckpoint() error {
 			res.stack = append(res.stack, dfsStep{act: r.u32(), fp: r.u64()})
 		}
 	}
-	res.seen = s.readVisited(r)
+	var remap func(stateRef) (stateRef, bool)
+	res.seen, remap = s.readVisited(r)
 	if r.err == nil && r.left != 0 {
 		r.fail(fmt.Errorf("%d bytes left over", r.left))
+	}
+	// The references saved name records of the saved shards: renumber
+	// them for this search's shards.
+	for _, f := range viols {
+		if f.hasRef && r.err == nil {
+			var ok bool
+			if f.ref, ok = remap(f.ref); !ok {
+				r.fail(fmt.Errorf("a counterexample's state %d is not in the visited set", f.ref))
+			}
+		}
+		s.recordFound(f)
+	}
+	if res.level != nil {
+		for k, ref := range res.level.refs {
+			var ok bool
+			if res.level.refs[k], ok = remap(ref); !ok && r.err == nil {
+				r.fail(fmt.Errorf("a state of the level is not in the visited set"))
+			}
+		}
 	}
 	if r.err != nil {
 		return fmt.Errorf("%w: %s: malformed: %v", ErrCheckpoint, ck.File, r.err)

@@ -3,8 +3,9 @@
 // with parallel workers, and checks its invariants and deadlock-freedom.
 //
 // States are deduplicated by 64-bit fingerprints (xxHash64 with its fixed
-// seed 0 over the canonical encoding), stored in dolthub/swiss maps sharded
-// one per worker. Breadth-first search runs level by level: the workers
+// seed 0 over the canonical encoding), stored in open-addressing tables of
+// fingerprints (fpSet, visitedSet) sharded one per worker, each state with
+// an 8-byte record of its predecessor and action. Breadth-first search runs level by level: the workers
 // expand contiguous ranges of the current level, then each inserts the
 // successors that fall into its own shard, in canonical order, so no lock is
 // taken and the result (counts, verdicts and counterexample) is the same

@@ -45,9 +45,9 @@ func pathTo(trail []dfsStep, last *dfsStep) *path {
 // checked) when it is generated, and expanded when it is popped; successors
 // are pushed so that the lowest action index is explored first.
 //
-// The visited set (an fpSet) keeps fingerprints only, a third of the memory of BFS's
-// (fingerprint, predecessor, action) entries: the way to any state found
-// is the current DFS path. When an entry of depth d is popped, its parent
+// The visited set (an fpSet) keeps fingerprints only, without BFS's
+// records of predecessors: the way to any state found is the current DFS
+// path. When an entry of depth d is popped, its parent
 // is the entry of depth d−1 popped last, since everything pushed after
 // the parent's successors is popped before them; so trail[d] is set to the
 // popped entry and trail[:d+1] is its path. That is the path the

@@ -502,3 +502,40 @@ func TestDFSCounterexampleIsItsDiscoveryPath(t *testing.T) {
 		t.Errorf("only %d counterexamples in 180 searches: the graphs are too sparse to test much", traces)
 	}
 }
+
+// TestTraceThroughLargeActionIndices: the visited set keeps action indices
+// below 65535 in its records and larger ones apart; a counterexample that
+// takes an initial state and an action of large index is rebuilt exactly.
+func TestTraceThroughLargeActionIndices(t *testing.T) {
+	const wide = 70000
+	init := make([]int, wide)
+	for i := range init {
+		init[i] = i
+	}
+	// Initial state wide-1 leads through its action wide-2 to the
+	// state 3*wide-2, and on to the bad state 4*wide.
+	g := &graph{init: init, bad: func(s int) bool { return s == 4*wide }}
+	g.next = func(s int) []int {
+		switch {
+		case s == wide-1:
+			out := make([]int, wide)
+			for k := range out {
+				out[k] = 2*wide + k
+			}
+			return out
+		case s == 3*wide-2:
+			return []int{4 * wide}
+		}
+		return nil
+	}
+	for _, cfg := range configs {
+		r := check(t, g, cfg)
+		if r.Status != explorer.Violated || len(r.Violations) != 1 {
+			t.Fatalf("%v/%d: %v, want one violation", cfg.Strategy, cfg.Workers, r.Status)
+		}
+		tr := r.Violations[0].Trace
+		if tr.Initial != wide-1 || len(tr.Steps) != 2 || tr.Steps[0].ActionIndex != wide-2 || tr.Steps[1].ActionIndex != 0 {
+			t.Errorf("%v/%d: trace from initial %d through %+v", cfg.Strategy, cfg.Workers, tr.Initial, tr.Steps)
+		}
+	}
+}

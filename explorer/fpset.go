@@ -1,44 +1,229 @@
 package explorer
 
-import (
-	"unsafe"
-
-	"github.com/dolthub/swiss"
-)
+import "math/bits"
 
 // fpSetParts is the number of tables of an fpSet.
 const fpSetParts = 256
 
-// fpSet is a set of state fingerprints split into fpSetParts swiss tables
-// by the fingerprint's top byte. Each table doubles on its own, so growing
-// the set allocates 1/256 of it at a time: a set of hundreds of millions of
-// states never holds its old and new table at once (a single table does,
-// for several gigabytes and several minutes of rehashing), and the memory
-// limit is checked against that small step.
+// fpTable is an open-addressing hash table of nonzero 64-bit fingerprints
+// with linear probing: a slot is the fingerprint itself, 0 marks an empty
+// slot. A fingerprint's home slot is taken from its bits below the top
+// byte (which picks the table of an fpSet), scaled to the table's size, so
+// the size need not be a power of two and the table grows by half.
+type fpTable struct {
+	slots []uint64
+	n     int
+	first int // the size of the first allocation
+}
+
+// fpTableMin is the smallest size of a table's first allocation.
+const fpTableMin = 64
+
+func (t *fpTable) home(h uint64) int {
+	hi, _ := bits.Mul64(h<<8, uint64(len(t.slots)))
+	return int(hi)
+}
+
+func (t *fpTable) has(h uint64) bool {
+	s := t.slots
+	if len(s) == 0 {
+		return false
+	}
+	i := t.home(h)
+	for {
+		switch s[i] {
+		case h:
+			return true
+		case 0:
+			return false
+		}
+		if i++; i == len(s) {
+			i = 0
+		}
+	}
+}
+
+// full reports whether one more fingerprint would fill the table beyond
+// four fifths, so that it must grow first.
+func (t *fpTable) full() bool { return (t.n+1)*5 > len(t.slots)*4 }
+
+// grownSize is the number of slots of the table after it grows.
+func (t *fpTable) grownSize() int { return max(fpTableMin, t.first, len(t.slots)*3/2) }
+
+func (t *fpTable) grow() {
+	old := t.slots
+	t.slots = make([]uint64, t.grownSize())
+	for _, h := range old {
+		if h != 0 {
+			t.place(h)
+		}
+	}
+}
+
+// place puts h, which is not in the table, in its first free slot.
+func (t *fpTable) place(h uint64) {
+	s := t.slots
+	i := t.home(h)
+	for s[i] != 0 {
+		if i++; i == len(s) {
+			i = 0
+		}
+	}
+	s[i] = h
+}
+
+// insert adds the nonzero h unless it is there already, growing the table
+// when it is full; it reports whether h was added.
+func (t *fpTable) insert(h uint64) bool {
+	if t.full() {
+		if t.has(h) {
+			return false
+		}
+		t.grow()
+	}
+	s := t.slots
+	i := t.home(h)
+	for {
+		switch s[i] {
+		case h:
+			return false
+		case 0:
+			s[i] = h
+			t.n++
+			return true
+		}
+		if i++; i == len(s) {
+			i = 0
+		}
+	}
+}
+
+// fpSet is a set of 64-bit state fingerprints split into fpSetParts
+// open-addressing tables by the fingerprint's top byte; the fingerprint 0,
+// which marks empty slots, is kept in a flag of its own. Each table grows
+// by half on its own, so growing the set allocates about 1/512 of it at a
+// time: a set of hundreds of millions of states never holds its old and new
+// table at once, and the memory limit is checked against that small step
+// (growth). A slot costs 8 bytes, and tables are between 53% and 80% full.
+//
+// The tables' first sizes are staggered between fpTableMin and 1.5 times
+// that: the fingerprints spread evenly over the tables, which would
+// otherwise all grow at about the same moment, leaving a third of the set
+// behind as garbage at once; staggered, they grow one after the other, and
+// the set is 66% full on average at any size.
 type fpSet struct {
-	parts [fpSetParts]*swiss.Map[uint64, struct{}]
+	parts [fpSetParts]fpTable
+	zero  bool
+	n     int64
 }
 
 func newFPSet() *fpSet {
 	s := &fpSet{}
-	for i := range s.parts {
-		s.parts[i] = swiss.NewMap[uint64, struct{}](64)
-	}
+	s.init()
 	return s
 }
 
-func (s *fpSet) part(h uint64) *swiss.Map[uint64, struct{}] { return s.parts[h>>56] }
+// init staggers the tables' first sizes.
+func (s *fpSet) init() {
+	for i := range s.parts {
+		s.parts[i].first = fpTableMin + fpTableMin/2*i/fpSetParts
+	}
+}
 
 // Has reports whether h is in the set.
-func (s *fpSet) Has(h uint64) bool { return s.part(h).Has(h) }
+func (s *fpSet) Has(h uint64) bool {
+	if h == 0 {
+		return s.zero
+	}
+	return s.parts[h>>56].has(h)
+}
+
+// Len returns the number of fingerprints in the set.
+func (s *fpSet) Len() int64 { return s.n }
+
+// growth returns how many bytes inserting h would allocate: 0 unless the
+// table h goes to is full.
+func (s *fpSet) growth(h uint64) uint64 {
+	if h == 0 {
+		return 0
+	}
+	if t := &s.parts[h>>56]; t.full() {
+		return uint64(t.grownSize()) * 8
+	}
+	return 0
+}
+
+// insert adds h unless it is there already, and reports whether it did.
+// It does not check the memory limit: see Add.
+func (s *fpSet) insert(h uint64) bool {
+	if h == 0 {
+		if s.zero {
+			return false
+		}
+		s.zero = true
+	} else if !s.parts[h>>56].insert(h) {
+		return false
+	}
+	s.n++
+	return true
+}
 
 // Add inserts h, unless the table it goes to would have to grow beyond the
 // search's memory limit; then it stops the search and returns false.
 func (s *fpSet) Add(sr *search, h uint64) bool {
-	m := s.part(h)
-	if !roomToGrow(sr, m, unsafe.Sizeof(h)) {
+	if g := s.growth(h); g > 0 && !roomFor(sr, g) {
 		return false
 	}
-	m.Put(h, struct{}{})
+	s.insert(h)
 	return true
+}
+
+// Clear empties the set and keeps its tables for reuse.
+func (s *fpSet) Clear() {
+	if s.n == 0 {
+		return
+	}
+	for i := range s.parts {
+		if t := &s.parts[i]; t.n > 0 {
+			clear(t.slots)
+			t.n = 0
+		}
+	}
+	s.zero, s.n = false, 0
+}
+
+// Each calls fn with every fingerprint in the set, in no particular order,
+// until fn returns false.
+func (s *fpSet) Each(fn func(h uint64) bool) {
+	if s.zero && !fn(0) {
+		return
+	}
+	for i := range s.parts {
+		for _, h := range s.parts[i].slots {
+			if h != 0 && !fn(h) {
+				return
+			}
+		}
+	}
+}
+
+// bytes returns the memory the set's tables take.
+func (s *fpSet) bytes() uint64 {
+	var b uint64
+	for i := range s.parts {
+		b += uint64(cap(s.parts[i].slots)) * 8
+	}
+	return b
+}
+
+// roomFor reports whether the search may allocate grow more bytes for its
+// visited set: always without a memory limit; with one, when the memory
+// held now plus grow stays under it. Otherwise it stops the search, which
+// ends incomplete, instead of letting an allocation overshoot the limit.
+func roomFor(s *search, grow uint64) bool {
+	if s.cfg.MaxMemory == 0 || s.sampleMemory()+grow <= s.cfg.MaxMemory {
+		return true
+	}
+	s.stop.CompareAndSwap(running, stopMemory)
+	return false
 }

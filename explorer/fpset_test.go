@@ -2,7 +2,6 @@ package explorer
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -10,32 +9,181 @@ func TestFPSet(t *testing.T) {
 	s := newFPSet()
 	sr := &search{}
 	rng := rand.New(rand.NewPCG(1, 2))
-	var in []uint64
+	in := map[uint64]bool{}
 	for k := 0; k < 50000; k++ {
 		h := rng.Uint64()
-		if k%7 == 0 {
-			h &= 0xff // many in the first table
+		switch {
+		case k%7 == 0:
+			h &= 0xff // many in the first table, and 0 among them
+		case k%11 == 0:
+			h |= 0xff << 56 // and in the last
 		}
-		if !s.Has(h) {
-			if !s.Add(sr, h) {
-				t.Fatal("Add refused without a memory limit")
-			}
-			in = append(in, h)
+		if s.Has(h) != in[h] {
+			t.Fatalf("Has(%x) = %v before adding it, want %v", h, s.Has(h), in[h])
 		}
+		if !s.Add(sr, h) {
+			t.Fatal("Add refused without a memory limit")
+		}
+		in[h] = true
 	}
-	for _, h := range in {
+	if !in[0] || !s.Has(0) {
+		t.Fatal("the zero fingerprint was not added, or is not found")
+	}
+	for h := range in {
 		if !s.Has(h) {
 			t.Fatalf("%x added but not found", h)
 		}
 	}
+	if s.Len() != int64(len(in)) {
+		t.Errorf("Len = %d, want %d", s.Len(), len(in))
+	}
 	n := 0
-	for _, p := range s.parts {
-		n += p.Count()
-	}
+	s.Each(func(h uint64) bool {
+		if !in[h] {
+			t.Fatalf("Each gave %x, never added", h)
+		}
+		n++
+		return true
+	})
 	if n != len(in) {
-		t.Errorf("%d fingerprints in the tables, want %d", n, len(in))
+		t.Errorf("Each gave %d fingerprints, want %d", n, len(in))
 	}
-	if s.Has(^uint64(0)) && !slices.Contains(in, ^uint64(0)) {
-		t.Error("a fingerprint never added is found")
+	for k := 0; k < 1000; k++ {
+		if h := rng.Uint64(); !in[h] && s.Has(h) {
+			t.Fatalf("%x never added is found", h)
+		}
+	}
+	// Each table is at most four fifths full and grew by half at a time:
+	// the set holds fewer than 8/0.5 bytes a fingerprint.
+	if b := s.bytes(); b > 16*uint64(len(in)) {
+		t.Errorf("%d bytes for %d fingerprints", b, len(in))
+	}
+	s.Clear()
+	if s.Len() != 0 || s.Has(0) || s.Has(rng.Uint64()) {
+		t.Error("Clear left fingerprints")
+	}
+	for h := range in {
+		if s.Has(h) {
+			t.Fatalf("%x found after Clear", h)
+		}
+	}
+}
+
+// TestFPSetGrowsInSmallParts pins that growing the set allocates a small
+// part of it at a time, and that growth names that size beforehand.
+func TestFPSetGrowsInSmallParts(t *testing.T) {
+	s := newFPSet()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for k := 0; k < 1<<18; k++ {
+		h := rng.Uint64()
+		before := s.bytes()
+		g := s.growth(h)
+		s.insert(h)
+		after := s.bytes()
+		if after != before {
+			if g == 0 || after-before > g {
+				t.Fatalf("the set grew by %d bytes, growth said %d", after-before, g)
+			}
+			if before > 1<<20 && g > before/100 {
+				t.Fatalf("one growth step of %d bytes for a set of %d", g, before)
+			}
+		} else if g != 0 {
+			t.Fatalf("growth said %d bytes, the set did not grow", g)
+		}
+	}
+}
+
+// TestFPSetMemoryLimit pins that Add refuses to grow a table past the
+// memory limit and stops the search as out of memory.
+func TestFPSetMemoryLimit(t *testing.T) {
+	sr := &search{cfg: Config{MaxMemory: 1}}
+	s := newFPSet()
+	if s.Add(sr, 12345) {
+		t.Fatal("Add grew a table beyond a 1-byte memory limit")
+	}
+	if sr.stop.Load() != stopMemory {
+		t.Errorf("the search was not stopped for memory: stop = %d", sr.stop.Load())
+	}
+	if s.Has(12345) || s.Len() != 0 {
+		t.Error("the refused fingerprint was stored")
+	}
+	// The zero fingerprint takes no table.
+	if !s.Add(sr, 0) || !s.Has(0) {
+		t.Error("the zero fingerprint was refused")
+	}
+	big := &search{cfg: Config{MaxMemory: 1 << 50}}
+	if !s.Add(big, 12345) || !s.Has(12345) {
+		t.Error("Add refused under a large limit")
+	}
+}
+
+func TestVisitedSet(t *testing.T) {
+	v := newVisitedSet(3)
+	type rec struct {
+		fp     uint64
+		parent stateRef
+		act    uint32
+	}
+	var recs []rec
+	var refs []stateRef
+	rng := rand.New(rand.NewPCG(5, 6))
+	for k := 0; k < 3*recChunk+17; k++ {
+		fp := rng.Uint64()
+		if k == 5 {
+			fp = 0
+		}
+		parent, act := noRef, uint32(k)
+		if k > 0 {
+			parent = refs[rng.IntN(len(refs))]
+			act = uint32(rng.IntN(40))
+			if k%1000 == 1 {
+				act = bigAct + uint32(k) // does not fit in a record
+			}
+		}
+		r, added := v.Add(fp, parent, act)
+		if !added {
+			t.Fatalf("Add(%x) of a new fingerprint did not add it", fp)
+		}
+		if r.shard() != 3 || r.pos() != uint64(k) {
+			t.Fatalf("state %d has reference shard %d position %d", k, r.shard(), r.pos())
+		}
+		if _, again := v.Add(fp, noRef, 0); again {
+			t.Fatalf("Add(%x) added it twice", fp)
+		}
+		recs, refs = append(recs, rec{fp, parent, act}), append(refs, r)
+	}
+	if v.Len() != int64(len(recs)) {
+		t.Errorf("Len = %d, want %d", v.Len(), len(recs))
+	}
+	for k, r := range refs {
+		if !v.Has(recs[k].fp) {
+			t.Fatalf("%x not found", recs[k].fp)
+		}
+		p, a, ok := v.Parent(r)
+		if !ok || p != recs[k].parent || a != recs[k].act {
+			t.Fatalf("Parent(%d) = %x, %d, %v; want %x, %d", k, p, a, ok, recs[k].parent, recs[k].act)
+		}
+	}
+	if _, _, ok := v.Parent(stateRef(uint64(2) << refPosBits)); ok {
+		t.Error("Parent answered for a reference of another shard")
+	}
+	if _, _, ok := v.Parent(stateRef(uint64(3)<<refPosBits | uint64(len(refs)))); ok {
+		t.Error("Parent answered for a reference past the last record")
+	}
+	k := 0
+	v.EachRecord(func(r, p stateRef, a uint32) bool {
+		if r != refs[k] || p != recs[k].parent || a != recs[k].act {
+			t.Fatalf("EachRecord's record %d is %x %x %d", k, r, p, a)
+		}
+		k++
+		return true
+	})
+	if k != len(refs) {
+		t.Errorf("EachRecord gave %d records, want %d", k, len(refs))
+	}
+	n := 0
+	v.EachFP(func(uint64) bool { n++; return true })
+	if n != len(refs) {
+		t.Errorf("EachFP gave %d fingerprints, want %d", n, len(refs))
 	}
 }

@@ -5,25 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
 	"github.com/vacheck/vacheck/properties"
 	"golang.org/x/sync/errgroup"
 )
-
-// node is what the visited set keeps for a state: how it was first reached,
-// so that a counterexample can be rebuilt by replay.
-type node struct {
-	parent uint64 // fingerprint of the predecessor
-	act    uint32 // action index from the predecessor; for an initial state its index
-	init   bool
-}
 
 // Why a search stopped early.
 const (
@@ -39,6 +31,9 @@ const (
 type found struct {
 	prop int
 	fp   uint64
+	// ref is the state in the visited set, when hasRef.
+	ref    stateRef
+	hasRef bool
 	// path, when not nil, is the way to the state from an initial one, so
 	// that it need not be rebuilt from the visited set (DFS keeps no
 	// predecessors).
@@ -56,9 +51,12 @@ type path struct {
 // traceOf rebuilds the trace to the state of f.
 func (s *search) traceOf(f found) (Trace, error) {
 	if f.path != nil {
-		return s.replay(f.path.init, f.path.acts, f.path.fps)
+		return s.replay(f.path.init, f.path.acts, f.path.fps, nil)
 	}
-	return s.trace(f.fp)
+	if !f.hasRef {
+		return Trace{}, fmt.Errorf("explorer: state %016x is not in the visited set", f.fp)
+	}
+	return s.trace(f.ref, f.fp)
 }
 
 type search struct {
@@ -69,12 +67,13 @@ type search struct {
 	want     uint64 // invariants still to be checked
 	assert   uint64 // assertions: violating states are never expanded
 	checkDL  bool
-	shards   []*swiss.Map[uint64, node]
+	shards   []*visitedSet
 	workers  []Worker
 	// initial holds the initial states built so far, by index; inits are
 	// the indices of those that are new (not equal to an earlier one).
-	initial [][]byte
-	inits   []int
+	initial  [][]byte
+	inits    []int      // the initial states stored, by index
+	initRefs []stateRef // and their references in the visited set
 
 	states, transitions, terminal atomic.Int64
 	cut                           atomic.Int64
@@ -183,9 +182,9 @@ func Check(m Model, cfg Config) (*Result, error) {
 	if quotient != nil {
 		quotient.want, quotient.checkDL = s.want, s.checkDL
 	}
-	s.shards = make([]*swiss.Map[uint64, node], cfg.Workers)
+	s.shards = make([]*visitedSet, cfg.Workers)
 	for i := range s.shards {
-		s.shards[i] = swiss.NewMap[uint64, node](1024)
+		s.shards[i] = newVisitedSet(i)
 	}
 	s.workers = make([]Worker, cfg.Workers)
 	for i := range s.workers {
@@ -215,7 +214,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 	go func() { defer wg.Done(); s.monitor(done) }()
 	// The initial states are stored (and built, for an InitialStreamer)
 	// under the limits, like every other state.
-	s.inits, err = s.addInitial(s.workers[0])
+	s.inits, s.initRefs, err = s.addInitial(s.workers[0])
 	if err != nil {
 		close(done)
 		wg.Wait()
@@ -371,18 +370,26 @@ func (s *search) done() bool {
 	return dl && s.want&^s.assert == 0
 }
 
-// record notes a counterexample to property prop at fp, the first for it.
-func (s *search) record(prop int, fp uint64) { s.recordPath(prop, fp, nil) }
+// record notes a counterexample to property prop at the state r, with
+// fingerprint fp, the first for it.
+func (s *search) record(prop int, fp uint64, r stateRef) {
+	s.recordFound(found{prop: prop, fp: fp, ref: r, hasRef: true})
+}
 
 // recordPath is record with the path to the state, for a search that keeps
 // no predecessors.
 func (s *search) recordPath(prop int, fp uint64, p *path) {
-	for _, f := range s.violations {
-		if f.prop == prop {
+	s.recordFound(found{prop: prop, fp: fp, path: p})
+}
+
+func (s *search) recordFound(f found) {
+	prop := f.prop
+	for _, g := range s.violations {
+		if g.prop == prop {
 			return
 		}
 	}
-	s.violations = append(s.violations, found{prop: prop, fp: fp, path: p})
+	s.violations = append(s.violations, f)
 	if prop < len(s.props) && s.assert&(1<<uint(prop)) == 0 {
 		s.want &^= 1 << uint(prop)
 	}
@@ -393,13 +400,14 @@ func (s *search) recordPath(prop int, fp uint64, p *path) {
 
 // addInitial builds and stores the initial states (level 0) in order,
 // checking each, until a limit is reached. It returns the indices of the
-// initial states that are new, in order, and the model's error building
-// them.
-func (s *search) addInitial(w Worker) (out []int, err error) {
+// initial states that are new, in order, their references in the visited
+// set, and the model's error building them.
+func (s *search) addInitial(w Worker) (out []int, refs []stateRef, err error) {
 	var h uint64
+	var r stateRef
 	defer func() {
 		if p := recover(); p != nil {
-			s.fail(h, fmt.Errorf("the model panicked checking an initial state: %v", p))
+			s.fail(h, r, fmt.Errorf("the model panicked checking an initial state: %v", p))
 		}
 	}()
 	err = eachInitial(s.m, func(st []byte) bool {
@@ -420,36 +428,35 @@ func (s *search) addInitial(w Worker) (out []int, err error) {
 			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d) while building the initial states", s.cfg.MaxStates)
 			return false
 		}
-		if !roomToGrow(s, m, unsafe.Sizeof(node{})+8) {
+		if g := m.growth(h); g > 0 && !roomFor(s, g) {
 			return false
 		}
-		m.Put(h, node{act: uint32(i), init: true})
+		r, _ = m.Add(h, noRef, uint32(i))
 		s.states.Add(1)
 		o, err := orbitOf(w, st)
 		if err != nil {
-			s.fail(h, err)
+			s.fail(h, r, err)
 			return false
 		}
 		s.raw.Add(o)
-		out = append(out, i)
+		out, refs = append(out, i), append(refs, r)
 		if s.want != 0 {
 			k, err := w.Check(st, s.want)
 			if err != nil {
-				s.fail(h, err)
+				s.fail(h, r, err)
 				return false
 			}
 			if k >= 0 {
-				s.record(k, h)
+				s.record(k, h, r)
 			}
 		}
 		return true
 	})
-	return out, err
+	return out, refs, err
 }
 
-// roomToGrow reports whether the visited-set shard m may take one more
-// state. A full swiss map doubles its table on the next insertion, one
-// allocation of several gigabytes for a large search that the memory
+// roomToGrow reports whether the swiss map m may take one more entry. A
+// full swiss map doubles its table on the next insertion, one allocation of several gigabytes for a large search that the memory
 // monitor could only see afterwards; so when the table is full and the
 // doubled table would not fit under MaxMemory, the search stops here as
 // incomplete instead.
@@ -467,7 +474,13 @@ func roomToGrow[V any](s *search, m *swiss.Map[uint64, V], slot uintptr) bool {
 	return false
 }
 
-func (s *search) fail(fp uint64, err error) { s.failPath(fp, nil, err) }
+// fail ends the search as failed at the state r, with fingerprint fp.
+func (s *search) fail(fp uint64, r stateRef, err error) {
+	if s.failure == nil {
+		s.failure = &found{prop: -1, fp: fp, ref: r, hasRef: true}
+		s.failErr = err
+	}
+}
 
 // failPath is fail with the path to the state, for a search that keeps no
 // predecessors.
@@ -510,37 +523,42 @@ func formatBytes(b uint64) string {
 // is not deterministic (a transition is not pure).
 var errReplay = errors.New("explorer: replaying the counterexample reached a different state; a transition of the model is not pure")
 
-// trace rebuilds the path to the state with fingerprint fp by following
+// trace rebuilds the path to the state r, with fingerprint fp, by following
 // predecessors back to an initial state and replaying it forwards.
-func (s *search) trace(fp uint64) (Trace, error) {
+func (s *search) trace(r stateRef, fp uint64) (Trace, error) {
 	var acts []uint32
-	var fps []uint64
-	cur := fp
-	for {
-		nd, ok := s.shards[s.shard(cur)].Get(cur)
-		if !ok {
-			return Trace{}, fmt.Errorf("explorer: state %016x is not in the visited set", cur)
+	for cur := r; ; {
+		var parent stateRef
+		var act uint32
+		ok := cur.shard() < len(s.shards) && s.shards[cur.shard()] != nil
+		if ok {
+			parent, act, ok = s.shards[cur.shard()].Parent(cur)
 		}
-		if nd.init {
-			acts = append(acts, nd.act)
+		if !ok {
+			return Trace{}, fmt.Errorf("explorer: state %016x is not in the visited set", fp)
+		}
+		acts = append(acts, act)
+		if parent == noRef {
 			break
 		}
-		acts, fps = append(acts, nd.act), append(fps, cur)
-		cur = nd.parent
+		cur = parent
 	}
 	init := int(acts[len(acts)-1])
 	acts = acts[:len(acts)-1]
-	for i, j := 0, len(acts)-1; i < j; i, j = i+1, j-1 {
-		acts[i], acts[j] = acts[j], acts[i]
-		fps[i], fps[j] = fps[j], fps[i]
-	}
-	return s.replay(init, acts, fps)
+	slices.Reverse(acts)
+	return s.replay(init, acts, nil, &fp)
 }
 
 // Replay rebuilds the trace from initial state init through the given
 // action indices, describing every state when the model is a Describer.
 // When fps is not nil, each state's fingerprint must match it.
 func Replay(m Model, init int, acts []uint32, fps []uint64) (Trace, error) {
+	return replay(m, init, acts, fps, nil)
+}
+
+// replay is Replay; when final is not nil, the fingerprint of the last
+// state must be *final.
+func replay(m Model, init int, acts []uint32, fps []uint64, final *uint64) (Trace, error) {
 	var cur []byte
 	k := 0
 	err := eachInitial(m, func(st []byte) bool {
@@ -590,6 +608,9 @@ func Replay(m Model, init int, acts []uint32, fps []uint64) (Trace, error) {
 		}
 		t.Steps = append(t.Steps, step)
 		cur = next
+	}
+	if final != nil && xxhash.Sum64(cur) != *final {
+		return t, errReplay
 	}
 	if e, ok := m.(Explainer); ok {
 		if t.Explanation, err = e.Explain(cur); err != nil {
@@ -677,7 +698,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	switch {
 	case s.failure != nil:
 		r.Status, r.Reason, r.Err = Failed, s.failErr.Error(), s.failErr
-		if s.failure.fp != 0 || s.failure.path != nil {
+		if s.failure.hasRef || s.failure.path != nil {
 			if t, err := s.traceOf(*s.failure); err == nil {
 				r.Failure = &t
 			}

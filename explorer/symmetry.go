@@ -380,13 +380,13 @@ func (q *symModel) concrete(init int, acts []uint32) ([]uint32, error) {
 // nil) of the model searched; under symmetry, the reduced run is first
 // replayed on the quotient, then mapped to a real run of the model, which
 // the trace shows.
-func (s *search) replay(init int, acts []uint32, fps []uint64) (Trace, error) {
+func (s *search) replay(init int, acts []uint32, fps []uint64, final *uint64) (Trace, error) {
 	q, ok := s.m.(*symModel)
 	if !ok {
-		return Replay(s.m, init, acts, fps)
+		return replay(s.m, init, acts, fps, final)
 	}
-	if fps != nil {
-		if _, err := Replay(q, init, acts, fps); err != nil {
+	if fps != nil || final != nil {
+		if _, err := replay(q, init, acts, fps, final); err != nil {
 			return Trace{}, err
 		}
 	}
@@ -405,7 +405,7 @@ func (s *search) replay(init int, acts []uint32, fps []uint64) (Trace, error) {
 func (s *search) replayLasso(init int, prefix, cycle []uint32) (Trace, int, error) {
 	q, ok := s.m.(*symModel)
 	if !ok || len(cycle) == 0 {
-		t, err := s.replay(init, append(append([]uint32(nil), prefix...), cycle...), nil)
+		t, err := s.replay(init, append(append([]uint32(nil), prefix...), cycle...), nil, nil)
 		return t, len(prefix), err
 	}
 	run := append([]uint32(nil), prefix...)
