@@ -88,8 +88,10 @@ type stopInLiveness struct {
 	stop func(error)
 }
 
-func (m stopInLiveness) NewWorker() explorer.Worker { return stopLiveWorker{graphWorker{m.graph}, m.stop} }
-func (m stopInLiveness) Tasks() []string            { return []string{"t"} }
+func (m stopInLiveness) NewWorker() explorer.Worker {
+	return stopLiveWorker{graphWorker{m.graph}, m.stop}
+}
+func (m stopInLiveness) Tasks() []string { return []string{"t"} }
 func (m stopInLiveness) Liveness() []explorer.LiveProperty {
 	return []explorer.LiveProperty{{Info: properties.Info{Name: "reaches-end", Kind: properties.Eventually}, Instances: 1}}
 }
