@@ -257,11 +257,7 @@ func (s *search) checkReduction(live []LiveProperty) error {
 		return fmt.Errorf("%w: --reduction por explores only some interleavings, so it cannot compute --metric %s; use --reduction none", ErrConfig, s.cfg.Metrics[0])
 	}
 	if s.cfg.Properties == nil {
-		names := []string{properties.DeadlockFreedom}
-		for _, p := range s.props {
-			names = append(names, p.Name)
-		}
-		s.cfg.Properties = names
+		s.cfg.Properties = s.safetyNames()
 		return nil
 	}
 	for _, p := range live {
@@ -270,6 +266,16 @@ func (s *search) checkReduction(live []LiveProperty) error {
 		}
 	}
 	return nil
+}
+
+// safetyNames names deadlock-freedom and every invariant and assertion:
+// what a reduction that does not preserve liveness checks by default.
+func (s *search) safetyNames() []string {
+	names := []string{properties.DeadlockFreedom}
+	for _, p := range s.props {
+		names = append(names, p.Name)
+	}
+	return names
 }
 
 // shard returns the visited-set shard of fingerprint h.

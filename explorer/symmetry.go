@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/vacheck/vacheck/properties"
 )
 
 // Symmetric is an optional interface of a Model that declares symmetries of
@@ -291,11 +290,7 @@ func (s *search) checkSymmetry(live []LiveProperty) error {
 	}
 	if s.cfg.Properties == nil {
 		if len(live) > 0 {
-			names := []string{properties.DeadlockFreedom}
-			for _, p := range s.props {
-				names = append(names, p.Name)
-			}
-			s.cfg.Properties = names
+			s.cfg.Properties = s.safetyNames()
 		}
 		return nil
 	}
