@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
@@ -61,7 +59,7 @@ func plural(n int) string {
 func chartPage(run report.Run) (msc.Page, bool) {
 	r := run.Result
 	unordered := run.Params["channels"] == "unordered"
-	page := msc.Page{Spec: run.Spec, Params: paramString(run.Params), Bug: run.Bug}
+	page := msc.Page{Spec: run.Spec, Params: report.Params(run.Params), Bug: run.Bug}
 	docs := map[string]string{}
 	for _, p := range r.Properties {
 		docs[p.Name] = p.Doc
@@ -139,18 +137,4 @@ func traceLine(t explorer.Trace, st explorer.Strategy) string {
 		kind = "depth-first, not necessarily shortest"
 	}
 	return fmt.Sprintf("Trace (%s, %d steps) from initial state #%d.", kind, len(t.Steps)+len(t.Cycle), t.Initial+1)
-}
-
-// paramString formats parameters as on the command line, sorted.
-func paramString(p map[string]any) string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("--%s %v", k, p[k])
-	}
-	return strings.Join(parts, " ")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/report"
 )
 
 // progressEvery is how often a running check prints a progress line on
@@ -36,7 +37,7 @@ func progressLine(w io.Writer) func(explorer.Progress) {
 		}
 		collision := (&explorer.Result{States: p.States}).CollisionProbability()
 		fmt.Fprintf(w, "vacheck: %.0fs  %s states (%s/s)  %s  queue %s  %s  collision %.1e\n",
-			p.Elapsed.Seconds(), commas(p.States), commas(int64(rate)), where, commas(p.Queue), bytesString(p.Memory), collision)
+			p.Elapsed.Seconds(), report.Group(p.States), report.Group(int64(rate)), where, report.Group(p.Queue), bytesString(p.Memory), collision)
 	}
 }
 

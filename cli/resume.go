@@ -13,6 +13,7 @@ import (
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/internal/input"
+	"github.com/vacheck/vacheck/report"
 	"github.com/vacheck/vacheck/specs"
 )
 
@@ -86,7 +87,7 @@ func checkpointConfig(c *urfave.Context, stderr io.Writer, spec specs.Spec, para
 				fmt.Fprintf(stderr, "vacheck: warning: %v (the search goes on)\n", s.Err)
 			case !quiet:
 				fmt.Fprintf(stderr, "vacheck: checkpoint saved in %s: %s states, depth %d, %s in %.1fs\n",
-					dir, commas(s.States), s.Depth, bytesString(uint64(s.Bytes)), s.Took.Seconds())
+					dir, report.Group(s.States), s.Depth, bytesString(uint64(s.Bytes)), s.Took.Seconds())
 			}
 		},
 	}, nil
@@ -174,7 +175,7 @@ func resumeCommand(stdout, stderr io.Writer, code *int, catalog []specs.Spec) *u
 			args = append(args, "--checkpoint", dir)
 			if !c.Bool("quiet") {
 				fmt.Fprintf(stderr, "vacheck: resuming %s at %s states, depth %d, after %s: vacheck %s\n",
-					info.Model, commas(info.States), info.Depth, info.Elapsed.Round(time.Second), strings.Join(saved, " "))
+					info.Model, report.Group(info.States), info.Depth, info.Elapsed.Round(time.Second), strings.Join(saved, " "))
 			}
 			ctx := context.WithValue(c.Context, resumingKey{}, true)
 			*code = runContext(ctx, args, stdout, stderr, catalog)

@@ -416,18 +416,6 @@ func safetyClaims(m explorer.Model, claims []string) []string {
 	return out
 }
 
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 func bytesString(b uint64) string {
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 }

@@ -14,6 +14,7 @@ import (
 
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/report"
 	"github.com/vacheck/vacheck/specs"
 )
 
@@ -330,7 +331,7 @@ func writeSweepRow(w io.Writer, n int, c certificate) {
 		ms = append(ms, name+" "+m.String())
 	}
 	slices.Sort(ms)
-	fmt.Fprintf(w, "%4d %14s %14s %6d %9s  %-30s %s\n", n, commas(c.States), commas(c.Transitions), c.Depth,
+	fmt.Fprintf(w, "%4d %14s %14s %6d %9s  %-30s %s\n", n, report.Group(c.States), report.Group(c.Transitions), c.Depth,
 		fmt.Sprintf("%.2fs", c.Elapsed), verdict, strings.Join(ms, ", "))
 	if c.Status == "incomplete" || c.Status == "error" {
 		fmt.Fprintf(w, "     %s: %s; the sweep ends here\n", c.Status, c.Reason)

@@ -778,24 +778,6 @@ func (s *search) resumeDFS(w Worker) (arena []byte, stack []dfsEntry, trail []df
 	return arena, stack, res.trail, nil
 }
 
-// successor returns the successor of st by action index a.
-func successor(w Worker, st []byte, a uint32) ([]byte, error) {
-	var next []byte
-	idx := uint32(0)
-	if _, err := w.Successors(st, func(_ Transition, succ []byte) {
-		if idx == a {
-			next = append([]byte(nil), succ...)
-		}
-		idx++
-	}); err != nil {
-		return nil, err
-	}
-	if next == nil {
-		return nil, errReplay
-	}
-	return next, nil
-}
-
 // openSet rebuilds the DFS set of open states under reduction: those on the
 // stack and on the current path.
 func openSet(stack []dfsEntry, trail []dfsStep) *swiss.Map[uint64, struct{}] {

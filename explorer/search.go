@@ -590,17 +590,11 @@ func replay(m Model, init int, acts []uint32, fps []uint64, final *uint64) (Trac
 	}
 	w := m.NewWorker()
 	for i, a := range acts {
-		var next []byte
-		idx := 0
-		if _, err := w.Successors(cur, func(_ Transition, succ []byte) {
-			if idx == int(a) {
-				next = append([]byte(nil), succ...)
-			}
-			idx++
-		}); err != nil {
+		next, err := successor(w, cur, a)
+		if err != nil {
 			return t, err
 		}
-		if next == nil || (fps != nil && xxhash.Sum64(next) != fps[i]) {
+		if fps != nil && xxhash.Sum64(next) != fps[i] {
 			return t, errReplay
 		}
 		step := Step{Action: fmt.Sprintf("#%d", a), ActionIndex: int(a)}
@@ -624,6 +618,25 @@ func replay(m Model, init int, acts []uint32, fps []uint64, final *uint64) (Trac
 		}
 	}
 	return t, nil
+}
+
+// successor returns the successor of st by action index a, or errReplay
+// when st has no such transition.
+func successor(w Worker, st []byte, a uint32) ([]byte, error) {
+	var next []byte
+	idx := uint32(0)
+	if _, err := w.Successors(st, func(_ Transition, succ []byte) {
+		if idx == a {
+			next = append([]byte(nil), succ...)
+		}
+		idx++
+	}); err != nil {
+		return nil, err
+	}
+	if next == nil {
+		return nil, errReplay
+	}
+	return next, nil
 }
 
 // inBound reports whether st may be expanded: always, unless the worker

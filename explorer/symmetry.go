@@ -321,22 +321,11 @@ func (q *symModel) concrete(init int, acts []uint32) ([]uint32, error) {
 	cur := append([]byte(nil), initial[init]...)
 	rep := append([]byte(nil), q.initial[init]...)
 	out := make([]uint32, 0, len(acts))
-	var next []byte
 	for _, a := range acts {
 		// The quotient's step: action a of the representative.
-		idx := 0
-		next = next[:0]
-		found := false
-		if _, err := w.Successors(rep, func(_ Transition, succ []byte) {
-			if idx == int(a) {
-				next, found = append(next, succ...), true
-			}
-			idx++
-		}); err != nil {
+		next, err := successor(w, rep, a)
+		if err != nil {
 			return nil, err
-		}
-		if !found {
-			return nil, errReplay
 		}
 		r, _, err := c.Canonical(next)
 		if err != nil {
@@ -442,20 +431,9 @@ func endState(m Model, init int, acts []uint32) ([]byte, error) {
 	w := m.NewWorker()
 	cur := append([]byte(nil), initial[init]...)
 	for _, a := range acts {
-		idx := 0
-		var next []byte
-		if _, err := w.Successors(cur, func(_ Transition, succ []byte) {
-			if idx == int(a) {
-				next = append([]byte(nil), succ...)
-			}
-			idx++
-		}); err != nil {
+		if cur, err = successor(w, cur, a); err != nil {
 			return nil, err
 		}
-		if next == nil {
-			return nil, errReplay
-		}
-		cur = next
 	}
 	return cur, nil
 }

@@ -252,7 +252,7 @@ func JSON(w io.Writer, run Run) error {
 func Text(w io.Writer, run Run) error {
 	r := run.Result
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n", run.Spec, formatParams(run.Params))
+	fmt.Fprintf(&b, "%s %s\n", run.Spec, Params(run.Params))
 	if run.Bug != "" {
 		fmt.Fprintf(&b, "broken on purpose: %s\n", run.Bug)
 	}
@@ -272,19 +272,19 @@ func Text(w io.Writer, run Run) error {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%s distinct states, %s transitions, depth %d, %s terminal states\n",
-		group(r.States), group(r.Transitions), r.Depth, group(r.Terminal))
+		Group(r.States), Group(r.Transitions), r.Depth, Group(r.Terminal))
 	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
-		formatSeconds(r.Elapsed.Seconds()), group(int64(r.StatesPerSecond())), formatBytes(r.PeakMemory),
+		formatSeconds(r.Elapsed.Seconds()), Group(int64(r.StatesPerSecond())), formatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
 	if r.Reduction == explorer.PartialOrder {
-		fmt.Fprintf(&b, "partial-order reduction: %s of the states were expanded with only some of their transitions; the counts are those of the reduced state space (safety properties only)\n", group(r.Reduced))
+		fmt.Fprintf(&b, "partial-order reduction: %s of the states were expanded with only some of their transitions; the counts are those of the reduced state space (safety properties only)\n", Group(r.Reduced))
 	}
 	if r.Symmetry != "" {
 		fmt.Fprintf(&b, "symmetry (%s): the counts are orbits; they hold %s states and %s terminal states of the model (%s)\n",
-			r.Symmetry, group(r.RawStates), group(r.RawTerminal), reductionFactor(r.RawStates, r.States))
+			r.Symmetry, Group(r.RawStates), Group(r.RawTerminal), reductionFactor(r.RawStates, r.States))
 	}
 	if r.Cut > 0 {
-		fmt.Fprintf(&b, "%s states lie beyond the model's bound%s and were not expanded\n", group(r.Cut), boundDoc(run.BoundDoc))
+		fmt.Fprintf(&b, "%s states lie beyond the model's bound%s and were not expanded\n", Group(r.Cut), boundDoc(run.BoundDoc))
 	}
 	if r.Tracked != "" {
 		fmt.Fprintf(&b, "the states also hold %s, so there may be more of them than in a run without the metric\n", r.Tracked)
@@ -322,7 +322,7 @@ func Text(w io.Writer, run Run) error {
 	}
 	if r.Graph != nil {
 		fmt.Fprintf(&b, "\nliveness: %s fairness, state graph of %s states and %s edges, %s, built in %s\n",
-			r.Fairness, group(r.Graph.States), group(r.Graph.Edges), formatBytes(r.Graph.Bytes), formatSeconds(r.Graph.Elapsed.Seconds()))
+			r.Fairness, Group(r.Graph.States), Group(r.Graph.Edges), formatBytes(r.Graph.Bytes), formatSeconds(r.Graph.Elapsed.Seconds()))
 	}
 	if r.Failure != nil {
 		fmt.Fprintf(&b, "\nMODEL ERROR: %s\nThe state whose expansion failed is reached by:\n", r.Reason)
@@ -334,14 +334,14 @@ func Text(w io.Writer, run Run) error {
 		b.WriteString("result: OK, every property holds\n")
 	case explorer.Bounded:
 		fmt.Fprintf(&b, "result: BOUNDED, not a proof: no violation among the %s states explored, but %s of them lie beyond the model's bound%s and were not expanded; the properties hold within the bound only, and deadlock-freedom is unknown (terminal states may lie past the cut)\n",
-			group(r.States), group(r.Cut), boundDoc(run.BoundDoc))
+			Group(r.States), Group(r.Cut), boundDoc(run.BoundDoc))
 	case explorer.Violated:
 		b.WriteString("result: VIOLATED\n")
 		if r.Reason != "" {
 			fmt.Fprintf(&b, "(the search also stopped early: %s)\n", r.Reason)
 		}
 	case explorer.Incomplete:
-		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s states explored\n", r.Reason, group(r.States))
+		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s states explored\n", r.Reason, Group(r.States))
 		if r.Failure == nil {
 			if run.Reducible && r.Reduction != explorer.PartialOrder {
 				b.WriteString("hint: this spec allows partial-order reduction; --reduction por checks its safety properties in far fewer states\n")
@@ -565,7 +565,9 @@ func formatValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-func formatParams(p map[string]any) string {
+// Params formats spec parameters as on the command line, sorted by flag:
+// "--ids all --n 5".
+func Params(p map[string]any) string {
 	keys := make([]string, 0, len(p))
 	for k := range p {
 		keys = append(keys, k)
@@ -585,8 +587,8 @@ func plural(n int) string {
 	return "s"
 }
 
-// group formats n with thousands separators.
-func group(n int64) string {
+// Group formats n with thousands separators: 1,809,852.
+func Group(n int64) string {
 	s := fmt.Sprint(n)
 	if n < 0 {
 		return s
