@@ -6,41 +6,64 @@ import (
 	"slices"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/vacheck/vacheck/internal/offheap"
 )
 
 // bucket holds states of one BFS level: their encodings back to back, their
 // fingerprints, their canonical keys (the predecessor's rank in its level,
 // in 32 bits, then the action index), and, once inserted, their references in the
-// visited set.
+// visited set. Its columns live outside the Go heap when they are large
+// (package offheap): they grow without copying and give their memory back
+// when the search frees them.
 type bucket struct {
-	arena []byte
-	ends  []int
-	fps   []uint64
-	ranks []uint32
-	acts  []uint32
-	refs  []stateRef
+	arena offheap.Array[byte]
+	ends  offheap.Array[int]
+	fps   offheap.Array[uint64]
+	ranks offheap.Array[uint32]
+	acts  offheap.Array[uint32]
+	refs  offheap.Array[stateRef]
 }
 
 func (b *bucket) add(st []byte, fp uint64, rank, act uint32) {
-	b.arena = append(b.arena, st...)
-	b.ends = append(b.ends, len(b.arena))
-	b.fps = append(b.fps, fp)
-	b.ranks = append(b.ranks, rank)
-	b.acts = append(b.acts, act)
-	b.refs = append(b.refs, 0)
+	b.arena.AppendSlice(st)
+	b.ends.Append(b.arena.Len())
+	b.fps.Append(fp)
+	b.ranks.Append(rank)
+	b.acts.Append(act)
+	b.refs.Append(0)
 }
+
+// len returns the number of states in the bucket.
+func (b *bucket) len() int { return b.fps.Len() }
 
 func (b *bucket) start(i int) int {
 	if i == 0 {
 		return 0
 	}
-	return b.ends[i-1]
+	return b.ends.Slice()[i-1]
 }
 
-func (b *bucket) state(i int) []byte { return b.arena[b.start(i):b.ends[i]] }
+func (b *bucket) state(i int) []byte { return b.arena.Slice()[b.start(i):b.ends.Slice()[i]] }
 
-func (b *bucket) reset() {
-	b.arena, b.ends, b.fps, b.ranks, b.acts, b.refs = b.arena[:0], b.ends[:0], b.fps[:0], b.ranks[:0], b.acts[:0], b.refs[:0]
+func (b *bucket) fp(i int) uint64 { return b.fps.Slice()[i] }
+
+func (b *bucket) act(i int) uint32 { return b.acts.Slice()[i] }
+
+func (b *bucket) ref(i int) stateRef { return b.refs.Slice()[i] }
+
+func (b *bucket) setRef(i int, r stateRef) { b.refs.Slice()[i] = r }
+
+func (b *bucket) reset() { b.truncate(0) }
+
+// free gives the bucket's memory back; the bucket is then empty.
+func (b *bucket) free() {
+	b.arena.Free()
+	b.ends.Free()
+	b.fps.Free()
+	b.ranks.Free()
+	b.acts.Free()
+	b.refs.Free()
 }
 
 // keep moves entry k to position to (to <= k), for compaction in place.
@@ -48,19 +71,26 @@ func (b *bucket) keep(k, to int) {
 	if k != to {
 		from := b.state(k)
 		dst := b.start(to)
-		n := copy(b.arena[dst:], from)
-		b.ends[to] = dst + n
-		b.fps[to], b.ranks[to], b.acts[to], b.refs[to] = b.fps[k], b.ranks[k], b.acts[k], b.refs[k]
+		n := copy(b.arena.Slice()[dst:], from)
+		b.ends.Slice()[to] = dst + n
+		fps, ranks, acts, refs := b.fps.Slice(), b.ranks.Slice(), b.acts.Slice(), b.refs.Slice()
+		fps[to], ranks[to], acts[to], refs[to] = fps[k], ranks[k], acts[k], refs[k]
 	}
 }
 
 // truncate keeps the first n entries.
 func (b *bucket) truncate(n int) {
-	b.arena = b.arena[:b.start(n)]
-	b.ends, b.fps, b.ranks, b.acts, b.refs = b.ends[:n], b.fps[:n], b.ranks[:n], b.acts[:n], b.refs[:n]
+	b.arena.Truncate(b.start(n))
+	b.ends.Truncate(n)
+	b.fps.Truncate(n)
+	b.ranks.Truncate(n)
+	b.acts.Truncate(n)
+	b.refs.Truncate(n)
 }
 
-func (b *bucket) key(i int) (int64, uint32) { return int64(b.ranks[i]), b.acts[i] }
+func (b *bucket) key(i int) (int64, uint32) { return int64(b.ranks.Slice()[i]), b.acts.Slice()[i] }
+
+func (b *bucket) bfsKey(i int) bfsKey { r, a := b.key(i); return bfsKey{r, a} }
 
 // level is a BFS level in canonical order: the states of its buckets,
 // merged by key.
@@ -75,12 +105,12 @@ type level struct {
 func (l *level) get(r int) ([]byte, uint64, stateRef) {
 	if l.ref == nil {
 		b := l.buckets[0]
-		return b.state(r), b.fps[r], b.refs[r]
+		return b.state(r), b.fp(r), b.ref(r)
 	}
 	ref := l.ref[r]
 	b := l.buckets[ref>>48]
 	i := int(ref & (1<<48 - 1))
-	return b.state(i), b.fps[i], b.refs[i]
+	return b.state(i), b.fp(i), b.ref(i)
 }
 
 // merge orders the states of chains of buckets canonically. Each chain is
@@ -92,7 +122,7 @@ func merge(chains [][]*bucket, buf []uint64) *level {
 	for _, c := range chains {
 		for _, b := range c {
 			l.buckets = append(l.buckets, b)
-			l.n += len(b.fps)
+			l.n += b.len()
 		}
 	}
 	if len(l.buckets) == 1 {
@@ -108,7 +138,7 @@ func merge(chains [][]*bucket, buf []uint64) *level {
 		h := head{chain: c, id: id}
 		id += len(chain)
 		// Skip empty buckets at the front of the chain.
-		for h.b < len(chain) && len(chain[h.b].fps) == 0 {
+		for h.b < len(chain) && chain[h.b].len() == 0 {
 			h.b++
 			h.id++
 		}
@@ -131,7 +161,7 @@ func merge(chains [][]*bucket, buf []uint64) *level {
 		l.ref = append(l.ref, uint64(h.id)<<48|uint64(h.i))
 		h.i++
 		chain := chains[h.chain]
-		for h.b < len(chain) && h.i == len(chain[h.b].fps) {
+		for h.b < len(chain) && h.i == chain[h.b].len() {
 			h.b, h.i = h.b+1, 0
 			h.id++
 		}
@@ -175,7 +205,7 @@ func (s *search) bfs() {
 		for k, i := range s.inits {
 			st := s.initial[i]
 			l0.add(st, xxhash.Sum64(st), uint32(i), 0)
-			l0.refs[k] = s.initRefs[k]
+			l0.setRef(k, s.initRefs[k])
 		}
 		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
 			return
@@ -199,6 +229,19 @@ func (s *search) bfs() {
 	for w := range seen {
 		seen[w] = newFPSet()
 	}
+	defer func() {
+		l0.free()
+		for set := range cands {
+			for w := range cands[set] {
+				for _, b := range cands[set][w] {
+					b.free()
+				}
+			}
+		}
+		for _, x := range seen {
+			x.free()
+		}
+	}()
 	nprops := len(s.props) + 1
 	probe := true
 	for depth := first; cur.n > 0; depth++ {
@@ -222,8 +265,17 @@ func (s *search) bfs() {
 		failErr := make([]error, W)
 		counts := make([]int64, W)
 		var probes, hits [64]int64
+		// With one worker (and no reduction, whose cycle proviso asks the
+		// visited set as it was before the level), successors are inserted
+		// as they come: x1 is that worker's expander.
+		var x1 *expander
+		levelStart := s.shards[0].Len()
 		s.parallel(func(w int) {
 			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, rec: s.rec.level(w)}
+			if W == 1 && s.reducers == nil {
+				x.in = &inserter{s: s, want: s.want, found: make([]bfsFound, nprops)}
+				x1 = x
+			}
 			x.run(w, cur, &dead[w], &fails[w], &failErr[w])
 			probes[w%64] += x.probes
 			hits[w%64] += x.hits
@@ -233,8 +285,20 @@ func (s *search) bfs() {
 			s.terminal.Add(x.terminal)
 			s.rawTerminal.Add(x.rawTerminal)
 		})
+		// rollback takes the states x1 added out again, where phase 2
+		// would not have run: the search then stops after this level with
+		// the figures a search with more workers gives.
+		rollback := func() {
+			if x1 != nil {
+				// Only the first from[0] successors were inserted: those
+				// after them may be states of earlier levels.
+				s.shards[0].rollback(uint64(levelStart), out[0][0].fps.Slice()[:x1.from[0]], x1.inserted)
+				out[0][0].reset()
+			}
+		}
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
+				rollback()
 				s.fail(fails[w].fp, fails[w].ref, failErr[w])
 				return
 			}
@@ -242,17 +306,15 @@ func (s *search) bfs() {
 		// Looking successors up in the visited set before phase 2 saves
 		// memory when many lead back to earlier levels, and is wasted work
 		// when none do (a graded state space, where every transition goes
-		// one level down, as in most of the catalog). Keep doing it while it
-		// finds at least one in 50, and try again every eighth level.
+		// one level down, as in most of the catalog). Look up every
+		// successor while at least one in 50 is found, and otherwise one
+		// in probeSample, to notice when that changes.
 		var tp, th int64
 		for w := range probes {
 			tp, th = tp+probes[w], th+hits[w]
 		}
-		switch {
-		case probe && tp > 1000:
+		if tp >= 64 {
 			probe = th*50 >= tp
-		case !probe:
-			probe = depth%8 == 7
 		}
 		var dl bfsFound
 		for w := range dead {
@@ -266,6 +328,7 @@ func (s *search) bfs() {
 		if s.stopped() {
 			// Phase 2 has not touched the visited set: save the boundary
 			// before this level, which resuming expands again.
+			rollback()
 			if s.checkpointDue() && s.incomplete == "" {
 				s.saveCheckpoint(mark)
 			}
@@ -282,21 +345,33 @@ func (s *search) bfs() {
 			return
 		}
 		if s.done() && !s.cfg.Continue {
+			rollback()
 			return
 		}
-		// The state limit: insert only the first new states of the level,
-		// in canonical order, up to the limit.
-		cutoff, limited := s.levelCutoff(out)
 		viols := make([][]bfsFound, W)
-		want := s.want
-		s.parallel(func(sh int) {
-			in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
-			in.run(out, cur, &fails[sh], &failErr[sh])
+		var limited bool
+		if in := x1.inserter(); in != nil {
 			s.states.Add(in.added)
 			s.raw.Add(in.raw)
 			s.cut.Add(in.cut)
-			viols[sh] = in.found
-		})
+			viols[0] = in.found
+			fails[0], failErr[0] = in.fail, in.failErr
+			limited = x1.over
+		} else {
+			// The state limit: insert only the first new states of the
+			// level, in canonical order, up to the limit.
+			var cutoff bfsKey
+			cutoff, limited = s.levelCutoff(out)
+			want := s.want
+			s.parallel(func(sh int) {
+				in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
+				in.run(out, cur, &fails[sh], &failErr[sh])
+				s.states.Add(in.added)
+				s.raw.Add(in.raw)
+				s.cut.Add(in.cut)
+				viols[sh] = in.found
+			})
+		}
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
 				s.fail(fails[w].fp, fails[w].ref, failErr[w])
@@ -365,7 +440,7 @@ func (s *search) levelCutoff(out [][]*bucket) (bfsKey, bool) {
 	var total int64
 	for w := range out {
 		for _, c := range out[w] {
-			total += int64(len(c.fps))
+			total += int64(c.len())
 		}
 	}
 	if total <= room {
@@ -375,16 +450,17 @@ func (s *search) levelCutoff(out [][]*bucket) (bfsKey, bool) {
 	s.parallel(func(sh int) {
 		m := s.shards[sh]
 		dup := newFPSet()
+		defer dup.free()
 		for w := range out {
 			c := out[w][sh]
-			for k, h := range c.fps {
+			for k, h := range c.fps.Slice() {
 				if int64(len(keys[sh])) > room {
 					return
 				}
 				if m.Has(h) || !dup.insert(h) {
 					continue
 				}
-				keys[sh] = append(keys[sh], bfsKey{int64(c.ranks[k]), c.acts[k]})
+				keys[sh] = append(keys[sh], c.bfsKey(k))
 			}
 		}
 	})
@@ -420,7 +496,8 @@ type expander struct {
 	out             []*bucket // per shard
 	local           *fpSet
 	expand          bool
-	probe           bool // look successors up in the visited set now
+	probe           bool // look every successor up in the visited set
+	seq             int  // successors offered
 	probes, hits    int64
 	reduced         int64  // states expanded with a proper subset
 	ample           bucket // successors of the reducer's subset
@@ -436,7 +513,20 @@ type expander struct {
 	pending     int
 	rawTerminal int64      // under symmetry: the orbit sizes of the terminal states
 	rec         *graphSink // records the state graph, when liveness needs it
-	_           [64]byte
+	// from[sh] is where the successors in out[sh] not yet looked up in
+	// local begin; fresh counts them (see dedupe).
+	from  []int
+	fresh int
+	// in, with one worker, inserts and checks the successors as they come
+	// (insertFresh) instead of in a phase 2; inserted holds the
+	// fingerprints of those it added but does not keep, over that a new
+	// state was left out at the state limit.
+	in       *inserter
+	cur      *level
+	wk       Worker
+	inserted []uint64
+	over     bool
+	_        [64]byte
 }
 
 func (x *expander) emit(t Transition, next []byte) {
@@ -457,16 +547,106 @@ func (x *expander) emit(t Transition, next []byte) {
 // unless it is known already.
 func (x *expander) offer(next []byte, h uint64, a uint32) {
 	sh := x.s.shard(h)
-	if x.probe {
+	if x.seq++; x.in == nil && (x.probe || x.seq%probeSample == 0) {
 		x.probes++
 		if x.s.shards[sh].Has(h) {
 			x.hits++
 			return
 		}
 	}
-	if x.local.insert(h) {
-		x.out[sh].add(next, h, uint32(x.r), a)
-		x.pending += len(next) + 32 // the state, and its entries in the bucket and the local set
+	x.out[sh].add(next, h, uint32(x.r), a)
+	x.pending += len(next) + 32 // the state, and its entries in the bucket and the local set
+	x.fresh++
+}
+
+// insertFresh is dedupe with one worker: it inserts the successors kept
+// since the last call into the visited set and checks the new ones at once,
+// as phase 2 would, in the same (canonical) order, so that the level needs
+// no phase 2 and no local set. The visited set then holds part of the next
+// level while this one is expanded; bfs takes those states out again
+// (visitedSet.rollback) where phase 2 would not have run.
+func (x *expander) insertFresh() {
+	s, in := x.s, x.in
+	m := s.shards[0]
+	b := x.out[0]
+	fps := b.fps.Slice()
+	kept := x.from[0]
+	defer func() {
+		b.truncate(kept)
+		x.from[0], x.fresh = kept, 0
+		if p := recover(); p != nil {
+			in.fail.offer(in.rank, in.act, in.fp, in.ref)
+			// (insertFresh runs last in dedupe)
+			in.failErr = fmt.Errorf("the model panicked while checking a state: %v", p)
+		}
+	}()
+	m.fps.touch(fps[kept:])
+	for k := kept; k < len(fps); k++ {
+		h := fps[k]
+		if max := s.cfg.MaxStates; max > 0 && s.states.Load()+in.added >= max {
+			// The first new states in canonical order fill the room left.
+			x.over = x.over || !m.Has(h)
+			continue
+		}
+		if g := m.growth(h); g > 0 && !roomFor(s, g) {
+			continue // the search stops, and bfs rolls this level back
+		}
+		added, keep := in.insert(m, x.wk, b, k, h, x.cur, &in.fail, &in.failErr)
+		switch {
+		case keep:
+			b.keep(k, kept)
+			kept++
+		case added:
+			x.inserted = append(x.inserted, h)
+		}
+	}
+}
+
+// inserter returns the inserter of an expander that inserts as it goes, or
+// nil.
+func (x *expander) inserter() *inserter {
+	if x == nil {
+		return nil
+	}
+	return x.in
+}
+
+// probeSample is how rarely the expander looks a successor up in the
+// visited set when it does not look every one up.
+const probeSample = 16
+
+// dedupeBatch is how many successors the expander keeps before it looks
+// them up in its local set all at once.
+const dedupeBatch = 64
+
+// dedupe drops the successors kept since the last call that the worker has
+// produced before in this level (or earlier in the batch), keeping the
+// first of each in order. The lookups are done in a batch, after touching
+// their slots, so that their cache misses overlap (fpSet.touch).
+func (x *expander) dedupe() {
+	if x.fresh == 0 {
+		return
+	}
+	for sh, b := range x.out {
+		x.local.touch(b.fps.Slice()[x.from[sh]:])
+	}
+	for sh, b := range x.out {
+		fps := b.fps.Slice()
+		kept := x.from[sh]
+		for k := kept; k < len(fps); k++ {
+			if x.local.insert(fps[k]) {
+				b.keep(k, kept)
+				kept++
+			}
+		}
+		b.truncate(kept)
+		if x.in == nil {
+			x.from[sh] = kept
+		}
+	}
+	x.fresh = 0
+	if x.in != nil {
+		x.insertFresh()
 	}
 }
 
@@ -493,7 +673,7 @@ func (x *expander) expandReduced(r Reducer, wk Worker, st []byte) error {
 		return err
 	}
 	if !all {
-		for _, h := range x.ample.fps {
+		for _, h := range x.ample.fps.Slice() {
 			if x.s.shards[x.s.shard(h)].Has(h) {
 				all = true
 				break
@@ -506,8 +686,8 @@ func (x *expander) expandReduced(r Reducer, wk Worker, st []byte) error {
 		}
 		x.reduced++
 	}
-	for k, h := range x.ample.fps {
-		x.offer(x.ample.state(k), h, x.ample.acts[k])
+	for k, h := range x.ample.fps.Slice() {
+		x.offer(x.ample.state(k), h, x.ample.act(k))
 	}
 	return nil
 }
@@ -519,7 +699,10 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		b.reset()
 	}
 	x.local.Clear()
+	x.from = make([]int, len(x.out))
+	x.fresh = 0
 	wk := s.workers[w]
+	x.cur, x.wk = cur, wk
 	lo, hi := split(cur.n, len(s.workers), w)
 	defer func() {
 		// A Model that panics instead of returning an error fails the
@@ -536,6 +719,9 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		reducer = s.reducers[w]
 	}
 	for x.r = lo; x.r < hi; x.r++ {
+		if x.fresh >= dedupeBatch {
+			x.dedupe()
+		}
 		if x.r&255 == 0 && (s.stopped() || x.r&4095 == 0 && s.overMemory()) {
 			break
 		}
@@ -590,6 +776,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			}
 		}
 	}
+	x.dedupe()
 }
 
 // inserter is one worker's phase 2 of a BFS level: it inserts the new
@@ -611,6 +798,9 @@ type inserter struct {
 	// lets in (levelCutoff).
 	cutoff  bfsKey
 	limited bool
+	// fail and failErr: the first failure, with one worker (insertFresh).
+	fail    bfsFound
+	failErr error
 	_       [64]byte
 }
 
@@ -627,8 +817,12 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 	for w := range out {
 		c := out[w][in.sh]
 		kept := 0
-		for k, h := range c.fps {
-			if in.limited && in.cutoff.less(bfsKey{int64(c.ranks[k]), c.acts[k]}) {
+		fps := c.fps.Slice()
+		for k, h := range fps {
+			if k%touchBatch == 0 {
+				m.fps.touch(fps[k:min(k+touchBatch, len(fps))])
+			}
+			if in.limited && in.cutoff.less(c.bfsKey(k)) {
 				// Beyond the state limit, and so is every later candidate
 				// of this shard (the workers' buckets are in key order).
 				c.truncate(kept)
@@ -641,54 +835,65 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 				c.truncate(kept)
 				return
 			}
-			rank, act := c.key(k)
-			_, _, parent := cur.get(int(rank))
-			ref, added := m.Add(h, parent, act)
-			if !added {
-				continue
+			if _, keep := in.insert(m, wk, c, k, h, cur, fail, failErr); keep {
+				c.keep(k, kept)
+				kept++
 			}
-			c.refs[k] = ref
-			in.added++
-			st := c.state(k)
-			in.fp, in.ref, in.rank, in.act = h, ref, rank, act
-			o, err := orbitOf(wk, st)
-			if err != nil {
-				fail.offer(rank, act, h, ref)
-				if *failErr == nil {
-					*failErr = err
-				}
-				continue
-			}
-			in.raw += o
-			if in.want != 0 {
-				p, err := wk.Check(st, in.want)
-				if err != nil {
-					fail.offer(rank, act, h, ref)
-					if *failErr == nil {
-						*failErr = err
-					}
-					continue
-				}
-				if p >= 0 {
-					in.found[p].offer(rank, act, h, ref)
-					if s.assert&(1<<uint(p)) != 0 {
-						continue // a broken model assumption: do not go on from here
-					}
-				}
-			}
-			if ok, err := inBound(wk, st); err != nil || !ok {
-				if err != nil {
-					fail.offer(rank, act, h, ref)
-					if *failErr == nil {
-						*failErr = err
-					}
-				}
-				in.cut++
-				continue
-			}
-			c.keep(k, kept)
-			kept++
 		}
 		c.truncate(kept)
 	}
+}
+
+// insert adds candidate k of c, with fingerprint h, to the visited set m
+// unless it is there already, and checks it if it is new. It reports
+// whether it added the state and whether the state is to be expanded: not
+// when it broke an assertion, lies outside the state bound or could not be
+// checked.
+func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64, cur *level, fail *bfsFound, failErr *error) (added, keep bool) {
+	rank, act := c.key(k)
+	_, _, parent := cur.get(int(rank))
+	ref, added := m.Add(h, parent, act)
+	if !added {
+		return false, false
+	}
+	c.setRef(k, ref)
+	in.added++
+	st := c.state(k)
+	in.fp, in.ref, in.rank, in.act = h, ref, rank, act
+	o, err := orbitOf(wk, st)
+	if err != nil {
+		fail.offer(rank, act, h, ref)
+		if *failErr == nil {
+			*failErr = err
+		}
+		return true, false
+	}
+	in.raw += o
+	if in.want != 0 {
+		p, err := wk.Check(st, in.want)
+		if err != nil {
+			fail.offer(rank, act, h, ref)
+			if *failErr == nil {
+				*failErr = err
+			}
+			return true, false
+		}
+		if p >= 0 {
+			in.found[p].offer(rank, act, h, ref)
+			if in.s.assert&(1<<uint(p)) != 0 {
+				return true, false // a broken model assumption: do not go on from here
+			}
+		}
+	}
+	if ok, err := inBound(wk, st); err != nil || !ok {
+		if err != nil {
+			fail.offer(rank, act, h, ref)
+			if *failErr == nil {
+				*failErr = err
+			}
+		}
+		in.cut++
+		return true, false
+	}
+	return true, true
 }

@@ -446,7 +446,7 @@ func (s *search) loadCheckpoint() error {
 		for i := uint64(0); i < n && r.err == nil; i++ {
 			fp, ref := r.u64(), stateRef(r.u64())
 			res.level.add(r.bytes(), fp, uint32(i), 0)
-			res.level.refs[len(res.level.refs)-1] = ref
+			res.level.setRef(res.level.len()-1, ref)
 		}
 	} else {
 		n := r.count(12)
@@ -476,9 +476,10 @@ func (s *search) loadCheckpoint() error {
 		s.recordFound(f)
 	}
 	if res.level != nil {
-		for k, ref := range res.level.refs {
+		refs := res.level.refs.Slice()
+		for k, ref := range refs {
 			var ok bool
-			if res.level.refs[k], ok = remap(ref); !ok && r.err == nil {
+			if refs[k], ok = remap(ref); !ok && r.err == nil {
 				r.fail(fmt.Errorf("a state of the level is not in the visited set"))
 			}
 		}

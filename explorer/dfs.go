@@ -98,6 +98,10 @@ func (s *search) dfs() {
 	var cur []byte
 	var succ bucket
 	var fresh []int
+	defer func() {
+		seen.free()
+		succ.free()
+	}()
 	var curFP uint64
 	defer func() {
 		if p := recover(); p != nil {
@@ -199,7 +203,7 @@ func (s *search) dfs() {
 			continue
 		}
 		fresh = fresh[:0]
-		for k, h := range succ.fps {
+		for k, h := range succ.fps.Slice() {
 			if seen.Has(h) {
 				continue
 			}
@@ -212,7 +216,7 @@ func (s *search) dfs() {
 				return
 			}
 			s.states.Add(1)
-			here := &dfsStep{fp: h, act: succ.acts[k]}
+			here := &dfsStep{fp: h, act: succ.act(k)}
 			if o, err := orbitOf(w, succ.state(k)); err != nil {
 				s.failPath(h, pathTo(trail, here), err)
 				return
@@ -247,7 +251,7 @@ func (s *search) dfs() {
 		if s.cfg.MaxMemory > 0 && len(fresh) > 0 {
 			// Growing the arena allocates a larger one while the old is
 			// still held: stop instead if that would pass the limit.
-			need := len(arena) + len(succ.arena)
+			need := len(arena) + succ.arena.Len()
 			if need > cap(arena) && s.sampleMemory()+uint64(cap(arena)+2*need) > s.cfg.MaxMemory {
 				s.stop.CompareAndSwap(running, stopMemory)
 				return
@@ -255,7 +259,7 @@ func (s *search) dfs() {
 		}
 		for k := len(fresh) - 1; k >= 0; k-- {
 			i := fresh[k]
-			push(succ.state(i), succ.fps[i], e.depth+1, succ.acts[i])
+			push(succ.state(i), succ.fp(i), e.depth+1, succ.act(i))
 		}
 	}
 }
@@ -279,7 +283,7 @@ func (s *search) dfsReduced(r Reducer, w Worker, open *swiss.Map[uint64, struct{
 	if err != nil || all {
 		return err
 	}
-	for _, h := range succ.fps {
+	for _, h := range succ.fps.Slice() {
 		if open.Has(h) {
 			succ.reset()
 			*live, *a = 0, 0

@@ -539,3 +539,64 @@ func TestTraceThroughLargeActionIndices(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerCountsAgreeOnEveryFigure runs random graphs with bad states,
+// deadlocks, panics and state limits on 1, 2 and 3 workers and requires the
+// same result: one worker inserts states as it expands them and takes a
+// level out again where more workers would not have inserted it (a
+// deadlock that ends the search, a failure), so the figures of stopped and
+// failed searches are compared too, not only complete ones.
+func TestWorkerCountsAgreeOnEveryFigure(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		n := 20 + rng.IntN(300)
+		adj := map[int][]int{}
+		for s := 0; s < n; s++ {
+			for k := rng.IntN(5); k > 0; k-- {
+				adj[s] = append(adj[s], rng.IntN(n))
+			}
+		}
+		bad, badEnd, boom := map[int]bool{}, map[int]bool{}, map[int]bool{}
+		for k := rng.IntN(3); k > 0; k-- {
+			bad[1+rng.IntN(n-1)] = true
+		}
+		for s := 0; s < n; s++ {
+			if len(adj[s]) == 0 && rng.IntN(3) == 0 {
+				badEnd[s] = true
+			}
+		}
+		if seed%5 == 0 {
+			boom[1+rng.IntN(n-1)] = true
+		}
+		g := &graph{init: []int{0, rng.IntN(n)}, next: edges(adj),
+			bad:   func(s int) bool { return bad[s] },
+			end:   func(s int) bool { return !badEnd[s] },
+			panic: func(s int) bool { return boom[s] }}
+		cfg := explorer.Config{Continue: seed%4 == 0}
+		if seed%3 == 0 {
+			cfg.MaxStates = int64(1 + rng.IntN(n))
+		}
+		var want *explorer.Result
+		for _, w := range []int{1, 2, 3} {
+			cfg.Workers = w
+			r := check(t, g, cfg)
+			if want == nil {
+				want = r
+				continue
+			}
+			// A worker that fails stops expanding its part of the level while
+			// the others go on: a failed search's transitions and terminal
+			// states depend on the worker count (its states do not).
+			failed := r.Status == explorer.Failed && want.Status == explorer.Failed
+			if r.Status != want.Status || r.States != want.States || r.Depth != want.Depth || r.Reason != want.Reason ||
+				!failed && (r.Transitions != want.Transitions || r.Terminal != want.Terminal) {
+				t.Fatalf("seed %d: workers %d give %v %d states %d transitions %d terminal depth %d %q; 1 worker %v %d %d %d depth %d %q",
+					seed, w, r.Status, r.States, r.Transitions, r.Terminal, r.Depth, r.Reason,
+					want.Status, want.States, want.Transitions, want.Terminal, want.Depth, want.Reason)
+			}
+			if fmt.Sprint(r.Violations) != fmt.Sprint(want.Violations) || fmt.Sprint(r.Failure) != fmt.Sprint(want.Failure) {
+				t.Fatalf("seed %d: workers %d give %v / %v; 1 worker %v / %v", seed, w, r.Violations, r.Failure, want.Violations, want.Failure)
+			}
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package explorer
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/vacheck/vacheck/internal/offheap"
+)
 
 // fpSetParts is the number of tables of an fpSet.
 const fpSetParts = 256
@@ -9,9 +13,11 @@ const fpSetParts = 256
 // with linear probing: a slot is the fingerprint itself, 0 marks an empty
 // slot. A fingerprint's home slot is taken from its bits below the top
 // byte (which picks the table of an fpSet), scaled to the table's size, so
-// the size need not be a power of two and the table grows by half.
+// the size need not be a power of two and the table grows by half. Large
+// tables live outside the Go heap (package offheap), so that a table that
+// grows gives its old memory back at once.
 type fpTable struct {
-	slots []uint64
+	slots offheap.Array[uint64]
 	n     int
 	first int // the size of the first allocation
 }
@@ -19,17 +25,17 @@ type fpTable struct {
 // fpTableMin is the smallest size of a table's first allocation.
 const fpTableMin = 64
 
-func (t *fpTable) home(h uint64) int {
-	hi, _ := bits.Mul64(h<<8, uint64(len(t.slots)))
+func home(h uint64, size int) int {
+	hi, _ := bits.Mul64(h<<8, uint64(size))
 	return int(hi)
 }
 
 func (t *fpTable) has(h uint64) bool {
-	s := t.slots
+	s := t.slots.Slice()
 	if len(s) == 0 {
 		return false
 	}
-	i := t.home(h)
+	i := home(h, len(s))
 	for {
 		switch s[i] {
 		case h:
@@ -45,25 +51,32 @@ func (t *fpTable) has(h uint64) bool {
 
 // full reports whether one more fingerprint would fill the table beyond
 // four fifths, so that it must grow first.
-func (t *fpTable) full() bool { return (t.n+1)*5 > len(t.slots)*4 }
+func (t *fpTable) full() bool { return (t.n+1)*5 > t.slots.Len()*4 }
 
 // grownSize is the number of slots of the table after it grows.
-func (t *fpTable) grownSize() int { return max(fpTableMin, t.first, len(t.slots)*3/2) }
+func (t *fpTable) grownSize() int { return max(fpTableMin, t.first, t.slots.Len()*3/2) }
 
-func (t *fpTable) grow() {
-	old := t.slots
-	t.slots = make([]uint64, t.grownSize())
+// grow makes the table half as large again. The old fingerprints are copied
+// aside into scratch and placed anew in the same memory, grown in place
+// where the system allows it: memory already touched stays, only the new
+// part is faulted in. Placing them in slot order writes the new table
+// nearly in order too (a fingerprint's home slot grows with it).
+func (t *fpTable) grow(scratch *[]uint64) {
+	old := append((*scratch)[:0], t.slots.Slice()...)
+	t.slots.Resize(t.grownSize())
+	s := t.slots.Slice()
+	clear(s)
 	for _, h := range old {
 		if h != 0 {
-			t.place(h)
+			place(s, h)
 		}
 	}
+	*scratch = old[:0]
 }
 
-// place puts h, which is not in the table, in its first free slot.
-func (t *fpTable) place(h uint64) {
-	s := t.slots
-	i := t.home(h)
+// place puts h, which is not in the table s, in its first free slot.
+func place(s []uint64, h uint64) {
+	i := home(h, len(s))
 	for s[i] != 0 {
 		if i++; i == len(s) {
 			i = 0
@@ -74,15 +87,15 @@ func (t *fpTable) place(h uint64) {
 
 // insert adds the nonzero h unless it is there already, growing the table
 // when it is full; it reports whether h was added.
-func (t *fpTable) insert(h uint64) bool {
+func (t *fpTable) insert(h uint64, scratch *[]uint64) bool {
 	if t.full() {
 		if t.has(h) {
 			return false
 		}
-		t.grow()
+		t.grow(scratch)
 	}
-	s := t.slots
-	i := t.home(h)
+	s := t.slots.Slice()
+	i := home(h, len(s))
 	for {
 		switch s[i] {
 		case h:
@@ -96,6 +109,41 @@ func (t *fpTable) insert(h uint64) bool {
 			i = 0
 		}
 	}
+}
+
+// remove deletes h from the table, if it is there, by shifting the
+// fingerprints after it back (linear probing's deletion, which leaves no
+// tombstones), and reports whether it was there.
+func (t *fpTable) remove(h uint64) bool {
+	s := t.slots.Slice()
+	if len(s) == 0 {
+		return false
+	}
+	next := func(i int) int {
+		if i++; i == len(s) {
+			return 0
+		}
+		return i
+	}
+	i := home(h, len(s))
+	for s[i] != h {
+		if s[i] == 0 {
+			return false
+		}
+		i = next(i)
+	}
+	// Slot i is free now: move back each later fingerprint of the cluster
+	// whose home is not between i (exclusive) and its slot (inclusive).
+	for j := next(i); s[j] != 0; j = next(j) {
+		k := home(s[j], len(s))
+		if i <= j && i < k && k <= j || i > j && (i < k || k <= j) {
+			continue
+		}
+		s[i], i = s[j], j
+	}
+	s[i] = 0
+	t.n--
+	return true
 }
 
 // fpSet is a set of 64-bit state fingerprints split into fpSetParts
@@ -112,9 +160,11 @@ func (t *fpTable) insert(h uint64) bool {
 // behind as garbage at once; staggered, they grow one after the other, and
 // the set is 66% full on average at any size.
 type fpSet struct {
-	parts [fpSetParts]fpTable
-	zero  bool
-	n     int64
+	parts   [fpSetParts]fpTable
+	zero    bool
+	n       int64
+	scratch []uint64 // a table's fingerprints while it grows
+	sink    uint64   // keeps touch's loads
 }
 
 func newFPSet() *fpSet {
@@ -136,6 +186,24 @@ func (s *fpSet) Has(h uint64) bool {
 		return s.zero
 	}
 	return s.parts[h>>56].has(h)
+}
+
+// touchBatch is how many fingerprints the searches look up with one touch.
+const touchBatch = 16
+
+// touch reads the home slot of each fingerprint of hs, so that looking them
+// up next finds them in the cache. A lookup in a large set waits for main
+// memory; one after the other, each waits its turn, while these loads do not
+// depend on each other and wait together (a software prefetch: on a
+// virtual machine measured here, 13 ns a load instead of 260).
+func (s *fpSet) touch(hs []uint64) {
+	var x uint64
+	for _, h := range hs {
+		if sl := s.parts[h>>56].slots.Slice(); len(sl) > 0 {
+			x += sl[home(h, len(sl))]
+		}
+	}
+	s.sink += x
 }
 
 // Len returns the number of fingerprints in the set.
@@ -161,10 +229,24 @@ func (s *fpSet) insert(h uint64) bool {
 			return false
 		}
 		s.zero = true
-	} else if !s.parts[h>>56].insert(h) {
+	} else if !s.parts[h>>56].insert(h, &s.scratch) {
 		return false
 	}
 	s.n++
+	return true
+}
+
+// remove deletes h from the set and reports whether it was there.
+func (s *fpSet) remove(h uint64) bool {
+	if h == 0 {
+		if !s.zero {
+			return false
+		}
+		s.zero = false
+	} else if !s.parts[h>>56].remove(h) {
+		return false
+	}
+	s.n--
 	return true
 }
 
@@ -185,7 +267,7 @@ func (s *fpSet) Clear() {
 	}
 	for i := range s.parts {
 		if t := &s.parts[i]; t.n > 0 {
-			clear(t.slots)
+			clear(t.slots.Slice())
 			t.n = 0
 		}
 	}
@@ -199,7 +281,7 @@ func (s *fpSet) Each(fn func(h uint64) bool) {
 		return
 	}
 	for i := range s.parts {
-		for _, h := range s.parts[i].slots {
+		for _, h := range s.parts[i].slots.Slice() {
 			if h != 0 && !fn(h) {
 				return
 			}
@@ -211,9 +293,18 @@ func (s *fpSet) Each(fn func(h uint64) bool) {
 func (s *fpSet) bytes() uint64 {
 	var b uint64
 	for i := range s.parts {
-		b += uint64(cap(s.parts[i].slots)) * 8
+		b += uint64(s.parts[i].slots.Len()) * 8
 	}
 	return b
+}
+
+// free gives the tables' memory back; the set is then empty.
+func (s *fpSet) free() {
+	for i := range s.parts {
+		s.parts[i].slots.Free()
+		s.parts[i].n = 0
+	}
+	s.zero, s.n, s.scratch = false, 0, nil
 }
 
 // roomFor reports whether the search may allocate grow more bytes for its

@@ -187,3 +187,99 @@ func TestVisitedSet(t *testing.T) {
 		t.Errorf("EachFP gave %d fingerprints, want %d", n, len(refs))
 	}
 }
+
+// TestFPSetRemove checks linear probing's deletion against a map, with
+// fingerprints crowded into few tables so that clusters are long and wrap
+// around the end of a table.
+func TestFPSetRemove(t *testing.T) {
+	s := newFPSet()
+	rng := rand.New(rand.NewPCG(7, 8))
+	in := map[uint64]bool{}
+	var all []uint64
+	for k := 0; k < 20000; k++ {
+		h := rng.Uint64()
+		if k%3 == 0 {
+			h = h&^(0xff<<56) | 5<<56 // table 5
+		}
+		if k%17 == 0 {
+			h |= 0xfffff << 36 // homes at the end of their table
+		}
+		if k == 100 {
+			h = 0
+		}
+		if s.insert(h) {
+			in[h] = true
+			all = append(all, h)
+		}
+	}
+	for round := 0; round < 3; round++ {
+		for _, h := range all {
+			if rng.IntN(2) == 0 {
+				continue
+			}
+			if got := s.remove(h); got != in[h] {
+				t.Fatalf("remove(%x) = %v, want %v", h, got, in[h])
+			}
+			delete(in, h)
+		}
+		if s.Len() != int64(len(in)) {
+			t.Fatalf("round %d: Len = %d, want %d", round, s.Len(), len(in))
+		}
+		for _, h := range all {
+			if s.Has(h) != in[h] {
+				t.Fatalf("round %d: Has(%x) = %v, want %v", round, h, s.Has(h), in[h])
+			}
+		}
+		for _, h := range all[:len(all)/3] {
+			if s.insert(h) != !in[h] {
+				t.Fatalf("round %d: insert(%x) after removals", round, h)
+			}
+			in[h] = true
+		}
+	}
+}
+
+// TestVisitedSetRollback checks that a rollback leaves the set as it was
+// before the states it takes out, records and all, and that adding goes on
+// from there.
+func TestVisitedSetRollback(t *testing.T) {
+	v := newVisitedSet(0)
+	rng := rand.New(rand.NewPCG(9, 10))
+	var kept []uint64
+	for k := 0; k < recChunk+100; k++ {
+		h := rng.Uint64()
+		v.Add(h, noRef, uint32(k%7))
+		kept = append(kept, h)
+	}
+	n := uint64(v.Len())
+	var extra []uint64
+	for k := 0; k < recChunk+50; k++ {
+		h := rng.Uint64()
+		v.Add(h, stateRef(k), bigAct+uint32(k%3)) // some actions kept in bigActs
+		extra = append(extra, h)
+	}
+	v.rollback(n, extra[:10], extra[10:])
+	if uint64(v.Len()) != n || v.fps.Len() != int64(n) {
+		t.Fatalf("after rollback: %d records and %d fingerprints, want %d", v.Len(), v.fps.Len(), n)
+	}
+	for _, h := range extra {
+		if v.Has(h) {
+			t.Fatalf("%x still there after rollback", h)
+		}
+	}
+	for k, h := range kept {
+		if !v.Has(h) {
+			t.Fatalf("%x lost by rollback", h)
+		}
+		if _, a, _ := v.Parent(stateRef(k)); a != uint32(k%7) {
+			t.Fatalf("record %d has action %d after rollback, want %d", k, a, k%7)
+		}
+	}
+	if len(v.bigActs) != 0 {
+		t.Errorf("%d big actions left after rollback", len(v.bigActs))
+	}
+	r, added := v.Add(extra[0], noRef, 3)
+	if !added || r.pos() != n {
+		t.Fatalf("Add after rollback: position %d added %v, want %d", r.pos(), added, n)
+	}
+}

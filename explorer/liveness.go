@@ -652,9 +652,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 	if len(s.violations) == 0 {
 		// No counterexample will be rebuilt from the safety search: let its
 		// visited set go before the graph is built.
-		for i := range s.shards {
-			s.shards[i] = nil
-		}
+		s.freeVisited()
 	}
 	start := time.Now()
 	sp := newGraphSpec(live, s.selected, s.cfg.Metrics)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
+	"github.com/vacheck/vacheck/internal/offheap"
 	"github.com/vacheck/vacheck/properties"
 	"golang.org/x/sync/errgroup"
 )
@@ -186,6 +187,9 @@ func Check(m Model, cfg Config) (*Result, error) {
 	for i := range s.shards {
 		s.shards[i] = newVisitedSet(i)
 	}
+	// The result is built before this runs: nothing reads the visited set
+	// after Check returns.
+	defer s.freeVisited()
 	s.workers = make([]Worker, cfg.Workers)
 	for i := range s.workers {
 		s.workers[i] = m.NewWorker()
@@ -279,6 +283,17 @@ func (s *search) safetyNames() []string {
 }
 
 // shard returns the visited-set shard of fingerprint h.
+// freeVisited gives the visited set's memory back at once rather than at
+// the next collection (it lives outside the Go heap).
+func (s *search) freeVisited() {
+	for i, v := range s.shards {
+		if v != nil {
+			v.free()
+			s.shards[i] = nil
+		}
+	}
+}
+
 func (s *search) shard(h uint64) int { return int(h % uint64(len(s.shards))) }
 
 func (s *search) stopped() bool { return s.stop.Load() != running }
@@ -325,7 +340,8 @@ var memSamples = []metrics.Sample{
 }
 
 // sampleMemory reads the memory the Go runtime holds from the operating
-// system (less what it has released) and keeps the peak.
+// system (less what it has released), adds the large arrays kept outside
+// the Go heap (package offheap), and keeps the peak.
 func (s *search) sampleMemory() uint64 {
 	samples := make([]metrics.Sample, len(memSamples))
 	copy(samples, memSamples)
@@ -337,6 +353,7 @@ func (s *search) sampleMemory() uint64 {
 			mem -= samples[1].Value.Uint64()
 		}
 	}
+	mem += offheap.Mapped()
 	for {
 		p := s.peak.Load()
 		if mem <= p || s.peak.CompareAndSwap(p, mem) {

@@ -1,6 +1,10 @@
 package explorer
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vacheck/vacheck/internal/offheap"
+)
 
 // stateRef names a state of the visited set: its shard in bits 40..47 and
 // its record number in that shard below, in the order the states were
@@ -13,7 +17,7 @@ const (
 	// noRef is the parent of an initial state.
 	noRef stateRef = 1<<48 - 1
 	// recChunk is the number of records of a chunk of visitedSet.recs.
-	recChunk = 1 << 16
+	recChunk = 1 << 18
 	// bigAct marks a record whose action index does not fit in 16 bits;
 	// the index is then in visitedSet.bigActs.
 	bigAct = 1<<16 - 1
@@ -36,7 +40,7 @@ func (r stateRef) pos() uint64 { return uint64(r) & refPosMask }
 type visitedSet struct {
 	fps     fpSet
 	shard   int
-	recs    [][]uint64
+	recs    []offheap.Array[uint64]
 	n       uint64
 	bigActs map[uint64]uint32 // record number → action index ≥ bigAct
 }
@@ -56,7 +60,7 @@ func (v *visitedSet) Len() int64 { return int64(v.n) }
 // growth returns how many bytes adding fp would allocate.
 func (v *visitedSet) growth(fp uint64) uint64 {
 	g := v.fps.growth(fp)
-	if c := v.n / recChunk; c == uint64(len(v.recs)) || len(v.recs[c]) == cap(v.recs[c]) {
+	if c := v.n / recChunk; c == uint64(len(v.recs)) || v.recs[c].Len() == v.recs[c].Cap() {
 		g += recChunk * 8
 	}
 	return g
@@ -81,14 +85,9 @@ func (v *visitedSet) addRecord(parent stateRef, act uint32) stateRef {
 	}
 	c := pos / recChunk
 	if c == uint64(len(v.recs)) {
-		v.recs = append(v.recs, make([]uint64, 0, 64))
-	}
-	chunk := v.recs[c]
-	if len(chunk) == cap(chunk) {
-		// The first chunk starts small, for the many small searches.
-		grown := make([]uint64, len(chunk), min(recChunk, 4*cap(chunk)))
-		copy(grown, chunk)
-		chunk = grown
+		// A chunk starts small, for the many small searches, and grows up
+		// to recChunk records.
+		v.recs = append(v.recs, offheap.Array[uint64]{})
 	}
 	a := uint64(act)
 	if act >= bigAct {
@@ -98,7 +97,7 @@ func (v *visitedSet) addRecord(parent stateRef, act uint32) stateRef {
 		v.bigActs[pos] = act
 		a = bigAct
 	}
-	v.recs[c] = append(chunk, uint64(parent)<<16|a)
+	v.recs[c].Append(uint64(parent)<<16 | a)
 	v.n++
 	return stateRef(uint64(v.shard)<<refPosBits | pos)
 }
@@ -111,12 +110,46 @@ func (v *visitedSet) Parent(r stateRef) (parent stateRef, act uint32, ok bool) {
 	if r.shard() != v.shard || pos >= v.n {
 		return 0, 0, false
 	}
-	rec := v.recs[pos/recChunk][pos%recChunk]
+	rec := v.recs[pos/recChunk].Slice()[pos%recChunk]
 	act = uint32(rec & bigAct)
 	if act == bigAct {
 		act = v.bigActs[pos]
 	}
 	return stateRef(rec >> 16), act, true
+}
+
+// rollback removes the states added since the set held n, whose
+// fingerprints are those of fps: a level a search added and then abandons
+// (see expander.insertFresh).
+func (v *visitedSet) rollback(n uint64, fps ...[]uint64) {
+	for _, hs := range fps {
+		for _, h := range hs {
+			v.fps.remove(h)
+		}
+	}
+	for pos := range v.bigActs {
+		if pos >= n {
+			delete(v.bigActs, pos)
+		}
+	}
+	c := n / recChunk
+	for i := c + 1; i < uint64(len(v.recs)); i++ {
+		v.recs[i].Free()
+	}
+	if c < uint64(len(v.recs)) {
+		v.recs = v.recs[:c+1]
+		v.recs[c].Truncate(int(n % recChunk))
+	}
+	v.n = n
+}
+
+// free gives the set's memory back; the set is then empty.
+func (v *visitedSet) free() {
+	v.fps.free()
+	for i := range v.recs {
+		v.recs[i].Free()
+	}
+	v.recs, v.n, v.bigActs = nil, 0, nil
 }
 
 // EachFP calls fn with the fingerprint of every state, in no particular
