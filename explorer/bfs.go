@@ -23,7 +23,21 @@ type bucket struct {
 	ranks offheap.Array[uint32]
 	acts  offheap.Array[uint32]
 	refs  offheap.Array[stateRef]
+	// verdicts holds what checking a state found when it was checked in
+	// phase 1 (verdict), and errs the errors those checks returned.
+	verdicts offheap.Array[int8]
+	errs     []error
 }
+
+// A verdict says what checking a state found: unchecked, every invariant
+// holds, invariant p fails (verdictViolates+p), or the check failed with
+// error i of the bucket's errs (verdictError-i).
+const (
+	unchecked       int8 = 0
+	verdictHolds    int8 = 1
+	verdictViolates int8 = 2
+	verdictError    int8 = -1
+)
 
 func (b *bucket) add(st []byte, fp uint64, rank, act uint32) {
 	b.arena.AppendSlice(st)
@@ -32,6 +46,7 @@ func (b *bucket) add(st []byte, fp uint64, rank, act uint32) {
 	b.ranks.Append(rank)
 	b.acts.Append(act)
 	b.refs.Append(0)
+	b.verdicts.Append(unchecked)
 }
 
 // len returns the number of states in the bucket.
@@ -54,7 +69,44 @@ func (b *bucket) ref(i int) stateRef { return b.refs.Slice()[i] }
 
 func (b *bucket) setRef(i int, r stateRef) { b.refs.Slice()[i] = r }
 
-func (b *bucket) reset() { b.truncate(0) }
+func (b *bucket) reset() {
+	b.truncate(0)
+	b.errs = b.errs[:0]
+}
+
+// shrink empties the bucket and gives back the memory beyond frac (< 1)
+// of what each column held, with some slack: levels past the widest one
+// shrink, and their buckets would otherwise keep the widest level's pages.
+func (b *bucket) shrink(frac float64) {
+	n, bytes := b.len(), b.arena.Len()
+	b.reset()
+	keep := func(n int) int { return int(float64(n)*frac) + 1024 }
+	b.arena.Trim(keep(bytes))
+	b.ends.Trim(keep(n))
+	b.fps.Trim(keep(n))
+	b.ranks.Trim(keep(n))
+	b.acts.Trim(keep(n))
+	b.refs.Trim(keep(n))
+	b.verdicts.Trim(keep(n))
+}
+
+func (b *bucket) verdict(i int) int8 { return b.verdicts.Slice()[i] }
+
+// setVerdict records what checking state i found: the index of the first
+// invariant it violates or -1, or the error of the check.
+func (b *bucket) setVerdict(i, p int, err error) {
+	v := verdictHolds
+	switch {
+	case err != nil && len(b.errs) < 120:
+		b.errs = append(b.errs, err)
+		v = verdictError - int8(len(b.errs)-1)
+	case err != nil:
+		v = unchecked // too many errors to keep: check again in phase 2
+	case p >= 0:
+		v = verdictViolates + int8(p)
+	}
+	b.verdicts.Slice()[i] = v
+}
 
 // free gives the bucket's memory back; the bucket is then empty.
 func (b *bucket) free() {
@@ -64,6 +116,8 @@ func (b *bucket) free() {
 	b.ranks.Free()
 	b.acts.Free()
 	b.refs.Free()
+	b.verdicts.Free()
+	b.errs = nil
 }
 
 // keep moves entry k to position to (to <= k), for compaction in place.
@@ -73,8 +127,8 @@ func (b *bucket) keep(k, to int) {
 		dst := b.start(to)
 		n := copy(b.arena.Slice()[dst:], from)
 		b.ends.Slice()[to] = dst + n
-		fps, ranks, acts, refs := b.fps.Slice(), b.ranks.Slice(), b.acts.Slice(), b.refs.Slice()
-		fps[to], ranks[to], acts[to], refs[to] = fps[k], ranks[k], acts[k], refs[k]
+		fps, ranks, acts, refs, vs := b.fps.Slice(), b.ranks.Slice(), b.acts.Slice(), b.refs.Slice(), b.verdicts.Slice()
+		fps[to], ranks[to], acts[to], refs[to], vs[to] = fps[k], ranks[k], acts[k], refs[k], vs[k]
 	}
 }
 
@@ -86,6 +140,7 @@ func (b *bucket) truncate(n int) {
 	b.ranks.Truncate(n)
 	b.acts.Truncate(n)
 	b.refs.Truncate(n)
+	b.verdicts.Truncate(n)
 }
 
 func (b *bucket) key(i int) (int64, uint32) { return int64(b.ranks.Slice()[i]), b.acts.Slice()[i] }
@@ -244,7 +299,13 @@ func (s *search) bfs() {
 	}()
 	nprops := len(s.props) + 1
 	probe := true
+	prevN := 0
 	for depth := first; cur.n > 0; depth++ {
+		shrink := 1.0
+		if prevN > 0 {
+			shrink = float64(cur.n) / float64(prevN)
+		}
+		prevN = cur.n
 		if uint64(cur.n) > math.MaxUint32 {
 			// Candidates keep their predecessor's rank in 32 bits.
 			s.incomplete = fmt.Sprintf("level %d has %d states, more than the %d a level may have", depth, cur.n, uint32(math.MaxUint32))
@@ -271,7 +332,7 @@ func (s *search) bfs() {
 		var x1 *expander
 		levelStart := s.shards[0].Len()
 		s.parallel(func(w int) {
-			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, rec: s.rec.level(w)}
+			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, shrink: shrink, rec: s.rec.level(w)}
 			if W == 1 && s.reducers == nil {
 				x.in = &inserter{s: s, want: s.want, found: make([]bfsFound, nprops)}
 				x1 = x
@@ -496,8 +557,9 @@ type expander struct {
 	out             []*bucket // per shard
 	local           *fpSet
 	expand          bool
-	probe           bool // look every successor up in the visited set
-	seq             int  // successors offered
+	shrink          float64 // the level's size over the last one's
+	probe           bool    // look every successor up in the visited set
+	seq             int     // successors offered
 	probes, hits    int64
 	reduced         int64  // states expanded with a proper subset
 	ample           bucket // successors of the reducer's subset
@@ -641,12 +703,38 @@ func (x *expander) dedupe() {
 		}
 		b.truncate(kept)
 		if x.in == nil {
+			x.check(b, x.from[sh])
 			x.from[sh] = kept
 		}
 	}
 	x.fresh = 0
 	if x.in != nil {
 		x.insertFresh()
+	}
+}
+
+// check checks the states of b from k on, which are new to this worker in
+// this level, and records the verdicts for phase 2. Checking them here, in
+// the order they were found, finds consecutive states alike (siblings, that
+// differ from each other in a process or two), which the model's decoding
+// caches; phase 2 takes a shard's states, spread over the level by their
+// fingerprints. The few states that turn out to be known already are
+// checked for nothing. With one worker insertFresh checks at once.
+func (x *expander) check(b *bucket, k int) {
+	want := x.s.want
+	if want == 0 {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			// Phase 2 checks this state again and reports the panic.
+			b.verdicts.Slice()[k] = unchecked
+			x.check(b, k+1)
+		}
+	}()
+	for ; k < b.len(); k++ {
+		p, err := x.wk.Check(b.state(k), want)
+		b.setVerdict(k, p, err)
 	}
 }
 
@@ -696,7 +784,13 @@ func (x *expander) expandReduced(r Reducer, wk Worker, st []byte) error {
 func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) {
 	s := x.s
 	for _, b := range x.out {
-		b.reset()
+		// b held the last level's states; expect the next level to be as
+		// much smaller as this one is.
+		if x.shrink < 1 {
+			b.shrink(x.shrink * 1.1)
+		} else {
+			b.reset()
+		}
 	}
 	x.local.Clear()
 	x.from = make([]int, len(x.out))
@@ -870,7 +964,18 @@ func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64,
 	}
 	in.raw += o
 	if in.want != 0 {
-		p, err := wk.Check(st, in.want)
+		var p int
+		var err error
+		switch v := c.verdict(k); {
+		case v == unchecked:
+			p, err = wk.Check(st, in.want)
+		case v == verdictHolds:
+			p = -1
+		case v >= verdictViolates:
+			p = int(v - verdictViolates)
+		default:
+			err = c.errs[verdictError-v]
+		}
 		if err != nil {
 			fail.offer(rank, act, h, ref)
 			if *failErr == nil {

@@ -65,7 +65,8 @@ func (t *fpTable) grow(scratch *[]uint64) {
 	old := append((*scratch)[:0], t.slots.Slice()...)
 	t.slots.Resize(t.grownSize())
 	s := t.slots.Slice()
-	clear(s)
+	clear(s[:len(old)]) // the rest was never used: zero
+
 	for _, h := range old {
 		if h != 0 {
 			place(s, h)

@@ -19,3 +19,6 @@ func remapAnon(mem []byte, n int) ([]byte, bool) {
 	p := *(*unsafe.Pointer)(unsafe.Pointer(&addr))
 	return unsafe.Slice((*byte)(p), n), true
 }
+
+// discard gives the pages of mem back; reading them again gives zeros.
+func discard(mem []byte) bool { return syscall.Madvise(mem, syscall.MADV_DONTNEED) == nil }

@@ -14,3 +14,5 @@ func mapAnon(n int) ([]byte, error) {
 func remapAnon(mem []byte, n int) ([]byte, bool) { return nil, false }
 
 func unmap(mem []byte) error { return nil }
+
+func discard(mem []byte) bool { return false }

@@ -26,7 +26,7 @@ import (
 
 // Elem is the types an Array holds: values without pointers.
 type Elem interface {
-	~uint8 | ~uint16 | ~uint32 | ~uint64 | ~int | ~int32 | ~int64
+	~uint8 | ~uint16 | ~uint32 | ~uint64 | ~int | ~int8 | ~int16 | ~int32 | ~int64
 }
 
 // minMapBytes is the size from which an Array is mapped rather than a Go
@@ -145,6 +145,25 @@ func (a *Array[E]) Grow(n int) {
 	copy(s, a.s)
 	a.Free()
 	a.s = s
+}
+
+// Trim gives the memory of the elements from n on (n >= Len) back to the
+// system where it can (Linux), keeping the address space reserved: the
+// capacity drops to about n, and growing past it again counts as new
+// memory. An Array that held a large BFS level and now holds a smaller
+// one so stops holding pages it no longer uses.
+func (a *Array[E]) Trim(n int) {
+	if a.m == nil || n < len(a.s) || n >= cap(a.s) {
+		return
+	}
+	var zero E
+	size := int(unsafe.Sizeof(zero))
+	keep := roundUp(n * size)
+	if keep >= *a.m.used || !discard(a.m.mem[keep:*a.m.used]) {
+		return
+	}
+	a.m.account(keep)
+	a.s = a.s[: len(a.s) : keep/size]
 }
 
 // Free releases the memory; the Array is then empty and may be used again.

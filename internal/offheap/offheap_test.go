@@ -127,3 +127,38 @@ func BenchmarkAppend(b *testing.B) {
 		a.Free()
 	}
 }
+
+func TestTrimGivesMemoryBackAndKeepsElements(t *testing.T) {
+	var a Array[uint64]
+	for i := range 1 << 20 {
+		a.Append(uint64(i))
+	}
+	before := Mapped()
+	a.Truncate(1000)
+	a.Trim(5000)
+	if runtime.GOOS == "linux" {
+		if freed := before - Mapped(); freed < 7<<20 {
+			t.Fatalf("Trim gave back %d bytes of about 8 MiB", freed)
+		}
+		if a.Cap() > 5000+4096/8 {
+			t.Fatalf("Cap = %d after Trim(5000)", a.Cap())
+		}
+	}
+	for i, v := range a.Slice() {
+		if v != uint64(i) {
+			t.Fatalf("element %d = %d after Trim", i, v)
+		}
+	}
+	for i := 1000; i < 1<<20; i++ { // grows again, counted again
+		a.Append(uint64(i))
+	}
+	if got := Mapped(); got < before-64<<10 {
+		t.Fatalf("Mapped %d after growing back, was %d", got, before)
+	}
+	for i, v := range a.Slice() {
+		if v != uint64(i) {
+			t.Fatalf("element %d = %d after growing back", i, v)
+		}
+	}
+	a.Free()
+}
