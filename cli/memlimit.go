@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,4 +77,28 @@ func cgroupLimitFiles(f memoryFiles) []string {
 		}
 	}
 	return files
+}
+
+// searchGCPercent is the GOGC of a search. The explorer keeps its large
+// arrays (the visited set, the BFS levels) outside the Go heap; what is
+// left on the heap is small, so a collection costs little, and collecting
+// at a quarter more than the live heap instead of twice keeps the garbage
+// of its growing tables out of the peak (chang-roberts --n 6 --ids all,
+// 2 workers: 69 instead of 73 MB).
+const searchGCPercent = 25
+
+// tuneGC sets the collector for a search and returns what restores it: the
+// GOGC above and, with a memory limit, a soft limit at 7/8 of it, so that
+// the collector works harder near the limit instead of letting garbage
+// take the search past it.
+func tuneGC(maxMemory uint64) (restore func()) {
+	gc := debug.SetGCPercent(searchGCPercent)
+	limit := debug.SetMemoryLimit(-1)
+	if maxMemory > 0 {
+		debug.SetMemoryLimit(int64(maxMemory / 8 * 7))
+	}
+	return func() {
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(limit)
+	}
 }

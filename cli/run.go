@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -291,13 +290,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		return exitUsage, err
 	}
-	if cfg.MaxMemory > 0 {
-		// The limit counts what the runtime holds, garbage included; with
-		// the default GOGC the heap may hold twice what is live before a
-		// collection. A soft limit below --max-memory makes the collector
-		// work harder instead, so the visited set can fill most of it.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(cfg.MaxMemory / 8 * 7)))
-	}
+	defer tuneGC(cfg.MaxMemory)()
 	model, err := spec.Build(params)
 	if err != nil {
 		return exitUsage, err

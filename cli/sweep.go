@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -191,9 +190,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 			return exitUsage, err
 		}
 	}
-	if cfg.MaxMemory > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(cfg.MaxMemory / 8 * 7)))
-	}
+	defer tuneGC(cfg.MaxMemory)()
 	ctx, stop := interruptible(c.Context, stderr)
 	defer stop()
 	cfg.Context = ctx

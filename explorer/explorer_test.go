@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/internal/offheap"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -596,6 +597,24 @@ func TestWorkerCountsAgreeOnEveryFigure(t *testing.T) {
 			}
 			if fmt.Sprint(r.Violations) != fmt.Sprint(want.Violations) || fmt.Sprint(r.Failure) != fmt.Sprint(want.Failure) {
 				t.Fatalf("seed %d: workers %d give %v / %v; 1 worker %v / %v", seed, w, r.Violations, r.Failure, want.Violations, want.Failure)
+			}
+		}
+	}
+}
+
+// TestSearchesGiveTheirMemoryBack requires every search to give back, by
+// the time Check returns, the memory it kept outside the Go heap (the
+// visited set, the levels, the local sets): a test binary or a sweep runs
+// many searches, and such memory is not collected with the Go heap.
+func TestSearchesGiveTheirMemoryBack(t *testing.T) {
+	for _, bug := range []bool{false, true} {
+		for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Workers: 3, MaxStates: 5000}, {Strategy: explorer.DFS}} {
+			before := offheap.Mapped()
+			if _, err := explorer.Check(torus(bug), cfg); err != nil {
+				t.Fatal(err)
+			}
+			if after := offheap.Mapped(); after != before {
+				t.Errorf("bug %v, %v with %d workers: %d bytes mapped before the search, %d after", bug, cfg.Strategy, cfg.Workers, before, after)
 			}
 		}
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
+
+	"github.com/vacheck/vacheck/internal/offheap"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -28,7 +30,9 @@ type stateGraph struct {
 	n0      int      // states 0 .. n0-1 are the initial ones
 	initIdx []uint32 // initial index of each initial state
 	first   []uint32 // edges of state i: first[i] .. first[i+1]
-	to      []uint32
+	to      []uint32 // the target of each edge
+	// toMem, firstMem and peMem hold to, first and pe outside the Go heap.
+	toMem, firstMem, peMem offheap.Array[uint32]
 	task    taskCol
 	msgs    []int32  // per edge, only for the metric messages
 	pe      []uint32 // BFS tree: the edge that first reached state i >= n0
@@ -47,6 +51,14 @@ type stateGraph struct {
 	// graph then return early and set halted.
 	stop   func() bool
 	halted bool
+}
+
+// free gives back the memory the graph keeps outside the Go heap.
+func (g *stateGraph) free() {
+	g.toMem.Free()
+	g.firstMem.Free()
+	g.peMem.Free()
+	g.to, g.first, g.pe = nil, nil, nil
 }
 
 // halt reports, every 4096 calls of a pass (tick counts them), whether the
@@ -573,20 +585,25 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	if lm, ok := s.m.(LiveModel); ok {
 		g.ntasks = len(lm.Tasks())
 	}
-	// The initial states come first, in order, without duplicates.
-	fps := make([]uint64, 0, n)
+	// The initial states come first, in order, without duplicates. The
+	// fingerprints and their index are needed until the edges are
+	// resolved, and kept outside the Go heap to be freed at once then.
+	var fpsMem offheap.Array[uint64]
+	defer fpsMem.Free()
+	fpsMem.Grow(n)
 	for _, c := range chunks {
 		if c.sink != nil && c.sink.fpOut != nil {
 			if err := c.sink.fpOut.read(c.fpFrom, int64(c.n), func(fp uint64) bool {
-				fps = append(fps, fp)
+				fpsMem.Append(fp)
 				return true
 			}); err != nil {
 				return nil, errIncomplete
 			}
 		}
-		fps = append(fps, c.fps...)
+		fpsMem.AppendSlice(c.fps)
 		c.fps = nil
 	}
+	fps := fpsMem.Slice()
 	seen := map[uint64]bool{}
 	for i, st := range s.initial {
 		fp := xxhash.Sum64(st)
@@ -604,8 +621,10 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	if err != nil {
 		return nil, err
 	}
+	defer idx.free()
 	// Edges: targets by state number, in parallel over the chunks.
-	g.to = make([]uint32, m)
+	g.toMem = offheap.Make[uint32](m)
+	g.to = g.toMem.Slice()
 	offs := make([]int, len(chunks)+1)
 	for k, c := range chunks {
 		offs[k+1] = offs[k] + c.m
@@ -654,14 +673,18 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		}()
 	}
 	wg.Wait()
-	idx, fps = fpIndex{}, nil
+	idx.free()
+	fpsMem.Free()
 	if missed.Load() {
+		g.free()
 		return nil, errIncomplete
 	}
 	if s.stopped() {
+		g.free()
 		return nil, errHalted
 	}
-	g.first = make([]uint32, 1, n+1)
+	g.firstMem.Grow(n + 1)
+	g.firstMem.Append(0)
 	if sp.nbits > 0 {
 		g.preds = make([]uint64, (n*sp.nbits+63)/64)
 	}
@@ -669,7 +692,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	for _, c := range chunks {
 		cnt := len(c.nedges)
 		for _, d := range c.nedges {
-			g.first = append(g.first, g.first[len(g.first)-1]+d)
+			g.firstMem.Append(g.firstMem.Slice()[g.firstMem.Len()-1] + d)
 		}
 		if len(c.cut) > 0 && g.cut == nil {
 			g.cut = make([]bool, n)
@@ -711,7 +734,9 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		g.ntasks = max(g.ntasks, int(g.task.at(e))+1)
 	}
 	// The BFS tree: the first edge into each state that is not initial.
-	g.pe = make([]uint32, n)
+	g.first = g.firstMem.Slice()
+	g.peMem = offheap.Make[uint32](n)
+	g.pe = g.peMem.Slice()
 	for i := range g.pe {
 		g.pe[i] = math.MaxUint32
 	}
@@ -731,8 +756,15 @@ var errHalted = errors.New("explorer: stopped")
 // the fingerprints in state order, 4 bytes a slot, at most 3/4 full.
 type fpIndex struct {
 	fps   []uint64
-	slots []uint32
+	slots []uint32 // in mem
+	mem   offheap.Array[uint32]
 	shift uint
+}
+
+// free gives the index's memory back.
+func (x *fpIndex) free() {
+	x.mem.Free()
+	x.slots = nil
 }
 
 // newFPIndex indexes fps (fingerprints of states 0 .. len(fps)-1).
@@ -742,10 +774,12 @@ func newFPIndex(fps []uint64, halt func(int) bool) (fpIndex, error) {
 	for size*3 < len(fps)*4 {
 		size *= 2
 	}
-	x := fpIndex{fps: fps, slots: make([]uint32, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+	x := fpIndex{fps: fps, mem: offheap.Make[uint32](size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+	x.slots = x.mem.Slice()
 	mask := uint64(size - 1)
 	for i, fp := range fps {
 		if halt(i) {
+			x.free()
 			return fpIndex{}, errHalted
 		}
 		for h := fp >> x.shift; ; h = (h + 1) & mask {
@@ -754,6 +788,7 @@ func newFPIndex(fps []uint64, halt func(int) bool) (fpIndex, error) {
 				break
 			}
 			if fps[x.slots[h]-1] == fp {
+				x.free()
 				return fpIndex{}, errIncomplete
 			}
 		}

@@ -678,6 +678,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 		s.failure = &found{prop: -1}
 		return
 	}
+	defer g.free()
 	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start), Recorded: recorded}
 	s.liveVerdict = make([]Verdict, len(live))
 	for k := range live {

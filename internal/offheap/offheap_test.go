@@ -7,6 +7,7 @@ import (
 )
 
 func TestAppendGrowsAcrossTheMappingThreshold(t *testing.T) {
+	before := Mapped()
 	var a Array[uint64]
 	n := 4 * minMapBytes // past the threshold, and past several reservations
 	for i := range n {
@@ -26,6 +27,11 @@ func TestAppendGrowsAcrossTheMappingThreshold(t *testing.T) {
 	a.Free()
 	if a.Len() != 0 || a.Cap() != 0 {
 		t.Fatalf("after Free: Len %d Cap %d", a.Len(), a.Cap())
+	}
+	// The mapping grew (and moved) several times: Free must unmap what
+	// it is now, or the memory stays and Mapped drifts.
+	if d := int64(Mapped()) - int64(before); d != 0 {
+		t.Fatalf("Mapped is %d bytes off after Free of a grown array", d)
 	}
 	a.Append(7) // usable again
 	if a.Slice()[0] != 7 {
