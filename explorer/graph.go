@@ -31,16 +31,14 @@ type stateGraph struct {
 	initIdx []uint32 // initial index of each initial state
 	first   []uint32 // edges of state i: first[i] .. first[i+1]
 	to      []uint32 // the target of each edge
-	// toMem, firstMem and peMem hold to, first and pe outside the Go heap.
-	toMem, firstMem, peMem offheap.Array[uint32]
-	task                   taskCol
-	msgs                   []int32  // per edge, only for the metric messages
-	pe                     []uint32 // BFS tree: the edge that first reached state i >= n0
-	cut                    []bool   // beyond the model's bound: not expanded; nil when none is
-	preds                  []uint64 // liveness predicate bits, nbits per state, packed
-	nbits                  int
-	typed                  [][]int32 // per "messages:TYPE" metric: messages of that type per edge
-	ntasks                 int
+	task    taskCol
+	msgs    []int32  // per edge, only for the metric messages
+	pe      []uint32 // BFS tree: the edge that first reached state i >= n0
+	cut     []bool   // beyond the model's bound: not expanded; nil when none is
+	preds   []uint64 // liveness predicate bits, nbits per state, packed
+	nbits   int
+	typed   [][]int32 // per "messages:TYPE" metric: messages of that type per edge
+	ntasks  int
 	// Instrumented metrics (MeasureWorker), per edge when asked for.
 	time        []int32            // "time": increase of the largest depth
 	sync        []int32            // "sync-delay": the delay an enter closes, or -1
@@ -51,6 +49,9 @@ type stateGraph struct {
 	// graph then return early and set halted.
 	stop   func() bool
 	halted bool
+
+	// toMem, firstMem and peMem hold to, first and pe outside the Go heap.
+	toMem, firstMem, peMem offheap.Array[uint32]
 }
 
 // free gives back the memory the graph keeps outside the Go heap.
