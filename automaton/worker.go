@@ -196,13 +196,13 @@ func panicError(r any) error {
 	return fmt.Errorf("the model panicked: %v", r)
 }
 
-// decodeWork decodes process i of the expanded state into w.work.
+// decodeWork puts process i of the expanded state into w.work: a deep copy
+// of the view's decoded value (which enumerate decoded already for Steps),
+// its slices in fresh memory from w.workArena, equal to decoding it again.
 func (w *worker[S, M, P]) decodeWork(i int) {
-	if len(w.sys.pc.consts) > 0 {
-		w.work = w.sys.protos[i]
-	}
-	if _, err := w.sys.pc.dec(unsafe.Pointer(&w.work), w.v.seg(1+i), &w.workArena); err != nil {
-		panic(err)
+	w.work = *w.v.Proc(i)
+	if f := w.sys.pc.fresh; f != nil {
+		f(unsafe.Pointer(&w.work), &w.workArena)
 	}
 }
 
