@@ -127,20 +127,23 @@ func (w *worker[S, M, P]) load(v *View[S, M], s []byte) { v.load(s, w.decodeGlob
 // in process order, then deliveries in channel order, then crashes.
 func (w *worker[S, M, P]) enumerate() {
 	sys, v := w.sys, &w.v
-	w.steps, w.acts = w.steps[:0], w.acts[:0]
+	// Built in locals, stored when done: appending to the worker's fields
+	// would store every slice header back.
+	steps, acts := w.steps[:0], w.acts[:0]
 	for i := 0; i < sys.n; i++ {
 		if !v.Up(i) {
 			continue
 		}
 		v.self = i
-		before := len(w.steps)
-		w.steps = P(v.Proc(i)).Steps(v, w.steps)
-		for k := before; k < len(w.steps); k++ {
-			kind := w.steps[k].Kind
+		before := len(steps)
+		steps = P(v.Proc(i)).Steps(v, steps)
+		for k := before; k < len(steps); k++ {
+			kind := steps[k].Kind
 			if kind != Output && kind != Internal {
-				panic(modelError{fmt.Sprintf("process %d: step %q has kind %v; Steps reports Output or Internal steps", i+1, w.steps[k].Name, kind)})
+				w.steps = steps
+				panic(modelError{fmt.Sprintf("process %d: step %q has kind %v; Steps reports Output or Internal steps", i+1, steps[k].Name, kind)})
 			}
-			w.acts = append(w.acts, action{kind: kind, proc: i, step: k})
+			acts = append(acts, action{kind: kind, proc: i, step: k})
 		}
 	}
 	for c, l := range sys.cfg.Links {
@@ -160,23 +163,24 @@ func (w *worker[S, M, P]) enumerate() {
 					}
 				}
 			}
-			w.acts = append(w.acts, action{kind: Input, proc: l.To, ch: c, start: d[0], end: d[1]})
+			acts = append(acts, action{kind: Input, proc: l.To, ch: c, start: d[0], end: d[1]})
 		}
 	}
 	if v.g.budget > 0 {
 		for i := 0; i < sys.n; i++ {
 			if v.Up(i) {
-				w.acts = append(w.acts, action{kind: Fault, proc: i})
+				acts = append(acts, action{kind: Fault, proc: i})
 			}
 		}
 	}
 	if v.g.recoveries > 0 {
 		for i := 0; i < sys.n; i++ {
 			if !v.Up(i) {
-				w.acts = append(w.acts, action{kind: Fault, proc: i, recover: true})
+				acts = append(acts, action{kind: Fault, proc: i, recover: true})
 			}
 		}
 	}
+	w.steps, w.acts = steps, acts
 }
 
 // Successors implements explorer.Worker.
