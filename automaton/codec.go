@@ -17,6 +17,12 @@ type encFunc func(p unsafe.Pointer, b []byte) []byte
 
 type decFunc func(p unsafe.Pointer, b []byte, a *arena) ([]byte, error)
 
+// freshFunc gives every slice in the value at p fresh memory holding the same
+// elements, from a when it is not nil, exactly as decoding the value's
+// encoding would: a shallow copy of a decoded value followed by its
+// freshFunc is a deep copy equal to decoding it again, for less.
+type freshFunc func(p unsafe.Pointer, a *arena)
+
 // codec encodes values of one Go type into the canonical compact binary form
 // that vacheck hashes, and decodes them back. It is compiled once per type by
 // reflection and then runs on raw pointers, so the hot path does no
@@ -33,6 +39,7 @@ type codec struct {
 	typ    reflect.Type
 	enc    encFunc
 	dec    decFunc
+	fresh  freshFunc    // nil when values of typ hold no slices
 	consts []constField // top-level constant fields, copied from the prototype
 	fields []fieldInfo  // top-level encoded fields, for traces
 }
@@ -57,6 +64,7 @@ type fieldInfo struct {
 func compile(t reflect.Type) (*codec, error) {
 	c := &codec{typ: t}
 	if t.Kind() != reflect.Struct {
+		c.fresh = compileFresh(t)
 		enc, dec, err := compileType(t, t.String())
 		if err != nil {
 			return nil, err
@@ -82,7 +90,111 @@ func compile(t reflect.Type) (*codec, error) {
 		c.fields = append(c.fields, fieldInfo{name: displayName(f), index: i, omitEmpty: opts == "omitempty"})
 	}
 	c.enc, c.dec = structCodec(encs, decs, offs)
+	// Constant fields are shared with the prototype, as decoding does.
+	var fresh []freshFunc
+	var freshOffs []uintptr
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); !isConst(f) {
+			if fr := compileFresh(f.Type); fr != nil {
+				fresh, freshOffs = append(fresh, fr), append(freshOffs, f.Offset)
+			}
+		}
+	}
+	c.fresh = structFresh(fresh, freshOffs)
 	return c, nil
+}
+
+// compileFresh builds the freshFunc of t, a type compileType accepts, or
+// returns nil if values of t hold no slices (strings are immutable and
+// shared).
+func compileFresh(t reflect.Type) freshFunc {
+	switch t.Kind() {
+	case reflect.Array:
+		ef := compileFresh(t.Elem())
+		if ef == nil || t.Len() == 0 {
+			return nil
+		}
+		n, size := t.Len(), t.Elem().Size()
+		return func(p unsafe.Pointer, a *arena) {
+			for i := 0; i < n; i++ {
+				ef(unsafe.Add(p, uintptr(i)*size), a)
+			}
+		}
+	case reflect.Struct:
+		var fresh []freshFunc
+		var offs []uintptr
+		for i := 0; i < t.NumField(); i++ {
+			if fr := compileFresh(t.Field(i).Type); fr != nil {
+				fresh, offs = append(fresh, fr), append(offs, t.Field(i).Offset)
+			}
+		}
+		return structFresh(fresh, offs)
+	case reflect.Slice:
+		return sliceFresh(t)
+	}
+	return nil
+}
+
+func structFresh(fresh []freshFunc, offs []uintptr) freshFunc {
+	switch len(fresh) {
+	case 0:
+		return nil
+	case 1:
+		f, off := fresh[0], offs[0]
+		return func(p unsafe.Pointer, a *arena) { f(unsafe.Add(p, off), a) }
+	}
+	return func(p unsafe.Pointer, a *arena) {
+		for i, f := range fresh {
+			f(unsafe.Add(p, offs[i]), a)
+		}
+	}
+}
+
+// sliceFresh is the freshFunc of the slice type t: the memory sliceCodec's
+// decoder would give the slice (from the arena, with room for two more
+// elements, when the elements hold no pointers), holding a copy of the
+// elements, themselves made fresh.
+func sliceFresh(t reflect.Type) freshFunc {
+	elem := t.Elem()
+	ef := compileFresh(elem)
+	size := elem.Size()
+	if !hasPointers(elem) {
+		return func(p unsafe.Pointer, a *arena) {
+			h := (*sliceHeader)(p)
+			n := h.len
+			if a == nil {
+				if n == 0 {
+					*h = sliceHeader{}
+					return
+				}
+				s := reflect.MakeSlice(t, n, n)
+				reflect.Copy(s, reflect.NewAt(t, p).Elem())
+				reflect.NewAt(t, p).Elem().Set(s)
+				return
+			}
+			data := a.alloc(uintptr(n+2) * size)
+			if n > 0 {
+				copy(unsafe.Slice((*byte)(data), uintptr(n)*size), unsafe.Slice((*byte)(h.data), uintptr(n)*size))
+			}
+			*h = sliceHeader{data: data, len: n, cap: n + 2}
+		}
+	}
+	return func(p unsafe.Pointer, a *arena) {
+		h := (*sliceHeader)(p)
+		if h.len == 0 {
+			*h = sliceHeader{}
+			return
+		}
+		old := reflect.NewAt(t, p).Elem()
+		s := reflect.MakeSlice(t, h.len, h.len)
+		reflect.Copy(s, old)
+		old.Set(s)
+		if ef != nil {
+			for i := 0; i < h.len; i++ {
+				ef(unsafe.Add(h.data, uintptr(i)*size), a)
+			}
+		}
+	}
 }
 
 func isConst(f reflect.StructField) bool {

@@ -54,6 +54,7 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 }
 
 // load points the view at state s and forgets what it had decoded.
+// decodeGlobals may be nil when states carry no environment's bookkeeping.
 func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 	v.state = s
 	off := 0
@@ -73,7 +74,11 @@ func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 	clear(v.ready)
 	clear(v.chReady)
 	v.arena.reset()
-	v.g = decodeGlobals(v.seg(0))
+	if decodeGlobals == nil {
+		v.g = globals{}
+	} else {
+		v.g = decodeGlobals(v.seg(0))
+	}
 }
 
 // seg returns the payload of segment k: 0 the environment, 1..N the

@@ -94,11 +94,14 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	nv          View[S, M]          // Normalize: the successor being normalized
 	norm        []byte
 	normScratch normScratch
-	track       bool     // record the types of the messages sent (TrackTypes)
-	sentTypes   []string // types of the messages the current transition sent to others
-	captureTo   int      // Label: record the first message sent to this process
-	captured    *M
-	measure     // the metrics time, sync-delay and messages-per-entry (measure.go)
+	// decodeGlobals is the System's, or nil when states carry no
+	// environment's bookkeeping.
+	decodeGlobals func([]byte) globals
+	track         bool     // record the types of the messages sent (TrackTypes)
+	sentTypes     []string // types of the messages the current transition sent to others
+	captureTo     int      // Label: record the first message sent to this process
+	captured      *M
+	measure       // the metrics time, sync-delay and messages-per-entry (measure.go)
 }
 
 func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
@@ -111,30 +114,36 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 		pendSet:   make([]bool, len(sys.cfg.Links)),
 		captureTo: -1,
 	}
+	if sys.hasGlobals() {
+		w.decodeGlobals = sys.decodeGlobals
+	}
 	w.fx = Effects[M]{n: sys.n, send: w.send, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }}
 	return w
 }
 
-func (w *worker[S, M, P]) load(v *View[S, M], s []byte) { v.load(s, w.sys.decodeGlobals) }
+func (w *worker[S, M, P]) load(v *View[S, M], s []byte) { v.load(s, w.decodeGlobals) }
 
 // enumerate lists the transitions enabled in w.v: every up process's steps
 // in process order, then deliveries in channel order, then crashes.
 func (w *worker[S, M, P]) enumerate() {
 	sys, v := w.sys, &w.v
-	w.steps, w.acts = w.steps[:0], w.acts[:0]
+	// Built in locals, stored when done: appending to the worker's fields
+	// would store every slice header back.
+	steps, acts := w.steps[:0], w.acts[:0]
 	for i := 0; i < sys.n; i++ {
 		if !v.Up(i) {
 			continue
 		}
 		v.self = i
-		before := len(w.steps)
-		w.steps = P(v.Proc(i)).Steps(v, w.steps)
-		for k := before; k < len(w.steps); k++ {
-			kind := w.steps[k].Kind
+		before := len(steps)
+		steps = P(v.Proc(i)).Steps(v, steps)
+		for k := before; k < len(steps); k++ {
+			kind := steps[k].Kind
 			if kind != Output && kind != Internal {
-				panic(modelError{fmt.Sprintf("process %d: step %q has kind %v; Steps reports Output or Internal steps", i+1, w.steps[k].Name, kind)})
+				w.steps = steps
+				panic(modelError{fmt.Sprintf("process %d: step %q has kind %v; Steps reports Output or Internal steps", i+1, steps[k].Name, kind)})
 			}
-			w.acts = append(w.acts, action{kind: kind, proc: i, step: k})
+			acts = append(acts, action{kind: kind, proc: i, step: k})
 		}
 	}
 	for c, l := range sys.cfg.Links {
@@ -154,23 +163,24 @@ func (w *worker[S, M, P]) enumerate() {
 					}
 				}
 			}
-			w.acts = append(w.acts, action{kind: Input, proc: l.To, ch: c, start: d[0], end: d[1]})
+			acts = append(acts, action{kind: Input, proc: l.To, ch: c, start: d[0], end: d[1]})
 		}
 	}
 	if v.g.budget > 0 {
 		for i := 0; i < sys.n; i++ {
 			if v.Up(i) {
-				w.acts = append(w.acts, action{kind: Fault, proc: i})
+				acts = append(acts, action{kind: Fault, proc: i})
 			}
 		}
 	}
 	if v.g.recoveries > 0 {
 		for i := 0; i < sys.n; i++ {
 			if !v.Up(i) {
-				w.acts = append(w.acts, action{kind: Fault, proc: i, recover: true})
+				acts = append(acts, action{kind: Fault, proc: i, recover: true})
 			}
 		}
 	}
+	w.steps, w.acts = steps, acts
 }
 
 // Successors implements explorer.Worker.
@@ -196,13 +206,13 @@ func panicError(r any) error {
 	return fmt.Errorf("the model panicked: %v", r)
 }
 
-// decodeWork decodes process i of the expanded state into w.work.
+// decodeWork puts process i of the expanded state into w.work: a deep copy
+// of the view's decoded value (which enumerate decoded already for Steps),
+// its slices in fresh memory from w.workArena, equal to decoding it again.
 func (w *worker[S, M, P]) decodeWork(i int) {
-	if len(w.sys.pc.consts) > 0 {
-		w.work = w.sys.protos[i]
-	}
-	if _, err := w.sys.pc.dec(unsafe.Pointer(&w.work), w.v.seg(1+i), &w.workArena); err != nil {
-		panic(err)
+	w.work = *w.v.Proc(i)
+	if f := w.sys.pc.fresh; f != nil {
+		f(unsafe.Pointer(&w.work), &w.workArena)
 	}
 }
 
@@ -223,6 +233,11 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 		w.prepareStamps(a)
 	}
 	t, procChanged = w.effect(a)
+	if a.kind != Fault && w.failed == 0 && !sys.instSync && !sys.instTime && !sys.instEntry {
+		// Nothing the environment keeps can change (the common case).
+		w.lastFailed = 0
+		return t, procChanged, false
+	}
 	g := w.v.g
 	if a.kind == Fault {
 		if a.recover {
@@ -331,10 +346,6 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 // finish writes the successor of the last step into w.out: the state of
 // w.v with the changed segments replaced, normalized.
 func (w *worker[S, M, P]) finish(a action, procChanged, globalsChanged bool) {
-	if procChanged {
-		w.enc = w.sys.pc.enc(unsafe.Pointer(&w.work), w.enc[:0])
-		w.enc = w.sys.appendTrailer(w.enc, w.newD, w.newS)
-	}
 	w.assemble(a.proc, procChanged, globalsChanged)
 	if w.clearProcs {
 		w.clearProcHops(a.proc)
@@ -347,7 +358,8 @@ func (w *worker[S, M, P]) finish(a action, procChanged, globalsChanged bool) {
 }
 
 // assemble writes the successor into w.out: the expanded state with the
-// changed segments replaced.
+// changed segments replaced, the process's (when it changed) encoded from
+// w.work in place.
 func (w *worker[S, M, P]) assemble(proc int, procChanged, globalsChanged bool) {
 	v, n := &w.v, w.sys.n
 	// Channels touched, in segment order (insertion sort: there are few).
@@ -357,28 +369,47 @@ func (w *worker[S, M, P]) assemble(proc int, procChanged, globalsChanged bool) {
 			t[j], t[j-1] = t[j-1], t[j]
 		}
 	}
-	out := w.out[:0]
-	pos := 0
-	put := func(k int, b []byte) {
-		hdr := 0
-		if k > 0 {
-			hdr = v.bounds[2*k-1]
-		}
-		out = append(out, v.state[pos:hdr]...)
-		out = binary.AppendUvarint(out, uint64(len(b)))
-		out = append(out, b...)
-		pos = v.bounds[2*k+1]
-	}
+	out, pos := w.out[:0], 0
 	if globalsChanged {
-		put(0, w.gseg)
+		out, pos = w.put(out, pos, 0, w.gseg)
 	}
 	if procChanged {
-		put(1+proc, w.enc)
+		out = append(out, v.state[pos:v.bounds[2*(1+proc)-1]]...)
+		pos = v.bounds[2*(1+proc)+1]
+		// One byte for the length, moved along in the rare case that the
+		// encoding is 128 bytes or longer.
+		hdr := len(out)
+		out = append(out, 0)
+		out = w.sys.pc.enc(unsafe.Pointer(&w.work), out)
+		out = w.sys.appendTrailer(out, w.newD, w.newS)
+		if l := len(out) - hdr - 1; l < 0x80 {
+			out[hdr] = byte(l)
+		} else {
+			w.enc = append(w.enc[:0], out[hdr+1:]...)
+			out = binary.AppendUvarint(out[:hdr], uint64(l))
+			out = append(out, w.enc...)
+		}
 	}
 	for _, c := range t {
-		put(1+n+c, w.pend[c])
+		out, pos = w.put(out, pos, 1+n+c, w.pend[c])
 	}
 	w.out = append(out, v.state[pos:]...)
+}
+
+// put appends to out the expanded state from pos up to segment k, then b as
+// segment k, and returns out and the position after segment k.
+func (w *worker[S, M, P]) put(out []byte, pos, k int, b []byte) ([]byte, int) {
+	hdr := 0
+	if k > 0 {
+		hdr = w.v.bounds[2*k-1]
+	}
+	out = append(out, w.v.state[pos:hdr]...)
+	if len(b) < 0x80 {
+		out = append(out, byte(len(b)))
+	} else {
+		out = binary.AppendUvarint(out, uint64(len(b)))
+	}
+	return append(out, b...), w.v.bounds[2*k+1]
 }
 
 // send performs send(m)_{self,to}: the process's output jointly with the
