@@ -12,9 +12,10 @@ import (
 
 func syscallPageSize() int { return syscall.Getpagesize() }
 
-// mapAnon maps n bytes of private zeroed memory.
+// mapAnon maps n bytes of private zeroed memory, not counted against the
+// system's commit limit until touched (most of it is a reservation).
 func mapAnon(n int) ([]byte, error) {
-	addr, _, errno := syscall.Syscall6(syscall.SYS_MMAP, 0, uintptr(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS, ^uintptr(0), 0)
+	addr, _, errno := syscall.Syscall6(syscall.SYS_MMAP, 0, uintptr(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE, ^uintptr(0), 0)
 	if errno != 0 {
 		return nil, errno
 	}

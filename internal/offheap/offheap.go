@@ -48,8 +48,8 @@ type Array[E Elem] struct {
 	m *mapping // owns s when s is mapped; nil for a Go slice
 }
 
-// mapping is one anonymous memory mapping, reserve times larger than what
-// its Array uses, and the cleanup that unmaps it if the Array is dropped
+// mapping is one anonymous memory mapping, larger than what its Array uses
+// (reservation), and the cleanup that unmaps it if the Array is dropped
 // without Free.
 type mapping struct {
 	mem     []byte
@@ -57,11 +57,20 @@ type mapping struct {
 	cleanup runtime.Cleanup
 }
 
-// reserve is how many times the bytes asked for a mapping reserves of
-// address space: growing within the reservation needs no system call (which
-// costs tens of microseconds on a virtual machine), and only the pages
-// touched take memory.
-const reserve = 4
+// reservation is the address space a mapping of bytes bytes reserves:
+// 64 times as much, up to 1 GiB (and twice as much beyond). Growing within
+// the reservation needs no system call, and only the pages touched take
+// memory. System calls that change mappings cost tens of microseconds on a
+// virtual machine and interrupt every other thread of the process (to
+// flush its TLB): with two workers, a few thousand of them cost more time
+// than the search saves by them.
+func reservation(bytes int) int {
+	r := bytes * 64
+	if r > 1<<30 {
+		r = max(1<<30, 2*bytes)
+	}
+	return roundUp(r)
+}
 
 // Make returns an Array of n zero elements.
 func Make[E Elem](n int) Array[E] {
@@ -159,7 +168,9 @@ func (a *Array[E]) Trim(n int) {
 	var zero E
 	size := int(unsafe.Sizeof(zero))
 	keep := roundUp(n * size)
-	if keep >= *a.m.used || !discard(a.m.mem[keep:*a.m.used]) {
+	// Only when it pays for the system call (see reservation): a quarter
+	// of the memory, and a quarter of a megabyte at least.
+	if free := *a.m.used - keep; free < 256<<10 || free < *a.m.used/4 || !discard(a.m.mem[keep:*a.m.used]) {
 		return
 	}
 	a.m.account(keep)
@@ -193,7 +204,7 @@ var pageSize = max(4096, syscallPageSize())
 // newMapping maps bytes bytes of zeroed memory (and reserves more), or
 // returns nil when the system cannot (the caller then uses the Go heap).
 func newMapping(bytes int) *mapping {
-	mem, err := mapAnon(roundUp(bytes * reserve))
+	mem, err := mapAnon(reservation(bytes))
 	if err != nil {
 		return nil
 	}
@@ -222,7 +233,7 @@ func (m *mapping) account(bytes int) {
 // reports whether it could.
 func (m *mapping) extend(bytes int) bool {
 	if bytes > len(m.mem) {
-		mem, ok := remapAnon(m.mem, roundUp(bytes*reserve))
+		mem, ok := remapAnon(m.mem, reservation(bytes))
 		if !ok {
 			return false
 		}
