@@ -191,12 +191,7 @@ func TestCanonicalCounterexampleOnRandomGraphs(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		n := 30 + rng.IntN(200)
-		adj := map[int][]int{}
-		for s := 0; s < n; s++ {
-			for k := rng.IntN(4); k > 0; k-- {
-				adj[s] = append(adj[s], rng.IntN(n))
-			}
-		}
+		adj := randomEdges(rng, n, 4)
 		bad := map[int]bool{}
 		for k := 0; k < 3; k++ {
 			bad[1+rng.IntN(n-1)] = true
@@ -218,6 +213,18 @@ func TestCanonicalCounterexampleOnRandomGraphs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomEdges gives each of n states fewer than out edges to random
+// states.
+func randomEdges(rng *rand.Rand, n, out int) map[int][]int {
+	adj := map[int][]int{}
+	for s := 0; s < n; s++ {
+		for k := rng.IntN(out); k > 0; k-- {
+			adj[s] = append(adj[s], rng.IntN(n))
+		}
+	}
+	return adj
 }
 
 // bruteForce returns the smallest (initial index, actions...) path to a bad
@@ -551,12 +558,7 @@ func TestWorkerCountsAgreeOnEveryFigure(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		n := 20 + rng.IntN(300)
-		adj := map[int][]int{}
-		for s := 0; s < n; s++ {
-			for k := rng.IntN(5); k > 0; k-- {
-				adj[s] = append(adj[s], rng.IntN(n))
-			}
-		}
+		adj := randomEdges(rng, n, 5)
 		bad, badEnd, boom := map[int]bool{}, map[int]bool{}, map[int]bool{}
 		for k := rng.IntN(3); k > 0; k-- {
 			bad[1+rng.IntN(n-1)] = true
