@@ -389,8 +389,16 @@ func TestMemoryLimit(t *testing.T) {
 		t.Skip("grows the heap to the limit")
 	}
 	const limit = 96 << 20
-	for _, strat := range []explorer.Strategy{explorer.BFS, explorer.DFS} {
-		r := check(t, chain(3), explorer.Config{Strategy: strat, MaxMemory: limit, Timeout: time.Minute})
+	// BFS on a binary tree, whose levels double (a chain's levels are a few
+	// states each, and a search of millions of levels spends its time
+	// between levels); DFS on a chain, where it goes deep.
+	tree := &graph{init: []int{0}, next: func(s int) []int { return []int{2*s + 1, 2*s + 2} }}
+	for _, tc := range []struct {
+		strat explorer.Strategy
+		g     *graph
+	}{{explorer.BFS, tree}, {explorer.DFS, chain(3)}} {
+		strat := tc.strat
+		r := check(t, tc.g, explorer.Config{Strategy: strat, MaxMemory: limit, Timeout: time.Minute})
 		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-memory") {
 			t.Errorf("%v: %v %q, want incomplete on the memory limit", strat, r.Status, r.Reason)
 		}
