@@ -579,8 +579,8 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		n += c.n
 		m += c.m
 	}
-	if n >= math.MaxUint32 || m >= math.MaxUint32 {
-		return nil, fmt.Errorf("the state graph for liveness is too large (%d states, %d edges; at most %d each)", n, m, math.MaxUint32-1)
+	if uint64(n) >= math.MaxUint32 || uint64(m) >= math.MaxUint32 {
+		return nil, fmt.Errorf("the state graph for liveness is too large (%d states, %d edges; at most %d each)", n, m, uint64(math.MaxUint32-1))
 	}
 	g := &stateGraph{n: n, nbits: sp.nbits, stop: s.halting, typed: make([][]int32, len(sp.types))}
 	if lm, ok := s.m.(LiveModel); ok {

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && !386 && !arm && !mips && !mipsle
 
 package offheap
 
@@ -8,7 +8,8 @@ import (
 )
 
 // The mappings are made and unmade with raw system calls: syscall.Munmap
-// only unmaps what syscall.Mmap mapped, and mremap moves mappings.
+// only unmaps what syscall.Mmap mapped, and mremap moves mappings. (On
+// 32-bit Linux, whose mmap system call differs, Arrays are Go slices.)
 
 func syscallPageSize() int { return syscall.Getpagesize() }
 

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix || (linux && (386 || arm || mips || mipsle))
 
 package offheap
 
@@ -6,7 +6,8 @@ import "errors"
 
 func syscallPageSize() int { return 4096 }
 
-// mapAnon is not available: Arrays are Go slices.
+// mapAnon is not available (no mmap, or 32-bit Linux): Arrays are Go
+// slices.
 func mapAnon(n int) ([]byte, error) {
 	return nil, errors.New("offheap: no mmap on this system")
 }

@@ -66,7 +66,7 @@ type mapping struct {
 // than the search saves by them.
 func reservation(bytes int) int {
 	r := bytes * 64
-	if r > 1<<30 {
+	if r > 1<<30 || r < bytes { // (r < bytes: it overflowed a 32-bit int)
 		r = max(1<<30, 2*bytes)
 	}
 	return roundUp(r)
