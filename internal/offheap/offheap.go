@@ -1,16 +1,17 @@
 // Package offheap keeps large arrays of plain values (no pointers) outside
 // the Go heap, in anonymous memory mappings of their own, for the explorer's
-// visited set and BFS levels.
+// visited set, BFS levels and liveness graph.
 //
 // The Go heap holds a freed array until the next collection and lets its
 // size grow to twice the live data between collections; an array that grows
 // by reallocation is copied and leaves the old one behind. For a search that
 // stores hundreds of millions of fingerprints that is a third to a half of
-// its memory. An Array here is unmapped the moment it is freed or outgrown,
-// and grows in place where the system allows it (mremap on Linux: the pages
-// move, the bytes are not copied, and pages already touched are not faulted
-// in again). Small arrays, and every array on systems without mmap, are
-// ordinary Go slices.
+// its memory. An Array here is unmapped the moment it is freed, grows within
+// an address space reserved ahead (see reservation) and beyond it in place
+// where the system allows it (mremap on 64-bit Linux: the pages move, the
+// bytes are not copied, and pages already touched are not faulted in
+// again), and gives back the pages past a smaller length (Trim). Small
+// arrays, and every array on systems without mmap, are ordinary Go slices.
 //
 // An Array is freed by Free or, as a safety net, once it is unreachable
 // (runtime.AddCleanup). Its elements must not be used after Free, nor
