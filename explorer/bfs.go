@@ -638,7 +638,6 @@ func (x *expander) insertFresh() {
 		x.from[0], x.fresh = kept, 0
 		if p := recover(); p != nil {
 			in.fail.offer(in.rank, in.act, in.fp, in.ref)
-			// (insertFresh runs last in dedupe)
 			in.failErr = fmt.Errorf("the model panicked while checking a state: %v", p)
 		}
 	}()
