@@ -411,7 +411,8 @@ func (s *search) bfs() {
 		}
 		viols := make([][]bfsFound, W)
 		var limited bool
-		if in := x1.inserter(); in != nil {
+		if x1 != nil {
+			in := x1.in
 			s.states.Add(in.added)
 			s.raw.Add(in.raw)
 			s.cut.Add(in.cut)
@@ -661,15 +662,6 @@ func (x *expander) insertFresh() {
 			x.inserted = append(x.inserted, h)
 		}
 	}
-}
-
-// inserter returns the inserter of an expander that inserts as it goes, or
-// nil.
-func (x *expander) inserter() *inserter {
-	if x == nil {
-		return nil
-	}
-	return x.in
 }
 
 // probeSample is how rarely the expander looks a successor up in the
