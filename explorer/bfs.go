@@ -666,7 +666,7 @@ func (x *expander) insertFresh() {
 
 // probeSample is how rarely the expander looks a successor up in the
 // visited set when it does not look every one up.
-const probeSample = 16
+const probeSample = 256
 
 // dedupeBatch is how many successors the expander keeps before it looks
 // them up in its local set all at once.
