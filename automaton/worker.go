@@ -63,6 +63,7 @@ type action struct {
 
 // worker expands states of one System for one goroutine.
 type worker[S any, M Message, P Process[S, M]] struct {
+	_     [cacheLine]byte // the fields are written on every transition: see ownLines
 	sys   *System[S, M, P]
 	v     View[S, M] // the state being expanded
 	cv    View[S, M] // the state being checked
@@ -102,6 +103,7 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	captureTo     int      // Label: record the first message sent to this process
 	captured      *M
 	measure       // the metrics time, sync-delay and messages-per-entry (measure.go)
+	_             [cacheLine]byte
 }
 
 func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
@@ -110,9 +112,22 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 		v:         newView[S, M](sys),
 		nv:        newView[S, M](sys),
 		cv:        newView[S, M](sys),
-		pend:      make([][]byte, len(sys.cfg.Links)),
-		pendSet:   make([]bool, len(sys.cfg.Links)),
+		pend:      ownLines[[]byte](len(sys.cfg.Links)),
+		pendSet:   ownLines[bool](len(sys.cfg.Links)),
 		captureTo: -1,
+		// Room for most states, with a cache line to spare (see ownLines).
+		out:     ownLines[byte](256)[:0],
+		enc:     ownLines[byte](256)[:0],
+		msgBuf:  ownLines[byte](64)[:0],
+		gseg:    ownLines[byte](64)[:0],
+		spare:   ownLines[byte](256)[:0],
+		touched: ownLines[int](8)[:0],
+		steps:   ownLines[Step](8)[:0],
+		acts:    ownLines[action](16)[:0],
+		dl:      ownLines[[2]int](8)[:0],
+	}
+	for c := range w.pend {
+		w.pend[c] = ownLines[byte](256)[:0]
 	}
 	if sys.hasGlobals() {
 		w.decodeGlobals = sys.decodeGlobals
