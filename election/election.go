@@ -41,7 +41,20 @@ import (
 // Uniqueness returns UNIQ (ALGORITHMS.md 1.0), named properties.Uniqueness:
 // at most one process is in a leader state, as isLeader says.
 func Uniqueness[S any, M automaton.Message](isLeader func(p *S) bool) automaton.Invariant[S, M] {
-	return UniquenessAt(func(v *automaton.View[S, M], i int) bool { return isLeader(v.Proc(i)) })
+	u := UniquenessAt(func(v *automaton.View[S, M], i int) bool { return isLeader(v.Proc(i)) })
+	// The same, in one loop: it is checked in every state.
+	u.Holds = func(v *automaton.View[S, M]) bool {
+		leaders := 0
+		for i := 0; i < v.N(); i++ {
+			if isLeader(v.Proc(i)) {
+				if leaders++; leaders > 1 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return u
 }
 
 // UniquenessAt is Uniqueness for a model whose leader state depends on more
@@ -53,7 +66,15 @@ func UniquenessAt[S any, M automaton.Message](isLeader func(v *automaton.View[S,
 		Name: properties.Uniqueness,
 		Doc:  "UNIQ: never two processes in a leader state",
 		Holds: func(v *automaton.View[S, M]) bool {
-			return properties.Count(v.N(), func(i int) bool { return isLeader(v, i) }) <= 1
+			leaders := 0
+			for i := 0; i < v.N(); i++ {
+				if isLeader(v, i) {
+					if leaders++; leaders > 1 {
+						return false
+					}
+				}
+			}
+			return true
 		},
 	}
 }
