@@ -3,15 +3,17 @@ module github.com/vacheck/vacheck
 go 1.26.8
 
 require (
-	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/dolthub/swiss v0.2.1
 	github.com/urfave/cli/v2 v2.27.7
+	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/sync v0.24.0
 )
 
 require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/dolthub/maphash v0.1.0 // indirect
+	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
+	golang.org/x/sys v0.30.0 // indirect
 )

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/cespare/xxhash/v2"
 
 	"github.com/vacheck/vacheck/internal/offheap"
 )
@@ -259,7 +258,7 @@ func (s *search) bfs() {
 	} else {
 		for k, i := range s.inits {
 			st := s.initial[i]
-			l0.add(st, xxhash.Sum64(st), uint32(i), 0)
+			l0.add(st, fingerprint(st), uint32(i), 0)
 			l0.setRef(k, s.initRefs[k])
 		}
 		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
@@ -597,7 +596,7 @@ func (x *expander) emit(t Transition, next []byte) {
 		x.live++
 	}
 	if x.expand {
-		h := xxhash.Sum64(next)
+		h := fingerprint(next)
 		if x.rec != nil {
 			x.rec.edge(t, h)
 		}
@@ -734,7 +733,7 @@ func (x *expander) emitReduced(a uint32, t Transition, next []byte) {
 	if !t.Fault {
 		x.live++
 	}
-	x.ample.add(next, xxhash.Sum64(next), 0, a)
+	x.ample.add(next, fingerprint(next), 0, a)
 	x.a++
 }
 

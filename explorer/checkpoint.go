@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/zeebo/xxh3"
 	"github.com/dolthub/swiss"
 )
 
@@ -190,7 +190,7 @@ func (s *search) identity() string {
 // checkpoint of another model, or of the same spec with other parameters,
 // is refused.
 func (s *search) modelHash(live []LiveProperty) (uint64, error) {
-	h := xxhash.New()
+	h := xxh3.New()
 	var n [8]byte
 	// The initial states are built once more, one at a time, for the
 	// digest: the search builds and stores them later, under its limits.
@@ -751,7 +751,7 @@ func (s *search) resumeDFS(w Worker) (arena []byte, stack []dfsEntry, trail []df
 		} else if st, err = successor(w, states[d-1], t.act); err != nil {
 			return nil, nil, nil, err
 		}
-		if xxhash.Sum64(st) != t.fp {
+		if fingerprint(st) != t.fp {
 			return nil, nil, nil, fmt.Errorf("replaying the saved path reached another state at depth %d", d)
 		}
 		states[d] = st
@@ -769,7 +769,7 @@ func (s *search) resumeDFS(w Worker) (arena []byte, stack []dfsEntry, trail []df
 		default:
 			return nil, nil, nil, fmt.Errorf("stack entry %d does not follow the saved path", k)
 		}
-		if xxhash.Sum64(st) != e.fp {
+		if fingerprint(st) != e.fp {
 			return nil, nil, nil, fmt.Errorf("replaying the saved stack reached another state at depth %d", d)
 		}
 		start := len(arena)

@@ -3,7 +3,6 @@ package explorer
 import (
 	"fmt"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
 )
 
@@ -83,7 +82,7 @@ func (s *search) dfs() {
 	} else {
 		inits := s.inits
 		for _, i := range inits {
-			if !seen.Add(s, xxhash.Sum64(s.initial[i])) {
+			if !seen.Add(s, fingerprint(s.initial[i])) {
 				return
 			}
 		}
@@ -92,7 +91,7 @@ func (s *search) dfs() {
 		}
 		for k := len(inits) - 1; k >= 0; k-- {
 			st := s.initial[inits[k]]
-			push(st, xxhash.Sum64(st), 0, uint32(inits[k]))
+			push(st, fingerprint(st), 0, uint32(inits[k]))
 		}
 	}
 	var cur []byte
@@ -116,7 +115,7 @@ func (s *search) dfs() {
 			live++
 		}
 		if expand {
-			succ.add(next, xxhash.Sum64(next), 0, a)
+			succ.add(next, fingerprint(next), 0, a)
 		}
 		a++
 	}
@@ -124,7 +123,7 @@ func (s *search) dfs() {
 		if !t.Fault {
 			live++
 		}
-		succ.add(next, xxhash.Sum64(next), 0, act)
+		succ.add(next, fingerprint(next), 0, act)
 		a++
 	}
 	sampled := 0 // the arena's length when memory was last sampled

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
 
 	"github.com/vacheck/vacheck/internal/offheap"
@@ -607,7 +606,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	fps := fpsMem.Slice()
 	seen := map[uint64]bool{}
 	for i, st := range s.initial {
-		fp := xxhash.Sum64(st)
+		fp := fingerprint(st)
 		if seen[fp] {
 			continue
 		}
@@ -841,7 +840,7 @@ func (s *search) buildGraph(sp *graphSpec) (*stateGraph, error) {
 		ends = append(ends, shift+len(arena))
 	}
 	for _, st := range s.initial {
-		fp := xxhash.Sum64(st)
+		fp := fingerprint(st)
 		if !index.Has(fp) {
 			add(st, fp)
 		}
@@ -864,7 +863,7 @@ func (s *search) buildGraph(sp *graphSpec) (*stateGraph, error) {
 			arena = append(arena[:0:0], arena[done:]...)
 			shift = ends[i]
 		}
-		k.begin(cur, xxhash.Sum64(cur))
+		k.begin(cur, fingerprint(cur))
 		if k.err != nil {
 			return nil, k.err
 		}
@@ -878,7 +877,7 @@ func (s *search) buildGraph(sp *graphSpec) (*stateGraph, error) {
 		}
 		full := false
 		_, err = w.Successors(cur, func(t Transition, next []byte) {
-			fp := xxhash.Sum64(next)
+			fp := fingerprint(next)
 			seen := index.Has(fp)
 			if full || (!seen && !roomToGrow(s, index, 8)) {
 				full = true

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/swiss"
 	"github.com/vacheck/vacheck/internal/offheap"
 	"github.com/vacheck/vacheck/properties"
@@ -442,7 +441,7 @@ func (s *search) addInitial(w Worker) (out []int, refs []stateRef, err error) {
 		if i&255 == 255 && (s.stopped() || s.overMemory()) {
 			return false
 		}
-		h = xxhash.Sum64(st)
+		h = fingerprint(st)
 		m := s.shards[s.shard(h)]
 		if m.Has(h) {
 			return true
@@ -611,7 +610,7 @@ func replay(m Model, init int, acts []uint32, fps []uint64, final *uint64) (Trac
 		if err != nil {
 			return t, err
 		}
-		if fps != nil && xxhash.Sum64(next) != fps[i] {
+		if fps != nil && fingerprint(next) != fps[i] {
 			return t, errReplay
 		}
 		step := Step{Action: fmt.Sprintf("#%d", a), ActionIndex: int(a)}
@@ -626,7 +625,7 @@ func replay(m Model, init int, acts []uint32, fps []uint64, final *uint64) (Trac
 		t.Steps = append(t.Steps, step)
 		cur = next
 	}
-	if final != nil && xxhash.Sum64(cur) != *final {
+	if final != nil && fingerprint(cur) != *final {
 		return t, errReplay
 	}
 	if e, ok := m.(Explainer); ok {

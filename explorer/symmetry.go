@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/cespare/xxhash/v2"
 )
 
 // Symmetric is an optional interface of a Model that declares symmetries of
@@ -93,7 +92,7 @@ func (q *symModel) NewWorker() Worker {
 			w.countErr = err
 			return
 		}
-		h := xxhash.Sum64(rep)
+		h := fingerprint(rep)
 		w.count.sum += h
 		w.count.xor ^= h * 0x9e3779b97f4a7c15
 	}
@@ -142,7 +141,7 @@ func (w *symWorker) emitRep(t Transition, next []byte) {
 		return
 	}
 	if len(rep) > 0 && len(next) > 0 && &rep[0] != &next[0] {
-		h := xxhash.Sum64(rep)
+		h := fingerprint(rep)
 		if slot := &w.checked[h&uint64(len(w.checked)-1)]; *slot != h {
 			if w.err = w.agree(next, rep); w.err != nil {
 				w.emit(t, next)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/zeebo/xxh3"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/quorum"
@@ -62,7 +62,7 @@ func mkExplore(t *testing.T, m explorer.Model) mkGraph {
 		}
 		var succs []succ
 		n, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
-			sc := succ{msgs: tr.Messages, h: xxhash.Sum64(next)}
+			sc := succ{msgs: tr.Messages, h: xxh3.Hash(next)}
 			if _, seen := memo[sc.h]; !seen {
 				sc.next = slices.Clone(next)
 			}
@@ -95,7 +95,7 @@ func mkExplore(t *testing.T, m explorer.Model) mkGraph {
 		t.Fatal(err)
 	}
 	for k, s := range init {
-		h := xxhash.Sum64(s)
+		h := xxh3.Hash(s)
 		r, seen := memo[h]
 		if !seen {
 			r = visit(s, h)
