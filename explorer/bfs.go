@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-
 	"github.com/vacheck/vacheck/internal/offheap"
 )
 

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zeebo/xxh3"
 	"github.com/dolthub/swiss"
+	"github.com/zeebo/xxh3"
 )
 
 // Checkpoint makes a search save its state to a file now and then, and

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zeebo/xxh3"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/quorum"
+	"github.com/zeebo/xxh3"
 )
 
 // mkSafety are the safety properties of the Maekawa specs.
