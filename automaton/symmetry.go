@@ -308,12 +308,19 @@ func (sys *System[S, M, P]) NewCanonicalizer() explorer.Canonicalizer {
 
 func (sys *System[S, M, P]) newCanonicalizer() *canonicalizer[S, M, P] {
 	n := 1 + sys.n + len(sys.cfg.Links)
-	return &canonicalizer[S, M, P]{sys: sys, g: sys.sym, units: make([][2]int, n), gunits: make([][]byte, len(sys.sym.perms))}
+	// Each worker has its own: their memory keeps cache lines of its own
+	// (see ownLines).
+	c := &canonicalizer[S, M, P]{sys: sys, g: sys.sym, units: ownLines[[2]int](n), gunits: ownLines[[]byte](len(sys.sym.perms))}
+	for _, b := range []*[]byte{&c.out, &c.best, &c.cand, &c.seg, &c.chseg, &c.alt, &c.mbuf} {
+		*b = ownLines[byte](256)[:0]
+	}
+	return c
 }
 
 // canonicalizer computes representatives for one goroutine, with memory
 // of its own that it reuses from state to state.
 type canonicalizer[S any, M Message, P Process[S, M]] struct {
+	_      [cacheLine]byte
 	sys    *System[S, M, P]
 	g      *symGroup
 	s      []byte
@@ -327,6 +334,7 @@ type canonicalizer[S any, M Message, P Process[S, M]] struct {
 	arena      arena
 	seg, chseg []byte
 	alt, mbuf  []byte
+	_          [cacheLine]byte
 }
 
 // Canonical implements explorer.Canonicalizer: the representative of s's

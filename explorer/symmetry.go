@@ -3,7 +3,6 @@ package explorer
 import (
 	"bytes"
 	"fmt"
-
 )
 
 // Symmetric is an optional interface of a Model that declares symmetries of
@@ -101,6 +100,7 @@ func (q *symModel) NewWorker() Worker {
 
 // symWorker is a worker of the quotient.
 type symWorker struct {
+	_        [64]byte // written on every transition: cache lines of its own
 	q        *symModel
 	w, probe Worker // probe checks the assumptions while w is expanding
 	canon    Canonicalizer
@@ -115,6 +115,7 @@ type symWorker struct {
 	count    summary
 	countErr error
 	err      error
+	_        [64]byte
 }
 
 // Successors implements Worker: the transitions of s, each to the
