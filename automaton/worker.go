@@ -200,12 +200,32 @@ func (w *worker[S, M, P]) enumerate() {
 
 // Successors implements explorer.Worker.
 func (w *worker[S, M, P]) Successors(s []byte, emit func(explorer.Transition, []byte)) (n int, err error) {
+	w.load(&w.v, s)
+	return w.expand(emit)
+}
+
+// CheckExpand implements explorer.CheckExpander: the invariants are
+// evaluated on the view Steps then reads, so that each process is decoded
+// once for both.
+func (w *worker[S, M, P]) CheckExpand(s []byte, want, stop uint64, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
+	w.load(&w.v, s)
+	if p, checkErr = w.check(&w.v, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+		return p, checkErr, 0, nil
+	}
+	n, err = w.expand(emit)
+	return p, nil, n, err
+}
+
+// Bounded implements explorer.CheckExpander.
+func (w *worker[S, M, P]) Bounded() bool { return w.sys.cfg.Bound != nil }
+
+// expand emits the successors of the state loaded in w.v.
+func (w *worker[S, M, P]) expand(emit func(explorer.Transition, []byte)) (n int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = panicError(r)
 		}
 	}()
-	w.load(&w.v, s)
 	w.enumerate()
 	for _, a := range w.acts {
 		t := w.apply(a)
@@ -526,18 +546,23 @@ func (w *worker[S, M, P]) assert(name string, ok bool) {
 
 // Check implements explorer.Worker.
 func (w *worker[S, M, P]) Check(s []byte, want uint64) (k int, err error) {
+	w.load(&w.cv, s)
+	return w.check(&w.cv, want)
+}
+
+// check is Check of the state loaded in v.
+func (w *worker[S, M, P]) check(v *View[S, M], want uint64) (k int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = panicError(r)
 		}
 	}()
-	w.load(&w.cv, s)
 	for k, inv := range w.sys.cfg.Invariants {
-		if want&(1<<uint(k)) != 0 && !inv.Holds(&w.cv) {
+		if want&(1<<uint(k)) != 0 && !inv.Holds(v) {
 			return k, nil
 		}
 	}
-	if f := w.cv.g.failed; f != 0 {
+	if f := v.g.failed; f != 0 {
 		if k := len(w.sys.cfg.Invariants) + f - 1; want&(1<<uint(k)) != 0 {
 			return k, nil
 		}
@@ -547,7 +572,7 @@ func (w *worker[S, M, P]) Check(s []byte, want uint64) (k int, err error) {
 		return -1, nil
 	}
 	for c := range w.sys.cfg.Links {
-		if seg := w.cv.seg(1 + n + c); len(seg) > w.sys.capacity && channel.Len(seg) > w.sys.capacity {
+		if seg := v.seg(1 + n + c); len(seg) > w.sys.capacity && channel.Len(seg) > w.sys.capacity {
 			return len(w.sys.cfg.Invariants) + len(w.sys.cfg.Assertions), nil
 		}
 	}

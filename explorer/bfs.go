@@ -298,6 +298,7 @@ func (s *search) bfs() {
 	nprops := len(s.props) + 1
 	probe := true
 	prevN := 0
+	deferred := s.deferChecks()
 	for depth := first; cur.n > 0; depth++ {
 		shrink := 1.0
 		if prevN > 0 {
@@ -329,20 +330,28 @@ func (s *search) bfs() {
 		// as they come: x1 is that worker's expander.
 		var x1 *expander
 		levelStart := s.shards[0].Len()
+		xs := make([]*expander, W)
+		want := s.want
+		// What the level's states are checked for as they are expanded:
+		// the initial states were checked as they were stored.
+		checkWant := want
+		if depth == 0 {
+			checkWant = 0
+		}
 		s.parallel(func(w int) {
 			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, shrink: shrink, rec: s.rec.level(w)}
+			if deferred {
+				x.ce, x.want, x.checks = s.workers[w].(CheckExpander), checkWant, make([]bfsFound, nprops)
+			}
 			if W == 1 && s.reducers == nil {
-				x.in = &inserter{s: s, want: s.want, found: make([]bfsFound, nprops)}
+				x.in = &inserter{s: s, want: want, deferred: deferred, found: make([]bfsFound, nprops)}
 				x1 = x
 			}
 			x.run(w, cur, &dead[w], &fails[w], &failErr[w])
 			probes[w%64] += x.probes
 			hits[w%64] += x.hits
-			s.reduced.Add(x.reduced)
 			counts[w] = x.trans
-			s.transitions.Add(x.trans)
-			s.terminal.Add(x.terminal)
-			s.rawTerminal.Add(x.rawTerminal)
+			xs[w] = x
 		})
 		// rollback takes the states x1 added out again, where phase 2
 		// would not have run: the search then stops after this level with
@@ -354,6 +363,64 @@ func (s *search) bfs() {
 				s.shards[0].rollback(uint64(levelStart), out[0][0].fps.Slice()[:x1.from[0]], x1.inserted)
 				out[0][0].reset()
 			}
+		}
+		if deferred && checkWant != 0 {
+			// This level's states were checked as they were expanded. What
+			// the checks found ends the search, or not, as it would have
+			// when the level was stored: before any of the level counts as
+			// expanded. A stop, or a step that panicked, may have left
+			// states unexpanded, so unchecked: the level is then checked on
+			// its own.
+			var found []bfsFound
+			var cf bfsFound
+			var cfErr error
+			asserted := 0
+			if s.stopped() || slices.ContainsFunc(fails, func(f bfsFound) bool { return f.ok }) {
+				found, cf, cfErr, asserted = s.checkLevel(cur, checkWant)
+			} else {
+				found = make([]bfsFound, nprops)
+				for _, x := range xs {
+					asserted += x.asserted
+					for p, f := range x.checks {
+						if f.ok {
+							found[p].offer(f.rank, f.act, f.fp, f.ref)
+						}
+					}
+					if f := x.checkFail; f.ok && (!cf.ok || f.rank < cf.rank) {
+						cf, cfErr = f, x.checkErr
+					}
+				}
+			}
+			if asserted == cur.n {
+				// Storing the level would have kept none of its states:
+				// the search never reached this depth.
+				s.depth.Store(int64(depth - 1))
+			}
+			if cf.ok {
+				// As when the level was stored: at the depth before it.
+				rollback()
+				s.depth.Store(int64(depth - 1))
+				s.fail(cf.fp, cf.ref, cfErr)
+				return
+			}
+			for p, f := range found {
+				if f.ok {
+					s.record(p, f.fp, f.ref)
+				}
+			}
+			if s.done() {
+				// Also with Continue: what this level's checks found
+				// decides the last property, which would have ended the
+				// search once the level was stored.
+				rollback()
+				return
+			}
+		}
+		for _, x := range xs {
+			s.reduced.Add(x.reduced)
+			s.transitions.Add(x.trans)
+			s.terminal.Add(x.terminal)
+			s.rawTerminal.Add(x.rawTerminal)
 		}
 		for w := 0; w < W; w++ {
 			if fails[w].ok {
@@ -422,9 +489,9 @@ func (s *search) bfs() {
 			// level, in canonical order, up to the limit.
 			var cutoff bfsKey
 			cutoff, limited = s.levelCutoff(out)
-			want := s.want
+			want = s.want // without what this level found, with Continue
 			s.parallel(func(sh int) {
-				in := &inserter{s: s, sh: sh, want: want, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
+				in := &inserter{s: s, sh: sh, want: want, deferred: deferred, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
 				in.run(out, cur, &fails[sh], &failErr[sh])
 				s.states.Add(in.added)
 				s.raw.Add(in.raw)
@@ -458,6 +525,10 @@ func (s *search) bfs() {
 		cur = merge(chains, cur.ref)
 		if cur.n > 0 {
 			s.depth.Store(int64(depth + 1))
+		}
+		if deferred && (s.done() || s.stopped() || limited) {
+			// The search ends with this level stored but not expanded.
+			s.checkStored(cur, depth)
 		}
 		if s.done() || s.stopped() {
 			if !s.done() && !limited && s.checkpointDue() && s.incomplete == "" {
@@ -587,7 +658,17 @@ type expander struct {
 	wk       Worker
 	inserted []uint64
 	over     bool
-	_        [64]byte
+	// ce, when the search defers checks (deferChecks), checks each state
+	// as it expands it: checks holds per property the first state of the
+	// worker's range that violates it, checkFail the first whose check
+	// failed, with its error checkErr.
+	ce        CheckExpander
+	want      uint64
+	checks    []bfsFound
+	checkFail bfsFound
+	checkErr  error
+	asserted  int // states not expanded: they broke a model assumption
+	_         [64]byte
 }
 
 func (x *expander) emit(t Transition, next []byte) {
@@ -711,8 +792,8 @@ func (x *expander) dedupe() {
 // checked for nothing. With one worker insertFresh checks at once.
 func (x *expander) check(b *bucket, k int) {
 	want := x.s.want
-	if want == 0 {
-		return
+	if want == 0 || x.ce != nil {
+		return // nothing to check, or checked when expanded
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -820,9 +901,28 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			x.rec.begin(st, fp)
 		}
 		var err error
-		if reducer != nil {
+		switch {
+		case reducer != nil:
 			err = x.expandReduced(reducer, wk, st)
-		} else {
+		case x.ce != nil && x.want != 0:
+			var p int
+			var checkErr error
+			p, checkErr, _, err = x.ce.CheckExpand(st, x.want, s.assert, x.emitFn)
+			if checkErr != nil {
+				x.checkFail.offer(int64(x.r), 0, fp, ref)
+				if x.checkErr == nil {
+					x.checkErr = checkErr
+				}
+				continue
+			}
+			if p >= 0 {
+				x.checks[p].offer(int64(x.r), 0, fp, ref)
+				if s.assert&(1<<uint(p)) != 0 {
+					x.asserted++
+					continue // a broken model assumption: not expanded
+				}
+			}
+		default:
 			_, err = wk.Successors(st, x.emitFn)
 		}
 		x.trans += int64(x.a)
@@ -884,7 +984,9 @@ type inserter struct {
 	// fail and failErr: the first failure, with one worker (insertFresh).
 	fail    bfsFound
 	failErr error
-	_       [64]byte
+	// deferred: a state is checked when it is expanded (deferChecks).
+	deferred bool
+	_        [64]byte
 }
 
 func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *error) {
@@ -952,7 +1054,7 @@ func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64,
 		return true, false
 	}
 	in.raw += o
-	if in.want != 0 {
+	if in.want != 0 && !in.deferred {
 		var p int
 		var err error
 		switch v := c.verdict(k); {
@@ -990,4 +1092,101 @@ func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64,
 		return true, false
 	}
 	return true, true
+}
+
+// deferChecks reports whether the breadth-first search checks each state
+// when it expands it, reading it once for the check and the expansion,
+// rather than when it stores it: when every worker is a CheckExpander of
+// a model without a bound (whose states outside it are never expanded),
+// without partial-order reduction (which expands states otherwise) and
+// without a state graph to record (which would record the edges of a
+// level that the checks end the search before). The results are the
+// same: a level's checks are settled before any of it counts as
+// expanded, and a level that is stored but never expanded is checked on
+// its own (checkStored).
+func (s *search) deferChecks() bool {
+	if s.reducers != nil || s.rec != nil {
+		return false
+	}
+	for _, w := range s.workers {
+		if ce, ok := w.(CheckExpander); !ok || ce.Bounded() {
+			return false
+		}
+	}
+	return true
+}
+
+// checkLevel checks every state of cur against want, in parallel, and
+// returns per property the first state in canonical order that violates
+// it, the first state whose check failed, with the error, and how many
+// states break a model assumption (an assertion).
+func (s *search) checkLevel(cur *level, want uint64) (found []bfsFound, fail bfsFound, failErr error, asserted int) {
+	W := len(s.workers)
+	founds := make([][]bfsFound, W)
+	fails := make([]bfsFound, W)
+	errs := make([]error, W)
+	counts := make([]int, W)
+	s.parallel(func(w int) {
+		founds[w] = make([]bfsFound, len(s.props)+1)
+		lo, hi := split(cur.n, W, w)
+		r := lo
+		defer func() {
+			if p := recover(); p != nil {
+				_, fp, ref := cur.get(r)
+				fails[w].offer(int64(r), 0, fp, ref)
+				errs[w] = fmt.Errorf("the model panicked while checking a state: %v", p)
+			}
+		}()
+		for ; r < hi; r++ {
+			st, fp, ref := cur.get(r)
+			p, err := s.workers[w].Check(st, want)
+			if err != nil {
+				fails[w].offer(int64(r), 0, fp, ref)
+				errs[w] = err
+				return // later states cannot come first
+			}
+			if p >= 0 {
+				founds[w][p].offer(int64(r), 0, fp, ref)
+				if s.assert&(1<<uint(p)) != 0 {
+					counts[w]++
+				}
+			}
+		}
+	})
+	found = make([]bfsFound, len(s.props)+1)
+	for w := range founds {
+		for p, f := range founds[w] {
+			if f.ok {
+				found[p].offer(f.rank, f.act, f.fp, f.ref)
+			}
+		}
+		if f := fails[w]; f.ok && (!fail.ok || f.rank < fail.rank) {
+			fail, failErr = f, errs[w]
+		}
+		asserted += counts[w]
+	}
+	return found, fail, failErr, asserted
+}
+
+// checkStored checks the level cur, which the search stored while it
+// expanded the level at depth and ends without expanding, as storing it
+// would have checked it.
+func (s *search) checkStored(cur *level, depth int) {
+	if s.want == 0 || cur.n == 0 || s.failure != nil {
+		return
+	}
+	found, f, err, asserted := s.checkLevel(cur, s.want)
+	if f.ok || asserted == cur.n {
+		// Storing the level would have failed, or kept none of it.
+		s.depth.Store(int64(depth))
+	}
+	if f.ok {
+		s.fail(f.fp, f.ref, err)
+		return
+	}
+	for p, g := range found {
+		if g.ok {
+			s.record(p, g.fp, g.ref)
+		}
+	}
 }

@@ -103,6 +103,22 @@ type Describer interface {
 	Label(s []byte, a int) (string, error)
 }
 
+// CheckExpander is an optional interface of a Worker that checks a state
+// and expands it in one call, reading the state once for both. A
+// breadth-first search whose workers have it checks each state when it
+// expands it, instead of when it stores it (the results are the same).
+type CheckExpander interface {
+	// CheckExpand is Check(s, want), then, unless the check failed or
+	// found a property whose bit is set in stop, Successors(s, emit). p is
+	// what Check returns and checkErr its error; n and err are what
+	// Successors returns, 0 and nil when s was not expanded.
+	CheckExpand(s []byte, want, stop uint64, emit func(t Transition, next []byte)) (p int, checkErr error, n int, err error)
+	// Bounded reports whether the model bounds its states (Bounder): a
+	// state outside the bound is stored and never expanded, so the search
+	// then checks every state when it stores it.
+	Bounded() bool
+}
+
 // Bounder is an optional interface of a Worker whose model declares a state
 // bound (like TLC's state constraints): a state outside the bound is stored
 // and checked but not expanded, so that a model with unbounded counters
