@@ -200,6 +200,7 @@ func (w *worker[S, M, P]) enumerate() {
 
 // Successors implements explorer.Worker.
 func (w *worker[S, M, P]) Successors(s []byte, emit func(explorer.Transition, []byte)) (n int, err error) {
+	defer catch(&err)
 	w.load(&w.v, s)
 	return w.expand(emit)
 }
@@ -208,8 +209,7 @@ func (w *worker[S, M, P]) Successors(s []byte, emit func(explorer.Transition, []
 // evaluated on the view Steps then reads, so that each process is decoded
 // once for both.
 func (w *worker[S, M, P]) CheckExpand(s []byte, want, stop uint64, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	w.load(&w.v, s)
-	if p, checkErr = w.check(&w.v, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+	if p, checkErr = w.check(&w.v, s, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
 		return p, checkErr, 0, nil
 	}
 	n, err = w.expand(emit)
@@ -219,13 +219,16 @@ func (w *worker[S, M, P]) CheckExpand(s []byte, want, stop uint64, emit func(exp
 // Bounded implements explorer.CheckExpander.
 func (w *worker[S, M, P]) Bounded() bool { return w.sys.cfg.Bound != nil }
 
+// catch turns a panic of the model into the error *err; it is deferred.
+func catch(err *error) {
+	if r := recover(); r != nil {
+		*err = panicError(r)
+	}
+}
+
 // expand emits the successors of the state loaded in w.v.
 func (w *worker[S, M, P]) expand(emit func(explorer.Transition, []byte)) (n int, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = panicError(r)
-		}
-	}()
+	defer catch(&err)
 	w.enumerate()
 	for _, a := range w.acts {
 		t := w.apply(a)
@@ -546,17 +549,13 @@ func (w *worker[S, M, P]) assert(name string, ok bool) {
 
 // Check implements explorer.Worker.
 func (w *worker[S, M, P]) Check(s []byte, want uint64) (k int, err error) {
-	w.load(&w.cv, s)
-	return w.check(&w.cv, want)
+	return w.check(&w.cv, s, want)
 }
 
-// check is Check of the state loaded in v.
-func (w *worker[S, M, P]) check(v *View[S, M], want uint64) (k int, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = panicError(r)
-		}
-	}()
+// check is Check with s loaded in v, where it stays.
+func (w *worker[S, M, P]) check(v *View[S, M], s []byte, want uint64) (k int, err error) {
+	defer catch(&err)
+	w.load(v, s)
 	for k, inv := range w.sys.cfg.Invariants {
 		if want&(1<<uint(k)) != 0 && !inv.Holds(v) {
 			return k, nil
