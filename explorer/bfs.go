@@ -702,9 +702,11 @@ func (x *expander) offer(next []byte, h uint64, a uint32) {
 }
 
 // insertFresh is dedupe with one worker: it inserts the successors kept
-// since the last call into the visited set and checks the new ones at once,
-// as phase 2 would, in the same (canonical) order, so that the level needs
-// no phase 2 and no local set. The visited set then holds part of the next
+// since the last call into the visited set and checks the new ones at once
+// (unless checks are deferred to expansion), as phase 2 would, in the same
+// (canonical) order, so that the level needs no phase 2. The local set
+// still drops most repeated successors first: it is smaller, and misses
+// the caches less often. The visited set then holds part of the next
 // level while this one is expanded; bfs takes those states out again
 // (visitedSet.rollback) where phase 2 would not have run.
 func (x *expander) insertFresh() {
@@ -789,7 +791,8 @@ func (x *expander) dedupe() {
 // differ from each other in a process or two), which the model's decoding
 // caches; phase 2 takes a shard's states, spread over the level by their
 // fingerprints. The few states that turn out to be known already are
-// checked for nothing. With one worker insertFresh checks at once.
+// checked for nothing. With one worker insertFresh checks at once; when
+// the search defers checks to expansion (deferChecks), neither does.
 func (x *expander) check(b *bucket, k int) {
 	want := x.s.want
 	if want == 0 || x.ce != nil {
