@@ -307,6 +307,9 @@ func (s *search) bfs() {
 		prevN = cur.n
 		if uint64(cur.n) > math.MaxUint32 {
 			// Candidates keep their predecessor's rank in 32 bits.
+			if deferred && depth > first {
+				s.checkStored(cur, depth-1)
+			}
 			s.incomplete = fmt.Sprintf("level %d has %d states, more than the %d a level may have", depth, cur.n, uint32(math.MaxUint32))
 			return
 		}
@@ -369,27 +372,39 @@ func (s *search) bfs() {
 			// the checks found ends the search, or not, as it would have
 			// when the level was stored: before any of the level counts as
 			// expanded. A stop, or a step that panicked, may have left
-			// states unexpanded, so unchecked: the level is then checked on
-			// its own.
-			var found []bfsFound
+			// states of a worker's range unexpanded, so unchecked: those are
+			// checked on their own.
+			found := make([]bfsFound, nprops)
 			var cf bfsFound
 			var cfErr error
 			asserted := 0
-			if s.stopped() || slices.ContainsFunc(fails, func(f bfsFound) bool { return f.ok }) {
-				found, cf, cfErr, asserted = s.checkLevel(cur, checkWant)
-			} else {
-				found = make([]bfsFound, nprops)
-				for _, x := range xs {
-					asserted += x.asserted
-					for p, f := range x.checks {
-						if f.ok {
-							found[p].offer(f.rank, f.act, f.fp, f.ref)
-						}
-					}
-					if f := x.checkFail; f.ok && (!cf.ok || f.rank < cf.rank) {
-						cf, cfErr = f, x.checkErr
+			from := make([]int, W) // the first state each worker did not check
+			unchecked := false
+			for w, x := range xs {
+				asserted += x.asserted
+				for p, f := range x.checks {
+					if f.ok {
+						found[p].offer(f.rank, f.act, f.fp, f.ref)
 					}
 				}
+				if f := x.checkFail; f.ok && (!cf.ok || f.rank < cf.rank) {
+					cf, cfErr = f, x.checkErr
+				}
+				_, hi := split(cur.n, W, w)
+				from[w] = x.r
+				unchecked = unchecked || x.r < hi
+			}
+			if unchecked {
+				more, f, n, err := s.checkLevel(cur, checkWant, from)
+				for p, g := range more {
+					if g.ok {
+						found[p].offer(g.rank, g.act, g.fp, g.ref)
+					}
+				}
+				if f.ok && (!cf.ok || f.rank < cf.rank) {
+					cf, cfErr = f, err
+				}
+				asserted += n
 			}
 			if asserted == cur.n {
 				// Storing the level would have kept none of its states:
@@ -499,11 +514,10 @@ func (s *search) bfs() {
 				viols[sh] = in.found
 			})
 		}
-		for w := 0; w < W; w++ {
-			if fails[w].ok {
-				s.fail(fails[w].fp, fails[w].ref, failErr[w])
-				return
-			}
+		// The first failure in canonical order, whichever shard found it.
+		if f, err := firstFailure(fails, failErr); f.ok {
+			s.fail(f.fp, f.ref, err)
+			return
 		}
 		for p := 0; p < nprops; p++ {
 			var best bfsFound
@@ -526,14 +540,18 @@ func (s *search) bfs() {
 		if cur.n > 0 {
 			s.depth.Store(int64(depth + 1))
 		}
+		// What a checkpoint saves if the search ends here: the search as it
+		// was when it stored the level, before checking it (with checks
+		// deferred), so that resuming checks it against what the search
+		// wanted then.
+		next := s.mark()
+		next.level, next.depth = cur, int64(depth+1)
 		if deferred && (s.done() || s.stopped() || limited) {
 			// The search ends with this level stored but not expanded.
 			s.checkStored(cur, depth)
 		}
 		if s.done() || s.stopped() {
 			if !s.done() && !limited && s.checkpointDue() && s.incomplete == "" {
-				next := s.mark()
-				next.level, next.depth = cur, int64(depth+1)
 				s.saveCheckpoint(next)
 			}
 			return
@@ -1097,6 +1115,19 @@ func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64,
 	return true, true
 }
 
+// firstFailure returns the failure of fails with the smallest key, and
+// its error.
+func firstFailure(fails []bfsFound, errs []error) (bfsFound, error) {
+	var first bfsFound
+	var err error
+	for i, f := range fails {
+		if f.ok && (!first.ok || bfsKey{f.rank, f.act}.less(bfsKey{first.rank, first.act})) {
+			first, err = f, errs[i]
+		}
+	}
+	return first, err
+}
+
 // deferChecks reports whether the breadth-first search checks each state
 // when it expands it, reading it once for the check and the expansion,
 // rather than when it stores it: when every worker is a CheckExpander of
@@ -1119,11 +1150,12 @@ func (s *search) deferChecks() bool {
 	return true
 }
 
-// checkLevel checks every state of cur against want, in parallel, and
-// returns per property the first state in canonical order that violates
-// it, the first state whose check failed, with the error, and how many
-// states break a model assumption (an assertion).
-func (s *search) checkLevel(cur *level, want uint64) (found []bfsFound, fail bfsFound, failErr error, asserted int) {
+// checkLevel checks the states of cur against want, in parallel: each
+// worker's range of the level (split) from from[w] on, or all of it when
+// from is nil. It returns per property the first state in canonical order
+// that violates it, the first state whose check failed, how many states
+// break a model assumption (an assertion), and the failed check's error.
+func (s *search) checkLevel(cur *level, want uint64, from []int) (found []bfsFound, fail bfsFound, asserted int, failErr error) {
 	W := len(s.workers)
 	founds := make([][]bfsFound, W)
 	fails := make([]bfsFound, W)
@@ -1132,6 +1164,9 @@ func (s *search) checkLevel(cur *level, want uint64) (found []bfsFound, fail bfs
 	s.parallel(func(w int) {
 		founds[w] = make([]bfsFound, len(s.props)+1)
 		lo, hi := split(cur.n, W, w)
+		if from != nil {
+			lo = from[w]
+		}
 		r := lo
 		defer func() {
 			if p := recover(); p != nil {
@@ -1168,7 +1203,7 @@ func (s *search) checkLevel(cur *level, want uint64) (found []bfsFound, fail bfs
 		}
 		asserted += counts[w]
 	}
-	return found, fail, failErr, asserted
+	return found, fail, asserted, failErr
 }
 
 // checkStored checks the level cur, which the search stored while it
@@ -1178,7 +1213,7 @@ func (s *search) checkStored(cur *level, depth int) {
 	if s.want == 0 || cur.n == 0 || s.failure != nil {
 		return
 	}
-	found, f, err, asserted := s.checkLevel(cur, s.want)
+	found, f, asserted, err := s.checkLevel(cur, s.want, nil)
 	if f.ok || asserted == cur.n {
 		// Storing the level would have failed, or kept none of it.
 		s.depth.Store(int64(depth))

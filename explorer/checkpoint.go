@@ -182,8 +182,8 @@ func (s *search) checkpointEvery() time.Duration {
 // resumed search must share with the saved one.
 func (s *search) identity() string {
 	c := s.cfg
-	return fmt.Sprintf("strategy %s, reduction %s, properties %v, continue %v, max-depth %d, metrics %v, fairness %s",
-		c.Strategy, c.Reduction, c.Properties, c.Continue, c.MaxDepth, c.Metrics, c.Fairness)
+	return fmt.Sprintf("strategy %s, reduction %s, symmetry %v, properties %v, continue %v, max-depth %d, metrics %v, fairness %s",
+		c.Strategy, c.Reduction, c.Symmetry, c.Properties, c.Continue, c.MaxDepth, c.Metrics, c.Fairness)
 }
 
 // modelHash digests the initial states and the property names, so that a

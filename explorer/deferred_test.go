@@ -1,9 +1,13 @@
 package explorer_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
@@ -18,15 +22,20 @@ import (
 type checkedGraph struct {
 	*graph
 	assert    bool
+	bad2      func(s int) bool // a second property, "good2", fails here
+	assert2   bool             // good2 is an assertion
 	checkFail func(s int) bool // Check returns an error here
 	cut       func(s int) bool // outside the bound
 	expand    bool
 }
 
 func (g *checkedGraph) Properties() []properties.Info {
-	p := g.graph.Properties()
+	p := append(g.graph.Properties(), properties.Info{Name: "good2", Kind: properties.Invariant, Doc: "no bad2 state"})
 	if g.assert {
 		p[0].Kind = properties.Assertion
+	}
+	if g.assert2 {
+		p[1].Kind = properties.Assertion
 	}
 	return p
 }
@@ -45,10 +54,17 @@ type checkedWorker struct {
 }
 
 func (w checkedWorker) Check(b []byte, want uint64) (int, error) {
-	if s := dec(b); w.g.checkFail != nil && w.g.checkFail(s) {
+	s := dec(b)
+	if w.g.checkFail != nil && w.g.checkFail(s) {
 		return -1, fmt.Errorf("the check of state %d failed", s)
 	}
-	return w.graphWorker.Check(b, want)
+	if p, err := w.graphWorker.Check(b, want); p >= 0 || err != nil {
+		return p, err
+	}
+	if want&2 != 0 && w.g.bad2 != nil && w.g.bad2(s) {
+		return 1, nil
+	}
+	return -1, nil
 }
 
 func (w checkedWorker) InBound(b []byte) (bool, error) {
@@ -67,8 +83,8 @@ func (w checkExpandWorker) CheckExpand(b []byte, want, stop uint64, emit func(ex
 	return p, nil, n, err
 }
 
-// TestDeferredChecksChangeNothing runs random graphs with bad states,
-// assertions, failing checks, panicking steps, invalid end states, a bound
+// TestDeferredChecksChangeNothing runs random graphs with states that
+// break one property or two, assertions, failing checks, panicking steps, invalid end states, a bound
 // and limits, breadth first on 1 to 3 workers, once checking each state when
 // it is stored and once when it is expanded (CheckExpander): every figure,
 // verdict, counterexample and failure must be the same (but for the
@@ -78,9 +94,16 @@ func TestDeferredChecksChangeNothing(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 23))
 		n := 10 + rng.IntN(200)
 		adj := randomEdges(rng, n, 5)
-		bad, badEnd, boom, failing, cut := map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}
+		bad, bad2, badEnd, boom, failing, cut := map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}
 		for k := rng.IntN(4); k > 0; k-- {
-			bad[rng.IntN(n)] = true
+			s := rng.IntN(n)
+			bad[s] = true
+			if rng.IntN(2) == 0 {
+				bad2[s] = true // a state that breaks both
+			}
+		}
+		for k := rng.IntN(3); k > 0; k-- {
+			bad2[rng.IntN(n)] = true
 		}
 		for s := 0; s < n; s++ {
 			if len(adj[s]) == 0 && rng.IntN(3) == 0 {
@@ -91,7 +114,9 @@ func TestDeferredChecksChangeNothing(t *testing.T) {
 			boom[1+rng.IntN(n-1)] = true
 		}
 		if seed%5 == 0 {
-			failing[rng.IntN(n)] = true
+			for k := 1 + rng.IntN(2); k > 0; k-- {
+				failing[rng.IntN(n)] = true
+			}
 		}
 		if seed%8 == 0 {
 			for k := 1 + rng.IntN(n/4); k > 0; k-- {
@@ -114,7 +139,7 @@ func TestDeferredChecksChangeNothing(t *testing.T) {
 			cfg.Workers = w
 			var got [2]*explorer.Result
 			for k, expand := range []bool{false, true} {
-				m := &checkedGraph{graph: g, assert: assert, checkFail: func(s int) bool { return failing[s] },
+				m := &checkedGraph{graph: g, assert: assert, bad2: func(s int) bool { return bad2[s] }, checkFail: func(s int) bool { return failing[s] },
 					cut: func(s int) bool { return cut[s] }, expand: expand}
 				got[k] = check(t, m, cfg)
 			}
@@ -134,6 +159,87 @@ func TestDeferredChecksChangeNothing(t *testing.T) {
 				fmt.Sprint(a.Properties) != fmt.Sprint(b.Properties) {
 				t.Fatalf("seed %d, %d workers: checked when stored %v / %v / %v; when expanded %v / %v / %v",
 					seed, w, a.Properties, a.Violations, a.Failure, b.Properties, b.Violations, b.Failure)
+			}
+		}
+	}
+}
+
+// haltGraph is a checkedGraph whose InBound cancels a context at one state,
+// while the search stores the level of that state (phase 2): the search
+// then ends with that level stored and not expanded, and saves it.
+type haltGraph struct {
+	*checkedGraph
+	stopAt int
+	cancel context.CancelCauseFunc
+}
+
+func (g *haltGraph) NewWorker() explorer.Worker {
+	w := haltWorker{checkedWorker{graphWorker{g.graph}, g.checkedGraph}, g}
+	if g.expand {
+		return haltExpandWorker{w}
+	}
+	return w
+}
+
+type haltWorker struct {
+	checkedWorker
+	sg *haltGraph
+}
+
+func (w haltWorker) InBound(b []byte) (bool, error) {
+	if w.sg.cancel != nil && dec(b) == w.sg.stopAt {
+		w.sg.cancel(errors.New("stopped by the test"))
+		time.Sleep(100 * time.Millisecond) // for the search to see it
+	}
+	return true, nil
+}
+
+type haltExpandWorker struct{ haltWorker }
+
+func (w haltExpandWorker) Bounded() bool { return false }
+
+func (w haltExpandWorker) CheckExpand(b []byte, want, stop uint64, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
+	return checkExpandWorker{w.checkedWorker}.CheckExpand(b, want, stop, emit)
+}
+
+// TestDeferredChecksSurviveACheckpoint: with --continue, a search stopped
+// while it stores a level whose state breaks two properties saves that
+// level unchecked, with the violations found before it; resumed, it finds
+// what the uninterrupted search finds, also when the second property is an
+// assertion (whose breakers are not expanded). (Resumed, the level was once
+// checked again against fewer properties: the first one found, and then
+// the state space, changed.)
+func TestDeferredChecksSurviveACheckpoint(t *testing.T) {
+	// 0 -> 1 -> 3 -> 5 -> 7 and 0 -> 2 -> 4 -> 6: state 1 breaks good,
+	// state 2 good and good2, state 7 good2.
+	adj := map[int][]int{0: {1, 2}, 1: {3}, 2: {4}, 3: {5}, 4: {6}, 5: {7}}
+	bad, bad2 := map[int]bool{1: true, 2: true}, map[int]bool{2: true, 7: true}
+	for _, expand := range []bool{false, true} {
+		for _, assert := range []bool{false, true} {
+			mk := func() *checkedGraph {
+				g := &graph{init: []int{0}, next: edges(adj), bad: func(s int) bool { return bad[s] }}
+				return &checkedGraph{graph: g, bad2: func(s int) bool { return bad2[s] }, assert2: assert, expand: expand}
+			}
+			cfg := explorer.Config{Workers: 2, Continue: true}
+			want := check(t, mk(), cfg)
+
+			file := filepath.Join(t.TempDir(), "search.vck")
+			ctx, cancel := context.WithCancelCause(context.Background())
+			stopped := cfg
+			stopped.Context = ctx
+			stopped.Checkpoint = &explorer.Checkpoint{File: file, Every: time.Hour, Build: "b", Model: "m"}
+			r := check(t, &haltGraph{checkedGraph: mk(), stopAt: 2, cancel: cancel}, stopped)
+			if r.Status == want.Status && r.States == want.States {
+				t.Fatalf("expand %v: the search was not stopped (%v, %d states)", expand, r.Status, r.States)
+			}
+			resumed := cfg
+			resumed.Checkpoint = &explorer.Checkpoint{File: file, Every: time.Hour, Build: "b", Model: "m", Resume: true}
+			got := check(t, mk(), resumed)
+			if got.Status != want.Status || got.States != want.States || got.Transitions != want.Transitions || got.Depth != want.Depth ||
+				fmt.Sprint(got.Violations) != fmt.Sprint(want.Violations) {
+				t.Errorf("expand %v assert %v: resumed %v %d states %d transitions depth %d %v; uninterrupted %v %d %d depth %d %v",
+					expand, assert, got.Status, got.States, got.Transitions, got.Depth, got.Violations,
+					want.Status, want.States, want.Transitions, want.Depth, want.Violations)
 			}
 		}
 	}
