@@ -296,15 +296,18 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 		_, sys.commuter = any(P(&sys.protos[0])).(Commuter[M])
 		_, sys.silencer = any(P(&sys.protos[0])).(Silencer[M])
 	}
+	var nw *worker[S, M, P] // normalizes the initial states, one after the other
 	for k, init := range cfg.Initial {
 		st := sys.encodeInitial(init)
 		if cfg.Normalize != nil {
-			w := sys.newWorker()
-			w.out = st
-			if err := w.normalizeInitial(k); err != nil {
+			if nw == nil {
+				nw = sys.newWorker()
+			}
+			nw.out = st
+			if err := nw.normalizeInitial(k); err != nil {
 				return nil, err
 			}
-			st = w.out
+			st = append([]byte(nil), nw.out...)
 		}
 		sys.initial = append(sys.initial, st)
 	}
