@@ -344,7 +344,7 @@ func (s *search) bfs() {
 		s.parallel(func(w int) {
 			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, shrink: shrink, rec: s.rec.level(w)}
 			if deferred {
-				x.ce, x.want, x.checks = s.workers[w].(CheckExpander), checkWant, make([]bfsFound, nprops)
+				x.ce, x.want, x.checks = s.workers[w].(CheckExpander), checkWant, newChecks(nprops)
 			}
 			if W == 1 && s.reducers == nil {
 				x.in = &inserter{s: s, want: want, deferred: deferred, found: make([]bfsFound, nprops)}
@@ -374,55 +374,30 @@ func (s *search) bfs() {
 			// expanded. A stop, or a step that panicked, may have left
 			// states of a worker's range unexpanded, so unchecked: those are
 			// checked on their own.
-			found := make([]bfsFound, nprops)
-			var cf bfsFound
-			var cfErr error
-			asserted := 0
+			c := newChecks(nprops)
 			from := make([]int, W) // the first state each worker did not check
 			unchecked := false
 			for w, x := range xs {
-				asserted += x.asserted
-				for p, f := range x.checks {
-					if f.ok {
-						found[p].offer(f.rank, f.act, f.fp, f.ref)
-					}
-				}
-				if f := x.checkFail; f.ok && (!cf.ok || f.rank < cf.rank) {
-					cf, cfErr = f, x.checkErr
-				}
+				c.merge(x.checks)
 				_, hi := split(cur.n, W, w)
 				from[w] = x.r
 				unchecked = unchecked || x.r < hi
 			}
 			if unchecked {
-				more, f, n, err := s.checkLevel(cur, checkWant, from)
-				for p, g := range more {
-					if g.ok {
-						found[p].offer(g.rank, g.act, g.fp, g.ref)
-					}
-				}
-				if f.ok && (!cf.ok || f.rank < cf.rank) {
-					cf, cfErr = f, err
-				}
-				asserted += n
+				c.merge(s.checkLevel(cur, checkWant, from))
 			}
-			if asserted == cur.n {
-				// Storing the level would have kept none of its states:
-				// the search never reached this depth.
+			if c.fail.ok || c.asserted == cur.n {
+				// As when the level was stored: a failed check, or a level
+				// that would have kept none of its states, leaves the
+				// search at the depth before it.
 				s.depth.Store(int64(depth - 1))
 			}
-			if cf.ok {
-				// As when the level was stored: at the depth before it.
+			if c.fail.ok {
 				rollback()
-				s.depth.Store(int64(depth - 1))
-				s.fail(cf.fp, cf.ref, cfErr)
+				s.fail(c.fail.fp, c.fail.ref, c.err)
 				return
 			}
-			for p, f := range found {
-				if f.ok {
-					s.record(p, f.fp, f.ref)
-				}
-			}
+			c.record(s)
 			if s.done() {
 				// Also with Continue: what this level's checks found
 				// decides the last property, which would have ended the
@@ -677,16 +652,12 @@ type expander struct {
 	inserted []uint64
 	over     bool
 	// ce, when the search defers checks (deferChecks), checks each state
-	// as it expands it: checks holds per property the first state of the
-	// worker's range that violates it, checkFail the first whose check
-	// failed, with its error checkErr.
-	ce        CheckExpander
-	want      uint64
-	checks    []bfsFound
-	checkFail bfsFound
-	checkErr  error
-	asserted  int // states not expanded: they broke a model assumption
-	_         [64]byte
+	// as it expands it, against want, and checks holds what it found in
+	// the worker's range.
+	ce     CheckExpander
+	want   uint64
+	checks *levelChecks
+	_      [64]byte
 }
 
 func (x *expander) emit(t Transition, next []byte) {
@@ -929,19 +900,8 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			var p int
 			var checkErr error
 			p, checkErr, _, err = x.ce.CheckExpand(st, x.want, s.assert, x.emitFn)
-			if checkErr != nil {
-				x.checkFail.offer(int64(x.r), 0, fp, ref)
-				if x.checkErr == nil {
-					x.checkErr = checkErr
-				}
-				continue
-			}
-			if p >= 0 {
-				x.checks[p].offer(int64(x.r), 0, fp, ref)
-				if s.assert&(1<<uint(p)) != 0 {
-					x.asserted++
-					continue // a broken model assumption: not expanded
-				}
+			if !x.checks.add(s, int64(x.r), fp, ref, p, checkErr) {
+				continue // its check failed, or it broke a model assumption: not expanded
 			}
 		default:
 			_, err = wk.Successors(st, x.emitFn)
@@ -1150,19 +1110,72 @@ func (s *search) deferChecks() bool {
 	return true
 }
 
+// levelChecks is what checking states of a level found: per property the
+// first state in canonical order that violates it, the first state whose
+// check failed and the error, and how many states break a model
+// assumption (an assertion), which are not expanded.
+type levelChecks struct {
+	found    []bfsFound
+	fail     bfsFound
+	err      error
+	asserted int
+}
+
+func newChecks(nprops int) *levelChecks { return &levelChecks{found: make([]bfsFound, nprops)} }
+
+// add notes what checking the state of rank r gave, and reports whether
+// the state is to be expanded.
+func (c *levelChecks) add(s *search, r int64, fp uint64, ref stateRef, p int, err error) bool {
+	if err != nil {
+		if !c.fail.ok || r < c.fail.rank {
+			c.fail.offer(r, 0, fp, ref)
+			c.err = err
+		}
+		return false
+	}
+	if p < 0 {
+		return true
+	}
+	c.found[p].offer(r, 0, fp, ref)
+	if s.assert&(1<<uint(p)) != 0 {
+		c.asserted++
+		return false
+	}
+	return true
+}
+
+// merge adds what o found.
+func (c *levelChecks) merge(o *levelChecks) {
+	for p, f := range o.found {
+		if f.ok {
+			c.found[p].offer(f.rank, f.act, f.fp, f.ref)
+		}
+	}
+	if f := o.fail; f.ok && (!c.fail.ok || f.rank < c.fail.rank) {
+		c.fail, c.err = f, o.err
+	}
+	c.asserted += o.asserted
+}
+
+// record records the violations found.
+func (c *levelChecks) record(s *search) {
+	for p, f := range c.found {
+		if f.ok {
+			s.record(p, f.fp, f.ref)
+		}
+	}
+}
+
 // checkLevel checks the states of cur against want, in parallel: each
 // worker's range of the level (split) from from[w] on, or all of it when
-// from is nil. It returns per property the first state in canonical order
-// that violates it, the first state whose check failed, how many states
-// break a model assumption (an assertion), and the failed check's error.
-func (s *search) checkLevel(cur *level, want uint64, from []int) (found []bfsFound, fail bfsFound, asserted int, failErr error) {
+// from is nil.
+func (s *search) checkLevel(cur *level, want uint64, from []int) *levelChecks {
 	W := len(s.workers)
-	founds := make([][]bfsFound, W)
-	fails := make([]bfsFound, W)
-	errs := make([]error, W)
-	counts := make([]int, W)
+	nprops := len(s.props) + 1
+	cs := make([]*levelChecks, W)
 	s.parallel(func(w int) {
-		founds[w] = make([]bfsFound, len(s.props)+1)
+		c := newChecks(nprops)
+		cs[w] = c
 		lo, hi := split(cur.n, W, w)
 		if from != nil {
 			lo = from[w]
@@ -1171,39 +1184,23 @@ func (s *search) checkLevel(cur *level, want uint64, from []int) (found []bfsFou
 		defer func() {
 			if p := recover(); p != nil {
 				_, fp, ref := cur.get(r)
-				fails[w].offer(int64(r), 0, fp, ref)
-				errs[w] = fmt.Errorf("the model panicked while checking a state: %v", p)
+				c.add(s, int64(r), fp, ref, -1, fmt.Errorf("the model panicked while checking a state: %v", p))
 			}
 		}()
 		for ; r < hi; r++ {
 			st, fp, ref := cur.get(r)
 			p, err := s.workers[w].Check(st, want)
+			c.add(s, int64(r), fp, ref, p, err)
 			if err != nil {
-				fails[w].offer(int64(r), 0, fp, ref)
-				errs[w] = err
 				return // later states cannot come first
-			}
-			if p >= 0 {
-				founds[w][p].offer(int64(r), 0, fp, ref)
-				if s.assert&(1<<uint(p)) != 0 {
-					counts[w]++
-				}
 			}
 		}
 	})
-	found = make([]bfsFound, len(s.props)+1)
-	for w := range founds {
-		for p, f := range founds[w] {
-			if f.ok {
-				found[p].offer(f.rank, f.act, f.fp, f.ref)
-			}
-		}
-		if f := fails[w]; f.ok && (!fail.ok || f.rank < fail.rank) {
-			fail, failErr = f, errs[w]
-		}
-		asserted += counts[w]
+	all := newChecks(nprops)
+	for _, c := range cs {
+		all.merge(c)
 	}
-	return found, fail, asserted, failErr
+	return all
 }
 
 // checkStored checks the level cur, which the search stored while it
@@ -1213,18 +1210,14 @@ func (s *search) checkStored(cur *level, depth int) {
 	if s.want == 0 || cur.n == 0 || s.failure != nil {
 		return
 	}
-	found, f, asserted, err := s.checkLevel(cur, s.want, nil)
-	if f.ok || asserted == cur.n {
+	c := s.checkLevel(cur, s.want, nil)
+	if c.fail.ok || c.asserted == cur.n {
 		// Storing the level would have failed, or kept none of it.
 		s.depth.Store(int64(depth))
 	}
-	if f.ok {
-		s.fail(f.fp, f.ref, err)
+	if c.fail.ok {
+		s.fail(c.fail.fp, c.fail.ref, c.err)
 		return
 	}
-	for p, g := range found {
-		if g.ok {
-			s.record(p, g.fp, g.ref)
-		}
-	}
+	c.record(s)
 }
