@@ -41,9 +41,9 @@ import (
 // Uniqueness returns UNIQ (ALGORITHMS.md 1.0), named properties.Uniqueness:
 // at most one process is in a leader state, as isLeader says.
 func Uniqueness[S any, M automaton.Message](isLeader func(p *S) bool) automaton.Invariant[S, M] {
-	// The loop calls isLeader directly (not through UniquenessAt's
-	// function of the view): it runs in every state.
-	return uniqueness[S, M](func(v *automaton.View[S, M]) bool {
+	u := UniquenessAt(func(v *automaton.View[S, M], i int) bool { return isLeader(v.Proc(i)) })
+	// The same, in one loop: it is checked in every state.
+	u.Holds = func(v *automaton.View[S, M]) bool {
 		leaders := 0
 		for i := 0; i < v.N(); i++ {
 			if isLeader(v.Proc(i)) {
@@ -53,7 +53,8 @@ func Uniqueness[S any, M automaton.Message](isLeader func(p *S) bool) automaton.
 			}
 		}
 		return true
-	})
+	}
+	return u
 }
 
 // UniquenessAt is Uniqueness for a model whose leader state depends on more
@@ -61,25 +62,20 @@ func Uniqueness[S any, M automaton.Message](isLeader func(p *S) bool) automaton.
 // of the state v is a leader, e.g. only while it is up (v.Up(i)), as in the
 // bully algorithm with crashes.
 func UniquenessAt[S any, M automaton.Message](isLeader func(v *automaton.View[S, M], i int) bool) automaton.Invariant[S, M] {
-	return uniqueness[S, M](func(v *automaton.View[S, M]) bool {
-		leaders := 0
-		for i := 0; i < v.N(); i++ {
-			if isLeader(v, i) {
-				if leaders++; leaders > 1 {
-					return false
+	return automaton.Invariant[S, M]{
+		Name: properties.Uniqueness,
+		Doc:  "UNIQ: never two processes in a leader state",
+		Holds: func(v *automaton.View[S, M]) bool {
+			leaders := 0
+			for i := 0; i < v.N(); i++ {
+				if isLeader(v, i) {
+					if leaders++; leaders > 1 {
+						return false
+					}
 				}
 			}
-		}
-		return true
-	})
-}
-
-// uniqueness is UNIQ with holds deciding it.
-func uniqueness[S any, M automaton.Message](holds func(v *automaton.View[S, M]) bool) automaton.Invariant[S, M] {
-	return automaton.Invariant[S, M]{
-		Name:  properties.Uniqueness,
-		Doc:   "UNIQ: never two processes in a leader state",
-		Holds: holds,
+			return true
+		},
 	}
 }
 
