@@ -96,17 +96,23 @@ func (v *View[S, M]) Self() int { return v.self }
 // Proc returns the state of process i (0-based).
 func (v *View[S, M]) Proc(i int) *S {
 	if !v.ready[i] {
-		if seg := v.seg(1 + i); v.decoded[i] == nil || !bytes.Equal(seg, v.decoded[i]) {
-			v.procArena[i].reset()
-			v.sys.decodeProc(v, i)
-			if v.decoded[i] == nil || cap(v.decoded[i]) < len(seg) {
-				v.decoded[i] = ownLines[byte](len(seg))
-			}
-			v.decoded[i] = append(v.decoded[i][:0], seg...)
-		}
-		v.ready[i] = true
+		v.decodeProc(i) // kept out of Proc, which is then inlined
 	}
 	return &v.procs[i]
+}
+
+// decodeProc makes procs[i] the state of process i, decoding it unless its
+// encoding is the one it was decoded from last.
+func (v *View[S, M]) decodeProc(i int) {
+	if seg := v.seg(1 + i); v.decoded[i] == nil || !bytes.Equal(seg, v.decoded[i]) {
+		v.procArena[i].reset()
+		v.sys.decodeProc(v, i)
+		if v.decoded[i] == nil || cap(v.decoded[i]) < len(seg) {
+			v.decoded[i] = ownLines[byte](len(seg))
+		}
+		v.decoded[i] = append(v.decoded[i][:0], seg...)
+	}
+	v.ready[i] = true
 }
 
 // Chan returns the messages in the channel from process from to process to,

@@ -37,13 +37,15 @@ const (
 	verdictError    int8 = -1
 )
 
-func (b *bucket) add(st []byte, fp uint64, rank, act uint32) {
+// add appends a state. ref is the reference of a stored state; of a
+// candidate, it is its parent's until phase 2 stores the candidate.
+func (b *bucket) add(st []byte, fp uint64, rank, act uint32, ref stateRef) {
 	b.arena.AppendSlice(st)
 	b.ends.Append(b.arena.Len())
 	b.fps.Append(fp)
 	b.ranks.Append(rank)
 	b.acts.Append(act)
-	b.refs.Append(0)
+	b.refs.Append(ref)
 	b.verdicts.Append(unchecked)
 }
 
@@ -257,8 +259,7 @@ func (s *search) bfs() {
 	} else {
 		for k, i := range s.inits {
 			st := s.initial[i]
-			l0.add(st, fingerprint(st), uint32(i), 0)
-			l0.setRef(k, s.initRefs[k])
+			l0.add(st, fingerprint(st), uint32(i), 0, s.initRefs[k])
 		}
 		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
 			return
@@ -482,7 +483,7 @@ func (s *search) bfs() {
 			want = s.want // without what this level found, with Continue
 			s.parallel(func(sh int) {
 				in := &inserter{s: s, sh: sh, want: want, deferred: deferred, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
-				in.run(out, cur, &fails[sh], &failErr[sh])
+				in.run(out, &fails[sh], &failErr[sh])
 				s.states.Add(in.added)
 				s.raw.Add(in.raw)
 				s.cut.Add(in.cut)
@@ -629,6 +630,7 @@ type expander struct {
 	emitFn          func(Transition, []byte)
 	emitReducedFn   func(uint32, Transition, []byte)
 	r               int
+	ref             stateRef // the reference of the state of rank r
 	a               uint32
 	live            int
 	trans, terminal int64
@@ -647,7 +649,6 @@ type expander struct {
 	// fingerprints of those it added but does not keep, over that a new
 	// state was left out at the state limit.
 	in       *inserter
-	cur      *level
 	wk       Worker
 	inserted []uint64
 	over     bool
@@ -685,7 +686,7 @@ func (x *expander) offer(next []byte, h uint64, a uint32) {
 			return
 		}
 	}
-	x.out[sh].add(next, h, uint32(x.r), a)
+	x.out[sh].add(next, h, uint32(x.r), a, x.ref)
 	x.pending += len(next) + 32 // the state, and its entries in the bucket and the local set
 	x.fresh++
 }
@@ -723,7 +724,7 @@ func (x *expander) insertFresh() {
 		if g := m.growth(h); g > 0 && !roomFor(s, g) {
 			continue // the search stops, and bfs rolls this level back
 		}
-		added, keep := in.insert(m, x.wk, b, k, h, x.cur, &in.fail, &in.failErr)
+		added, keep := in.insert(m, x.wk, b, k, h, &in.fail, &in.failErr)
 		switch {
 		case keep:
 			b.keep(k, kept)
@@ -805,7 +806,7 @@ func (x *expander) emitReduced(a uint32, t Transition, next []byte) {
 	if !t.Fault {
 		x.live++
 	}
-	x.ample.add(next, fingerprint(next), 0, a)
+	x.ample.add(next, fingerprint(next), 0, a, 0)
 	x.a++
 }
 
@@ -858,7 +859,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	x.from = make([]int, len(x.out))
 	x.fresh = 0
 	wk := s.workers[w]
-	x.cur, x.wk = cur, wk
+	x.wk = wk
 	lo, hi := split(cur.n, len(s.workers), w)
 	defer func() {
 		// A Model that panics instead of returning an error fails the
@@ -888,6 +889,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			}
 		}
 		st, fp, ref := cur.get(x.r)
+		x.ref = ref
 		x.a, x.live = 0, 0
 		if x.rec != nil {
 			x.rec.begin(st, fp)
@@ -970,7 +972,7 @@ type inserter struct {
 	_        [64]byte
 }
 
-func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *error) {
+func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
 	s := in.s
 	defer func() {
 		if p := recover(); p != nil {
@@ -1001,7 +1003,7 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 				c.truncate(kept)
 				return
 			}
-			if _, keep := in.insert(m, wk, c, k, h, cur, fail, failErr); keep {
+			if _, keep := in.insert(m, wk, c, k, h, fail, failErr); keep {
 				c.keep(k, kept)
 				kept++
 			}
@@ -1015,13 +1017,12 @@ func (in *inserter) run(out [][]*bucket, cur *level, fail *bfsFound, failErr *er
 // whether it added the state and whether the state is to be expanded: not
 // when it broke an assertion, lies outside the state bound or could not be
 // checked.
-func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64, cur *level, fail *bfsFound, failErr *error) (added, keep bool) {
-	rank, act := c.key(k)
-	_, _, parent := cur.get(int(rank))
-	ref, added := m.Add(h, parent, act)
-	if !added {
+func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64, fail *bfsFound, failErr *error) (added, keep bool) {
+	if !m.insertFP(h) {
 		return false, false
 	}
+	rank, act := c.key(k)
+	ref := m.addRecord(c.ref(k), act) // the candidate's parent's reference
 	c.setRef(k, ref)
 	in.added++
 	st := c.state(k)

@@ -445,8 +445,7 @@ func (s *search) loadCheckpoint() error {
 		n := r.count(20)
 		for i := uint64(0); i < n && r.err == nil; i++ {
 			fp, ref := r.u64(), stateRef(r.u64())
-			res.level.add(r.bytes(), fp, uint32(i), 0)
-			res.level.setRef(res.level.len()-1, ref)
+			res.level.add(r.bytes(), fp, uint32(i), 0, ref)
 		}
 	} else {
 		n := r.count(12)

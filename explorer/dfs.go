@@ -115,7 +115,7 @@ func (s *search) dfs() {
 			live++
 		}
 		if expand {
-			succ.add(next, fingerprint(next), 0, a)
+			succ.add(next, fingerprint(next), 0, a, 0)
 		}
 		a++
 	}
@@ -123,7 +123,7 @@ func (s *search) dfs() {
 		if !t.Fault {
 			live++
 		}
-		succ.add(next, fingerprint(next), 0, act)
+		succ.add(next, fingerprint(next), 0, act, 0)
 		a++
 	}
 	sampled := 0 // the arena's length when memory was last sampled

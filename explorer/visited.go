@@ -35,8 +35,8 @@ func (r stateRef) pos() uint64 { return uint64(r) & refPosMask }
 // so a state costs its fingerprint's slot and 8 bytes. Records are kept in
 // chunks of recChunk, so that they too grow a small part at a time.
 //
-// All access goes through the methods: Has, Add, Parent, Len, EachFP and
-// EachRecord.
+// All access goes through the methods: Has, Add (or insertFP and
+// addRecord), Parent, Len, EachFP and EachRecord.
 type visitedSet struct {
 	fps     fpSet
 	shard   int
@@ -76,6 +76,12 @@ func (v *visitedSet) Add(fp uint64, parent stateRef, act uint32) (stateRef, bool
 	}
 	return v.addRecord(parent, act), true
 }
+
+// insertFP adds the fingerprint fp unless it is there already, and reports
+// whether it did; the caller then adds the state's record (addRecord) at
+// once. Add in two steps, for a caller that looks the parent up only for a
+// new state.
+func (v *visitedSet) insertFP(fp uint64) bool { return v.fps.insert(fp) }
 
 // addRecord appends a record and returns its reference.
 func (v *visitedSet) addRecord(parent stateRef, act uint32) stateRef {

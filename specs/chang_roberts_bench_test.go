@@ -10,7 +10,7 @@ import (
 // benchChangRoberts searches chang-roberts with every ID arrangement of n
 // processes and every claim, breadth first on the given number of workers,
 // and reports states/s and the peak memory per stored state.
-func benchChangRoberts(b *testing.B, n string, workers int) {
+func benchChangRoberts(b *testing.B, n string, workers int, props ...string) {
 	s, err := Lookup("chang-roberts")
 	if err != nil {
 		b.Fatal(err)
@@ -23,12 +23,15 @@ func benchChangRoberts(b *testing.B, n string, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if len(props) == 0 {
+		props = s.Claims
+	}
 	var states int64
 	var secs, bytes float64
 	b.ResetTimer()
 	for range b.N {
 		runtime.GC()
-		r, err := explorer.Check(m, explorer.Config{Workers: workers, Properties: s.Claims})
+		r, err := explorer.Check(m, explorer.Config{Workers: workers, Properties: props})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -47,3 +50,9 @@ func benchChangRoberts(b *testing.B, n string, workers int) {
 func BenchmarkChangRoberts5W1(b *testing.B) { benchChangRoberts(b, "5", 1) }
 func BenchmarkChangRoberts6W1(b *testing.B) { benchChangRoberts(b, "6", 1) }
 func BenchmarkChangRoberts6W2(b *testing.B) { benchChangRoberts(b, "6", 2) }
+
+// The properties bench/compare.sh checks, those of its Promela model.
+var spinChecks = []string{"uniqueness", "validity", "deadlock-freedom"}
+
+func BenchmarkChangRoberts6W1Spin(b *testing.B) { benchChangRoberts(b, "6", 1, spinChecks...) }
+func BenchmarkChangRoberts6W2Spin(b *testing.B) { benchChangRoberts(b, "6", 2, spinChecks...) }
