@@ -86,6 +86,8 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	touched     []int // channels touched by the current action
 	sent        int32
 	out         []byte
+	keys        []uint64            // expandKeyed: the key of each segment of the expanded state
+	penc        []byte              // expandKeyed: the stepping process's new segment
 	failed      int                 // 1 + the index of the assertion the current effect failed
 	lastFailed  int                 // failed, for the transition apply performed last
 	lastT       explorer.Transition // Reduced: the transition invisible1 stepped last
@@ -125,6 +127,8 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 		steps:   ownLines[Step](8)[:0],
 		acts:    ownLines[action](16)[:0],
 		dl:      ownLines[[2]int](8)[:0],
+		keys:    ownLines[uint64](1 + sys.n + len(sys.cfg.Links)),
+		penc:    ownLines[byte](64)[:0],
 	}
 	for c := range w.pend {
 		w.pend[c] = ownLines[byte](256)[:0]
@@ -399,6 +403,12 @@ func (w *worker[S, M, P]) finish(a action, procChanged, globalsChanged bool) {
 // changed segments replaced, the process's (when it changed) encoded from
 // w.work in place.
 func (w *worker[S, M, P]) assemble(proc int, procChanged, globalsChanged bool) {
+	w.assembleWith(proc, procChanged, globalsChanged, nil)
+}
+
+// assembleWith is assemble with the process's new segment enc, when it is
+// encoded already (expandKeyed), or encoded from w.work when enc is nil.
+func (w *worker[S, M, P]) assembleWith(proc int, procChanged, globalsChanged bool, enc []byte) {
 	v, n := &w.v, w.sys.n
 	// Channels touched, in segment order (insertion sort: there are few).
 	t := w.touched
@@ -411,7 +421,9 @@ func (w *worker[S, M, P]) assemble(proc int, procChanged, globalsChanged bool) {
 	if globalsChanged {
 		out, pos = w.put(out, pos, 0, w.gseg)
 	}
-	if procChanged {
+	if procChanged && enc != nil {
+		out, pos = w.put(out, pos, 1+proc, enc)
+	} else if procChanged {
 		out = append(out, v.state[pos:v.bounds[2*(1+proc)-1]]...)
 		pos = v.bounds[2*(1+proc)+1]
 		// One byte for the length, moved along in the rare case that the

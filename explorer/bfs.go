@@ -346,6 +346,9 @@ func (s *search) bfs() {
 			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, shrink: shrink, rec: s.rec.level(w)}
 			if deferred {
 				x.ce, x.want, x.checks = s.workers[w].(CheckExpander), checkWant, newChecks(nprops)
+				if kx, ok := s.workers[w].(KeyedExpander); ok && kx.Keyed() {
+					x.kx = kx
+				}
 			}
 			if W == 1 && s.reducers == nil {
 				x.in = &inserter{s: s, want: want, deferred: deferred, found: make([]bfsFound, nprops)}
@@ -655,10 +658,19 @@ type expander struct {
 	// ce, when the search defers checks (deferChecks), checks each state
 	// as it expands it, against want, and checks holds what it found in
 	// the worker's range.
-	ce     CheckExpander
-	want   uint64
-	checks *levelChecks
-	_      [64]byte
+	ce CheckExpander
+	// kx, when the worker is a KeyedExpander, drops the successors met
+	// before in the level by their keys, which the local set then holds,
+	// before they are built; ka is the action index of the last one
+	// offered.
+	kx          KeyedExpander
+	recent      *[recentKeys]uint64
+	ka          uint32
+	offerKeyFn  func(Transition, uint64) bool
+	emitKeyedFn func(Transition, []byte)
+	want        uint64
+	checks      *levelChecks
+	_           [64]byte
 }
 
 func (x *expander) emit(t Transition, next []byte) {
@@ -673,6 +685,35 @@ func (x *expander) emit(t Transition, next []byte) {
 		x.offer(next, h, x.a)
 	}
 	x.a++
+}
+
+// offerKey counts a transition of a KeyedExpander and reports whether its
+// successor, with key key, is new to the worker in this level.
+func (x *expander) offerKey(t Transition, key uint64) bool {
+	if !t.Fault {
+		x.live++
+	}
+	x.ka = x.a
+	x.a++
+	if !x.expand {
+		return false
+	}
+	// Most successors met before were met a moment ago (the two orders of
+	// two independent steps meet among the successors of neighbouring
+	// states): a small direct-mapped table of recent keys, in the
+	// processor's nearest cache, answers for them without a trip into the
+	// local set. The empty slot is 0, which no key of 0 may then match.
+	slot := &x.recent[key%uint64(len(x.recent))]
+	if *slot == key && key != 0 {
+		return false
+	}
+	*slot = key
+	return true
+}
+
+// emitKeyed offers a successor that offerKey found new.
+func (x *expander) emitKeyed(_ Transition, next []byte) {
+	x.offer(next, fingerprint(next), x.ka)
 }
 
 // offer keeps the successor next, with fingerprint h, reached by action a,
@@ -734,6 +775,10 @@ func (x *expander) insertFresh() {
 		}
 	}
 }
+
+// recentKeys is the size of an expander's table of recent keys (offerKey):
+// 32 KiB, the size of a processor's first-level data cache.
+const recentKeys = 4096
 
 // probeSample is how rarely the expander looks a successor up in the
 // visited set when it does not look every one up.
@@ -856,6 +901,9 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 	}
 	x.local.Clear()
+	if x.kx != nil {
+		x.recent = new([recentKeys]uint64)
+	}
 	x.from = make([]int, len(x.out))
 	x.fresh = 0
 	wk := s.workers[w]
@@ -871,6 +919,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 	}()
 	x.emitFn, x.emitReducedFn = x.emit, x.emitReduced
+	x.offerKeyFn, x.emitKeyedFn = x.offerKey, x.emitKeyed
 	var reducer Reducer
 	if s.reducers != nil && x.expand {
 		reducer = s.reducers[w]
@@ -898,6 +947,13 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		switch {
 		case reducer != nil:
 			err = x.expandReduced(reducer, wk, st)
+		case x.kx != nil:
+			var p int
+			var checkErr error
+			p, checkErr, _, err = x.kx.CheckExpandKeyed(st, x.want, s.assert, x.offerKeyFn, x.emitKeyedFn)
+			if x.want != 0 && !x.checks.add(s, int64(x.r), fp, ref, p, checkErr) {
+				continue // its check failed, or it broke a model assumption: not expanded
+			}
 		case x.ce != nil && x.want != 0:
 			var p int
 			var checkErr error

@@ -27,6 +27,7 @@ type checkedGraph struct {
 	checkFail func(s int) bool // Check returns an error here
 	cut       func(s int) bool // outside the bound
 	expand    bool
+	keyed     bool // with expand: the workers are explorer.KeyedExpanders
 }
 
 func (g *checkedGraph) Properties() []properties.Info {
@@ -42,6 +43,9 @@ func (g *checkedGraph) Properties() []properties.Info {
 
 func (g *checkedGraph) NewWorker() explorer.Worker {
 	w := checkedWorker{graphWorker{g.graph}, g}
+	if g.expand && g.keyed {
+		return keyedWorker{checkExpandWorker{w}}
+	}
 	if g.expand {
 		return checkExpandWorker{w}
 	}
@@ -83,10 +87,29 @@ func (w checkExpandWorker) CheckExpand(b []byte, want, stop uint64, emit func(ex
 	return p, nil, n, err
 }
 
+// keyedWorker is a KeyedExpander whose key is a multiple of the state's
+// number (0 for state 0, which no recent key may match).
+type keyedWorker struct{ checkExpandWorker }
+
+func (w keyedWorker) Keyed() bool { return true }
+
+func (w keyedWorker) CheckExpandKeyed(b []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
+	if p, checkErr = w.Check(b, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+		return p, checkErr, 0, nil
+	}
+	n, err = w.Successors(b, func(t explorer.Transition, next []byte) {
+		if offer(t, uint64(dec(next))*0x9e3779b97f4a7c15) {
+			emit(t, next)
+		}
+	})
+	return p, nil, n, err
+}
+
 // TestDeferredChecksChangeNothing runs random graphs with states that
 // break one property or two, assertions, failing checks, panicking steps, invalid end states, a bound
 // and limits, breadth first on 1 to 3 workers, once checking each state when
-// it is stored and once when it is expanded (CheckExpander): every figure,
+// it is stored and once when it is expanded (CheckExpander, and
+// KeyedExpander, which drops repeated successors by their keys): every figure,
 // verdict, counterexample and failure must be the same (but for the
 // transitions of a failed search, as between worker counts).
 func TestDeferredChecksChangeNothing(t *testing.T) {
@@ -137,28 +160,34 @@ func TestDeferredChecksChangeNothing(t *testing.T) {
 		assert := seed%6 < 3
 		for _, w := range []int{1, 2, 3} {
 			cfg.Workers = w
-			var got [2]*explorer.Result
-			for k, expand := range []bool{false, true} {
+			var got [3]*explorer.Result
+			for k := range got {
 				m := &checkedGraph{graph: g, assert: assert, bad2: func(s int) bool { return bad2[s] }, checkFail: func(s int) bool { return failing[s] },
-					cut: func(s int) bool { return cut[s] }, expand: expand}
+					expand: k > 0, keyed: k == 2}
+				if len(cut) > 0 {
+					// Bounded: checked when stored, with or without expand.
+					m.cut = func(s int) bool { return cut[s] }
+				}
 				got[k] = check(t, m, cfg)
 			}
-			a, b := got[0], got[1]
-			// A worker that fails stops expanding its part of the level while
-			// the others go on, and the parts differ when the level holds
-			// states that break an assertion (stored, then, to be checked):
-			// a failed search's transitions and terminal states depend on them.
-			failed := a.Status == explorer.Failed && b.Status == explorer.Failed
-			if a.Status != b.Status || a.States != b.States || a.Cut != b.Cut || a.Depth != b.Depth || a.Reason != b.Reason ||
-				!failed && (a.Transitions != b.Transitions || a.Terminal != b.Terminal) {
-				t.Fatalf("seed %d, %d workers: checked when stored %v %d states %d transitions %d terminal depth %d %q; when expanded %v %d %d %d depth %d %q",
-					seed, w, a.Status, a.States, a.Transitions, a.Terminal, a.Depth, a.Reason,
-					b.Status, b.States, b.Transitions, b.Terminal, b.Depth, b.Reason)
-			}
-			if fmt.Sprint(a.Violations) != fmt.Sprint(b.Violations) || fmt.Sprint(a.Failure) != fmt.Sprint(b.Failure) ||
-				fmt.Sprint(a.Properties) != fmt.Sprint(b.Properties) {
-				t.Fatalf("seed %d, %d workers: checked when stored %v / %v / %v; when expanded %v / %v / %v",
-					seed, w, a.Properties, a.Violations, a.Failure, b.Properties, b.Violations, b.Failure)
+			for _, b := range got[1:] {
+				a := got[0]
+				// A worker that fails stops expanding its part of the level while
+				// the others go on, and the parts differ when the level holds
+				// states that break an assertion (stored, then, to be checked):
+				// a failed search's transitions and terminal states depend on them.
+				failed := a.Status == explorer.Failed && b.Status == explorer.Failed
+				if a.Status != b.Status || a.States != b.States || a.Cut != b.Cut || a.Depth != b.Depth || a.Reason != b.Reason ||
+					!failed && (a.Transitions != b.Transitions || a.Terminal != b.Terminal) {
+					t.Fatalf("seed %d, %d workers: checked when stored %v %d states %d transitions %d terminal depth %d %q; when expanded %v %d %d %d depth %d %q",
+						seed, w, a.Status, a.States, a.Transitions, a.Terminal, a.Depth, a.Reason,
+						b.Status, b.States, b.Transitions, b.Terminal, b.Depth, b.Reason)
+				}
+				if fmt.Sprint(a.Violations) != fmt.Sprint(b.Violations) || fmt.Sprint(a.Failure) != fmt.Sprint(b.Failure) ||
+					fmt.Sprint(a.Properties) != fmt.Sprint(b.Properties) {
+					t.Fatalf("seed %d, %d workers: checked when stored %v / %v / %v; when expanded %v / %v / %v",
+						seed, w, a.Properties, a.Violations, a.Failure, b.Properties, b.Violations, b.Failure)
+				}
 			}
 		}
 	}

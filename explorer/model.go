@@ -119,6 +119,24 @@ type CheckExpander interface {
 	Bounded() bool
 }
 
+// KeyedExpander is an optional interface of a CheckExpander that can tell
+// its successors apart before it builds them. Most successors of a BFS
+// level are states the worker produced a moment before (the two orders of
+// two independent steps); a breadth-first search that checks states when
+// it expands them drops those by their keys, which it keeps for the last
+// few thousand successors, and the worker builds only the others.
+type KeyedExpander interface {
+	// Keyed reports whether CheckExpandKeyed may be used.
+	Keyed() bool
+	// CheckExpandKeyed is CheckExpand, except that for each transition,
+	// in order, it first calls offer(t, key), with key a 64-bit hash of
+	// the successor's encoding (a function of the encoding alone, like a
+	// fingerprint, and independent of it), and builds the successor and
+	// calls emit(t, next) only when offer returns true. n counts every
+	// transition.
+	CheckExpandKeyed(s []byte, want, stop uint64, offer func(t Transition, key uint64) bool, emit func(t Transition, next []byte)) (p int, checkErr error, n int, err error)
+}
+
 // Bounder is an optional interface of a Worker whose model declares a state
 // bound (like TLC's state constraints): a state outside the bound is stored
 // and checked but not expanded, so that a model with unbounded counters

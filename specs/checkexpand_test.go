@@ -86,3 +86,114 @@ func TestCheckExpandIsCheckThenSuccessors(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckExpandKeyed: on the reachable states of small instances of
+// every catalog spec and broken twin (up to 3,000 states each), a worker's
+// CheckExpandKeyed offers a key for every transition, in the order of
+// Successors, and builds exactly the successors whose offer it was told to
+// take (here every other one), equal to those of Successors. The keys are
+// a function of the successor's encoding: a state reached from several
+// parents, by several transitions, has one key, and no two states reached
+// share a key.
+func TestCheckExpandKeyed(t *testing.T) {
+	type succ struct {
+		t    explorer.Transition
+		next []byte
+	}
+	keyed := 0
+	for _, spec := range Catalog() {
+		t.Run(spec.Name, func(t *testing.T) {
+			p, err := NewParams(spec, map[string]string{"n": "3"})
+			if err != nil {
+				p, err = NewParams(spec, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := spec.Build(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := m.NewWorker(), m.NewWorker()
+			kx, ok := b.(explorer.KeyedExpander)
+			if !ok || !kx.Keyed() {
+				t.Skipf("%T does not build successors by keys", b)
+			}
+			keyed++
+			var want, stop uint64
+			for k, info := range m.Properties() {
+				want |= 1 << uint(k)
+				if info.Kind == properties.Assertion {
+					stop |= 1 << uint(k)
+				}
+			}
+			queue, err := m.Initial()
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			keyOf := map[string]uint64{}
+			stateOf := map[uint64]string{}
+			for len(queue) > 0 && len(seen) < 3000 {
+				st := queue[0]
+				queue = queue[1:]
+				if seen[string(st)] {
+					continue
+				}
+				seen[string(st)] = true
+				p1, err1 := a.Check(st, want)
+				var s1 []succ
+				n1, errA := a.Successors(st, func(t explorer.Transition, next []byte) {
+					s1 = append(s1, succ{t, bytes.Clone(next)})
+				})
+				var keys []uint64
+				var offered []explorer.Transition
+				var s2 []succ
+				p2, err2, n2, errB := kx.CheckExpandKeyed(st, want, stop, func(t explorer.Transition, key uint64) bool {
+					keys = append(keys, key)
+					offered = append(offered, t)
+					return len(keys)%2 == 1
+				}, func(t explorer.Transition, next []byte) {
+					s2 = append(s2, succ{t, bytes.Clone(next)})
+				})
+				if p1 != p2 || fmt.Sprint(err1) != fmt.Sprint(err2) {
+					t.Fatalf("state %x: Check gives %d %v, CheckExpandKeyed %d %v", st, p1, err1, p2, err2)
+				}
+				if err1 != nil || p1 >= 0 && stop&(1<<uint(p1)) != 0 {
+					if n2 != 0 || len(keys) != 0 || len(s2) != 0 || errB != nil {
+						t.Fatalf("state %x: CheckExpandKeyed expanded a state that breaks an assertion or whose check failed", st)
+					}
+					continue
+				}
+				if n1 != n2 || fmt.Sprint(errA) != fmt.Sprint(errB) || len(keys) != len(s1) {
+					t.Fatalf("state %x: Successors gives %d %v and %d successors, CheckExpandKeyed %d %v and %d keys", st, n1, errA, len(s1), n2, errB, len(keys))
+				}
+				var taken []succ
+				for i, s := range s1 {
+					if offered[i] != s.t {
+						t.Fatalf("state %x: transition %d is %+v, offered as %+v", st, i, s.t, offered[i])
+					}
+					if k, ok := keyOf[string(s.next)]; ok && k != keys[i] {
+						t.Fatalf("state %x: successor %x has key %x, and %x before", st, s.next, keys[i], k)
+					}
+					if o, ok := stateOf[keys[i]]; ok && o != string(s.next) {
+						t.Fatalf("states %x and %x share the key %x", o, s.next, keys[i])
+					}
+					keyOf[string(s.next)], stateOf[keys[i]] = keys[i], string(s.next)
+					if i%2 == 0 {
+						taken = append(taken, s)
+					}
+				}
+				if fmt.Sprint(taken) != fmt.Sprint(s2) {
+					t.Fatalf("state %x: the successors taken are\n%v\nCheckExpandKeyed built\n%v", st, taken, s2)
+				}
+				for _, s := range s1 {
+					queue = append(queue, s.next)
+				}
+			}
+		})
+	}
+	if keyed == 0 {
+		t.Fatal("no catalog spec builds its successors by keys")
+	}
+}

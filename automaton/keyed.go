@@ -1,0 +1,103 @@
+package automaton
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// A state's key is the sum, modulo 2^64, of the keys of its segments (the
+// environment's, each process's, each channel's): a function of the
+// encoding alone, like its fingerprint, but one that a transition updates
+// from the few segments it changes, before the successor is built. The
+// search drops a successor it met a moment before by its key
+// (explorer.KeyedExpander): in the catalog's rings, three successors in
+// four, which are then never assembled, hashed or stored.
+//
+// segKey is the key of payload b as segment k. A payload of up to 7 bytes
+// (most of them: a process's few fields, a channel's few messages) is
+// packed with its length into one word, xored with a seed of the position
+// and mixed by SplitMix64's finalizer, a bijection: two payloads of one
+// segment that differ have keys that differ. A longer payload is hashed
+// by XXH3, seeded by the position. Two states that differ then have keys
+// that differ by a sum of differences of well-mixed words, which is 0
+// with probability about 2^-64.
+func segKey(k int, b []byte) uint64 {
+	seed := uint64(k+1) * 0x9e3779b97f4a7c15
+	if len(b) > 7 {
+		return xxh3.HashSeed(b, seed)
+	}
+	var x uint64
+	if cap(b) >= 8 {
+		// One load, the bytes beyond the payload masked off.
+		x = binary.LittleEndian.Uint64(b[:8]) & (1<<(8*uint(len(b))) - 1)
+	} else {
+		for i, c := range b {
+			x |= uint64(c) << (8 * i)
+		}
+	}
+	x |= uint64(len(b)) << 56
+	x ^= seed
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// stateKey returns the key of the state loaded in v, and each segment's
+// key in keys.
+func stateKey[S any, M Message](v *View[S, M], keys []uint64) uint64 {
+	var sum uint64
+	for k := range keys {
+		keys[k] = segKey(k, v.seg(k))
+		sum += keys[k]
+	}
+	return sum
+}
+
+// Keyed implements explorer.KeyedExpander: a successor is the expanded
+// state with the segments its transition changed replaced, unless the
+// model normalizes states or carries the bookkeeping of a metric.
+func (w *worker[S, M, P]) Keyed() bool {
+	sys := w.sys
+	return sys.cfg.Normalize == nil && sys.tw == 0 && !sys.instSync && !sys.instTime && !sys.instEntry
+}
+
+// CheckExpandKeyed implements explorer.KeyedExpander.
+func (w *worker[S, M, P]) CheckExpandKeyed(s []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
+	if p, checkErr = w.check(&w.v, s, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+		return p, checkErr, 0, nil
+	}
+	n, err = w.expandKeyed(offer, emit)
+	return p, nil, n, err
+}
+
+// expandKeyed is expand, asking offer before it builds each successor.
+func (w *worker[S, M, P]) expandKeyed(offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (n int, err error) {
+	defer catch(&err)
+	w.enumerate()
+	v, sys := &w.v, w.sys
+	keys := w.keys[:len(v.bounds)/2]
+	sum := stateKey(v, keys)
+	for _, a := range w.acts {
+		t, procChanged, globalsChanged := w.step(a)
+		key := sum
+		if globalsChanged {
+			key += segKey(0, w.gseg) - keys[0]
+		}
+		if procChanged {
+			w.penc = sys.pc.enc(unsafe.Pointer(&w.work), w.penc[:0])
+			key += segKey(1+a.proc, w.penc) - keys[1+a.proc]
+		}
+		for _, c := range w.touched {
+			key += segKey(1+sys.n+c, w.pend[c]) - keys[1+sys.n+c]
+		}
+		if offer(t, key) {
+			w.assembleWith(a.proc, procChanged, globalsChanged, w.penc)
+			emit(t, w.out)
+		}
+	}
+	return len(w.acts), nil
+}
