@@ -47,11 +47,16 @@ func segKey(k int, b []byte) uint64 {
 }
 
 // stateKey returns the key of the state loaded in v, and each segment's
-// key in keys.
-func stateKey[S any, M Message](v *View[S, M], keys []uint64) uint64 {
+// key in keys; empty holds the key of each segment when it is empty (a
+// channel, most often).
+func stateKey[S any, M Message](v *View[S, M], keys, empty []uint64) uint64 {
 	var sum uint64
 	for k := range keys {
-		keys[k] = segKey(k, v.seg(k))
+		if lo, hi := v.bounds[2*k], v.bounds[2*k+1]; lo == hi {
+			keys[k] = empty[k]
+		} else {
+			keys[k] = segKey(k, v.state[lo:hi])
+		}
 		sum += keys[k]
 	}
 	return sum
@@ -79,8 +84,14 @@ func (w *worker[S, M, P]) expandKeyed(offer func(explorer.Transition, uint64) bo
 	defer catch(&err)
 	w.enumerate()
 	v, sys := &w.v, w.sys
+	if w.emptyKeys == nil {
+		w.emptyKeys = make([]uint64, len(v.bounds)/2)
+		for k := range w.emptyKeys {
+			w.emptyKeys[k] = segKey(k, nil)
+		}
+	}
 	keys := w.keys[:len(v.bounds)/2]
-	sum := stateKey(v, keys)
+	sum := stateKey(v, keys, w.emptyKeys)
 	for _, a := range w.acts {
 		t, procChanged, globalsChanged := w.step(a)
 		key := sum
@@ -92,7 +103,12 @@ func (w *worker[S, M, P]) expandKeyed(offer func(explorer.Transition, uint64) bo
 			key += segKey(1+a.proc, w.penc) - keys[1+a.proc]
 		}
 		for _, c := range w.touched {
-			key += segKey(1+sys.n+c, w.pend[c]) - keys[1+sys.n+c]
+			k := 1 + sys.n + c
+			if len(w.pend[c]) == 0 {
+				key += w.emptyKeys[k] - keys[k]
+			} else {
+				key += segKey(k, w.pend[c]) - keys[k]
+			}
 		}
 		if offer(t, key) {
 			w.assembleWith(a.proc, procChanged, globalsChanged, w.penc)

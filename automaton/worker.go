@@ -88,6 +88,7 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	out         []byte
 	keys        []uint64            // expandKeyed: the key of each segment of the expanded state
 	penc        []byte              // expandKeyed: the stepping process's new segment
+	emptyKeys   []uint64            // expandKeyed: the key of each segment when it is empty
 	failed      int                 // 1 + the index of the assertion the current effect failed
 	lastFailed  int                 // failed, for the transition apply performed last
 	lastT       explorer.Transition // Reduced: the transition invisible1 stepped last
