@@ -796,13 +796,19 @@ func (x *expander) dedupe() {
 	if x.fresh == 0 {
 		return
 	}
-	if x.kx != nil && x.in != nil {
-		// With one worker, nearly every successor that passes the keys of
-		// the recent ones is new (98% at chang-roberts N=6), and the
-		// visited set holds what the worker inserted so far in this
-		// level: the local set would cost more than it saves.
+	if x.kx != nil {
+		// Nearly every successor that passes the keys of the recent ones
+		// is new (98% at chang-roberts N=6), so the local set would cost
+		// more than it saves: the visited set drops the others, as
+		// insertFresh inserts them (with one worker) or in phase 2.
 		x.fresh = 0
-		x.insertFresh()
+		if x.in != nil {
+			x.insertFresh()
+			return
+		}
+		for sh, b := range x.out {
+			x.from[sh] = b.len()
+		}
 		return
 	}
 	for sh, b := range x.out {
