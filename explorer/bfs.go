@@ -346,9 +346,12 @@ func (s *search) bfs() {
 			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, shrink: shrink, rec: s.rec.level(w)}
 			if deferred {
 				x.ce, x.want, x.checks = s.workers[w].(CheckExpander), checkWant, newChecks(nprops)
-				if kx, ok := s.workers[w].(KeyedExpander); ok && kx.Keyed() {
-					x.kx = kx
-				}
+			}
+			if kx, ok := s.workers[w].(KeyedExpander); ok && kx.Keyed() && s.rec == nil && s.reducers == nil {
+				// Not with a state graph, which records every transition's
+				// successor, nor with a reduction, which offers the
+				// successors of its subset without keys.
+				x.kx = kx
 			}
 			if W == 1 && s.reducers == nil {
 				x.in = &inserter{s: s, want: want, deferred: deferred, found: make([]bfsFound, nprops)}
@@ -807,6 +810,7 @@ func (x *expander) dedupe() {
 			return
 		}
 		for sh, b := range x.out {
+			x.check(b, x.from[sh])
 			x.from[sh] = b.len()
 		}
 		return

@@ -94,8 +94,11 @@ type keyedWorker struct{ checkExpandWorker }
 func (w keyedWorker) Keyed() bool { return true }
 
 func (w keyedWorker) CheckExpandKeyed(b []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	if p, checkErr = w.Check(b, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
-		return p, checkErr, 0, nil
+	p = -1
+	if want != 0 { // else the search checks the states when it stores them
+		if p, checkErr = w.Check(b, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+			return p, checkErr, 0, nil
+		}
 	}
 	n, err = w.Successors(b, func(t explorer.Transition, next []byte) {
 		if offer(t, uint64(dec(next))*0x9e3779b97f4a7c15) {

@@ -122,9 +122,11 @@ type CheckExpander interface {
 // KeyedExpander is an optional interface of a CheckExpander that can tell
 // its successors apart before it builds them. Most successors of a BFS
 // level are states the worker produced a moment before (the two orders of
-// two independent steps); a breadth-first search that checks states when
-// it expands them drops those by their keys, which it keeps for the last
-// few thousand successors, and the worker builds only the others.
+// two independent steps); a breadth-first search (without a state graph or
+// a partial-order reduction) drops those by their keys, which it keeps for
+// the last few thousand successors, and the worker builds only the others.
+// With checks deferred to expansion (CheckExpander) it calls
+// CheckExpandKeyed with what to check; otherwise with want 0.
 type KeyedExpander interface {
 	// Keyed reports whether CheckExpandKeyed may be used.
 	Keyed() bool
