@@ -67,7 +67,7 @@ func stateKey[S any, M Message](v *View[S, M], keys, empty []uint64) uint64 {
 // model normalizes states or carries the bookkeeping of a metric.
 func (w *worker[S, M, P]) Keyed() bool {
 	sys := w.sys
-	return sys.cfg.Normalize == nil && sys.tw == 0 && !sys.instSync && !sys.instTime && !sys.instEntry
+	return sys.cfg.Normalize == nil && !sys.instSync && !sys.instTime && !sys.instEntry
 }
 
 // CheckExpandKeyed implements explorer.KeyedExpander.
@@ -84,12 +84,6 @@ func (w *worker[S, M, P]) expandKeyed(offer func(explorer.Transition, uint64) bo
 	defer catch(&err)
 	w.enumerate()
 	v, sys := &w.v, w.sys
-	if w.emptyKeys == nil {
-		w.emptyKeys = make([]uint64, len(v.bounds)/2)
-		for k := range w.emptyKeys {
-			w.emptyKeys[k] = segKey(k, nil)
-		}
-	}
 	keys := w.keys[:len(v.bounds)/2]
 	sum := stateKey(v, keys, w.emptyKeys)
 	for _, a := range w.acts {

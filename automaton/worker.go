@@ -134,6 +134,10 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 	for c := range w.pend {
 		w.pend[c] = ownLines[byte](256)[:0]
 	}
+	w.emptyKeys = make([]uint64, len(w.keys))
+	for k := range w.emptyKeys {
+		w.emptyKeys[k] = segKey(k, nil)
+	}
 	if sys.hasGlobals() {
 		w.decodeGlobals = sys.decodeGlobals
 	}

@@ -10,8 +10,8 @@ import (
 
 // bucket holds states of one BFS level: their encodings back to back, their
 // fingerprints, their canonical keys (the predecessor's rank in its level,
-// in 32 bits, then the action index), and, once inserted, their references in the
-// visited set. Its columns live outside the Go heap when they are large
+// in 32 bits, then the action index), and their references in the visited
+// set (a candidate's predecessor's, until phase 2 inserts it). Its columns live outside the Go heap when they are large
 // (package offheap): they grow without copying and give their memory back
 // when the search frees them.
 type bucket struct {
@@ -300,6 +300,9 @@ func (s *search) bfs() {
 	probe := true
 	prevN := 0
 	deferred := s.deferChecks()
+	// local: whether keyed workers drop repeated successors in a local set
+	// too (expander.local), decided from the level before.
+	local := false
 	for depth := first; cur.n > 0; depth++ {
 		shrink := 1.0
 		if prevN > 0 {
@@ -334,6 +337,7 @@ func (s *search) bfs() {
 		// as they come: x1 is that worker's expander.
 		var x1 *expander
 		levelStart := s.shards[0].Len()
+		statesBefore := s.states.Load()
 		xs := make([]*expander, W)
 		want := s.want
 		// What the level's states are checked for as they are expanded:
@@ -343,7 +347,7 @@ func (s *search) bfs() {
 			checkWant = 0
 		}
 		s.parallel(func(w int) {
-			x := &expander{s: s, out: out[w], local: seen[w], expand: expand, probe: probe, shrink: shrink, rec: s.rec.level(w)}
+			x := &expander{s: s, out: out[w], local: seen[w], useLocal: local, expand: expand, probe: probe, shrink: shrink, rec: s.rec.level(w)}
 			if deferred {
 				x.ce, x.want, x.checks = s.workers[w].(CheckExpander), checkWant, newChecks(nprops)
 			}
@@ -518,6 +522,17 @@ func (s *search) bfs() {
 				chains[sh] = append(chains[sh], out[w][sh])
 			}
 		}
+		// Keyed workers leave the successors that repeat one met longer
+		// ago to the visited set: about 2% of those they build in
+		// chang-roberts, but a fifth in bully-broken. Where more than one
+		// in 16 repeats, a local set drops them in the next level before
+		// they fill the level's buckets.
+		var passed int64
+		for _, x := range xs {
+			passed += int64(x.seq)
+		}
+		repeats := passed - (s.states.Load() - statesBefore)
+		local = repeats*16 > passed
 		cur = merge(chains, cur.ref)
 		if cur.n > 0 {
 			s.depth.Store(int64(depth + 1))
@@ -626,6 +641,7 @@ type expander struct {
 	s               *search
 	out             []*bucket // per shard
 	local           *fpSet
+	useLocal        bool // with keys: drop repeated successors in local too
 	expand          bool
 	shrink          float64 // the level's size over the last one's
 	probe           bool    // look every successor up in the visited set
@@ -662,10 +678,9 @@ type expander struct {
 	// as it expands it, against want, and checks holds what it found in
 	// the worker's range.
 	ce CheckExpander
-	// kx, when the worker is a KeyedExpander, drops the successors met
-	// before in the level by their keys, which the local set then holds,
-	// before they are built; ka is the action index of the last one
-	// offered.
+	// kx, when the worker is a KeyedExpander, drops the successors that
+	// repeat a recent one by their keys, kept in recent, before they are
+	// built; ka is the action index of the last one offered.
 	kx          KeyedExpander
 	recent      *[recentKeys]uint64
 	ka          uint32
@@ -738,9 +753,10 @@ func (x *expander) offer(next []byte, h uint64, a uint32) {
 // insertFresh is dedupe with one worker: it inserts the successors kept
 // since the last call into the visited set and checks the new ones at once
 // (unless checks are deferred to expansion), as phase 2 would, in the same
-// (canonical) order, so that the level needs no phase 2. The local set
-// still drops most repeated successors first: it is smaller, and misses
-// the caches less often. The visited set then holds part of the next
+// (canonical) order, so that the level needs no phase 2. Without keys
+// (and with keys where many repeat, useLocal), the local set drops most
+// repeated successors first: it is smaller, and misses the caches less
+// often. The visited set then holds part of the next
 // level while this one is expanded; bfs takes those states out again
 // (visitedSet.rollback) where phase 2 would not have run.
 func (x *expander) insertFresh() {
@@ -794,12 +810,14 @@ const dedupeBatch = 64
 // dedupe drops the successors kept since the last call that the worker has
 // produced before in this level (or earlier in the batch), keeping the
 // first of each in order. The lookups are done in a batch, after touching
-// their slots, so that their cache misses overlap (fpSet.touch).
+// their slots, so that their cache misses overlap (fpSet.touch). A keyed
+// worker has dropped most of them by their keys already: unless useLocal,
+// dedupe leaves the rest to the visited set.
 func (x *expander) dedupe() {
 	if x.fresh == 0 {
 		return
 	}
-	if x.kx != nil {
+	if x.kx != nil && !x.useLocal {
 		// Nearly every successor that passes the keys of the recent ones
 		// is new (98% at chang-roberts N=6), so the local set would cost
 		// more than it saves: the visited set drops the others, as
@@ -970,8 +988,15 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			var p int
 			var checkErr error
 			p, checkErr, _, err = x.kx.CheckExpandKeyed(st, x.want, s.assert, x.offerKeyFn, x.emitKeyedFn)
-			if x.want != 0 && !x.checks.add(s, int64(x.r), fp, ref, p, checkErr) {
-				continue // its check failed, or it broke a model assumption: not expanded
+			switch {
+			case x.want != 0:
+				if !x.checks.add(s, int64(x.r), fp, ref, p, checkErr) {
+					continue // its check failed, or it broke a model assumption: not expanded
+				}
+			case checkErr != nil && err == nil:
+				err = checkErr // a check asked for nothing failed: s was not expanded
+			case p >= 0 && err == nil:
+				err = fmt.Errorf("explorer: CheckExpandKeyed reported property %d when asked to check none", p)
 			}
 		case x.ce != nil && x.want != 0:
 			var p int

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ type checkedGraph struct {
 	cut       func(s int) bool // outside the bound
 	expand    bool
 	keyed     bool // with expand: the workers are explorer.KeyedExpanders
+	collide   bool // keyed: most keys share a slot of the table of recent keys
 }
 
 func (g *checkedGraph) Properties() []properties.Info {
@@ -88,8 +90,18 @@ func (w checkExpandWorker) CheckExpand(b []byte, want, stop uint64, emit func(ex
 }
 
 // keyedWorker is a KeyedExpander whose key is a multiple of the state's
-// number (0 for state 0, which no recent key may match).
+// number (0 for state 0, which no recent key may match), or with collide
+// the number shifted past the table's slots, which then take three keys
+// in turn: repeated successors reach the local set, insertFresh and phase
+// 2.
 type keyedWorker struct{ checkExpandWorker }
+
+func (w keyedWorker) key(s int) uint64 {
+	if w.g.collide {
+		return uint64(s)<<12 | uint64(s%3)
+	}
+	return uint64(s) * 0x9e3779b97f4a7c15
+}
 
 func (w keyedWorker) Keyed() bool { return true }
 
@@ -101,7 +113,7 @@ func (w keyedWorker) CheckExpandKeyed(b []byte, want, stop uint64, offer func(ex
 		}
 	}
 	n, err = w.Successors(b, func(t explorer.Transition, next []byte) {
-		if offer(t, uint64(dec(next))*0x9e3779b97f4a7c15) {
+		if offer(t, w.key(dec(next))) {
 			emit(t, next)
 		}
 	})
@@ -166,7 +178,7 @@ func TestDeferredChecksChangeNothing(t *testing.T) {
 			var got [3]*explorer.Result
 			for k := range got {
 				m := &checkedGraph{graph: g, assert: assert, bad2: func(s int) bool { return bad2[s] }, checkFail: func(s int) bool { return failing[s] },
-					expand: k > 0, keyed: k == 2}
+					expand: k > 0, keyed: k == 2, collide: seed%2 == 1}
 				if len(cut) > 0 {
 					// Bounded: checked when stored, with or without expand.
 					m.cut = func(s int) bool { return cut[s] }
@@ -273,6 +285,37 @@ func TestDeferredChecksSurviveACheckpoint(t *testing.T) {
 					expand, assert, got.Status, got.States, got.Transitions, got.Depth, got.Violations,
 					want.Status, want.States, want.Transitions, want.Depth, want.Violations)
 			}
+		}
+	}
+}
+
+// sloppyGraph's workers are KeyedExpanders whose check of state 1 fails
+// even when they are asked to check nothing.
+type sloppyGraph struct{ *checkedGraph }
+
+func (g sloppyGraph) NewWorker() explorer.Worker {
+	return sloppyWorker{keyedWorker{checkExpandWorker{checkedWorker{graphWorker{g.graph}, g.checkedGraph}}}}
+}
+
+type sloppyWorker struct{ keyedWorker }
+
+func (w sloppyWorker) CheckExpandKeyed(b []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
+	if dec(b) == 1 {
+		return -1, errors.New("state 1 checked"), 0, nil
+	}
+	return w.keyedWorker.CheckExpandKeyed(b, want, stop, offer, emit)
+}
+
+// TestKeyedCheckAskedForNothing: a KeyedExpander that fails a check it
+// was not asked for, and so does not expand the state, fails the search,
+// instead of leaving the state counted as terminal.
+func TestKeyedCheckAskedForNothing(t *testing.T) {
+	g := &graph{init: []int{0}, next: edges(map[int][]int{0: {1}, 1: {2}, 2: {3}})}
+	for _, w := range []int{1, 2} {
+		m := sloppyGraph{&checkedGraph{graph: g, expand: true, keyed: true}}
+		r := check(t, m, explorer.Config{Workers: w, Properties: []string{properties.DeadlockFreedom}})
+		if r.Status != explorer.Failed || !strings.Contains(r.Reason, "state 1 checked") {
+			t.Fatalf("%d workers: %v %d states, %q; want the search to fail with the check's error", w, r.Status, r.States, r.Reason)
 		}
 	}
 }

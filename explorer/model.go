@@ -126,7 +126,8 @@ type CheckExpander interface {
 // a partial-order reduction) drops those by their keys, which it keeps for
 // the last few thousand successors, and the worker builds only the others.
 // With checks deferred to expansion (CheckExpander) it calls
-// CheckExpandKeyed with what to check; otherwise with want 0.
+// CheckExpandKeyed with what to check; otherwise with want 0, and checks
+// the states when it stores them.
 type KeyedExpander interface {
 	// Keyed reports whether CheckExpandKeyed may be used.
 	Keyed() bool
@@ -135,7 +136,8 @@ type KeyedExpander interface {
 	// the successor's encoding (a function of the encoding alone, like a
 	// fingerprint, and independent of it), and builds the successor and
 	// calls emit(t, next) only when offer returns true. n counts every
-	// transition.
+	// transition. With want 0 it checks nothing (p is -1 and checkErr
+	// nil) and expands s; the search treats anything else as an error.
 	CheckExpandKeyed(s []byte, want, stop uint64, offer func(t Transition, key uint64) bool, emit func(t Transition, next []byte)) (p int, checkErr error, n int, err error)
 }
 

@@ -1,0 +1,134 @@
+package automaton
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// keyProc is a process whose encoding grows past 7 bytes (keyed by XXH3)
+// and past 127 (a length header of two bytes), with a constant field, an
+// assertion, an Acceptor and a recovery.
+type keyProc struct {
+	Sender bool `vacheck:"-"`
+	Sent   int
+	Log    string
+	Tail   []int32
+}
+
+func (p *keyProc) Steps(_ *View[keyProc, string], out []Step) []Step {
+	if p.Sent < 3 {
+		out = append(out, Out("send", 1))
+	}
+	if len(p.Tail) < 2 {
+		out = append(out, Step{Kind: Internal, Name: "tick"})
+	}
+	return out
+}
+
+func (p *keyProc) Do(s Step, fx *Effects[string]) {
+	if s.Name == "tick" {
+		p.Tail = append(p.Tail, int32(len(p.Log)))
+		return
+	}
+	p.Sent++
+	to := (fx.Self() + 1) % 2
+	// lengths 3, 60, 130: short, xxh3, and over the 1-byte varint
+	fx.Send(to, strings.Repeat(string(rune('a'+p.Sent)), []int{0, 3, 60, 130}[p.Sent]))
+	fx.Assert("small", p.Sent < 3 || fx.Self() == 0)
+}
+
+func (p *keyProc) Receive(from int, m string, fx *Effects[string]) {
+	p.Log += m
+	p.Tail = append(p.Tail, int32(len(m)))
+}
+
+func (p *keyProc) Accepts(_ int, m string) bool { return len(m) != 60 || len(p.Log) > 0 }
+
+func (p *keyProc) Recover(fx *Effects[string]) { p.Log = ""; p.Tail = nil }
+
+// TestKeyedOffersTheKeyOfTheSuccessor: on every reachable state of a
+// system with FIFO and unordered channels, with and without crashes and
+// recoveries, the key CheckExpandKeyed offers for each transition is the
+// key of the successor it builds, computed from that encoding alone
+// (stateKey), and the successor is the one Successors builds.
+func TestKeyedOffersTheKeyOfTheSuccessor(t *testing.T) {
+	for _, disc := range []channel.Discipline{channel.FIFO, channel.Unordered} {
+		for _, faults := range []int{0, 1} {
+			t.Run(fmt.Sprintf("%v/faults=%d", disc, faults), func(t *testing.T) {
+				sys, err := New[keyProc, string, *keyProc](Config[keyProc, string]{
+					Initial:    [][]keyProc{{{Sender: true}, {}}},
+					Links:      Complete(2, true),
+					Channels:   disc,
+					Crashes:    faults,
+					Recoveries: faults,
+					Assertions: []Assertion{{Name: "small"}},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, b, c := sys.newWorker(), sys.newWorker(), sys.newWorker()
+				if !a.Keyed() {
+					t.Fatal("not keyed")
+				}
+				init, _ := sys.Initial()
+				queue := init
+				seen := map[string]bool{}
+				long, big := 0, 0
+				for len(queue) > 0 && len(seen) < 20000 {
+					st := queue[0]
+					queue = queue[1:]
+					if seen[string(st)] {
+						continue
+					}
+					seen[string(st)] = true
+					var keys []uint64
+					var nexts [][]byte
+					_, _, _, err := a.CheckExpandKeyed(st, 0, 0, func(_ explorer.Transition, k uint64) bool {
+						keys = append(keys, k)
+						return true
+					}, func(_ explorer.Transition, next []byte) {
+						nexts = append(nexts, bytes.Clone(next))
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var plain [][]byte
+					if _, err := c.Successors(st, func(_ explorer.Transition, next []byte) { plain = append(plain, bytes.Clone(next)) }); err != nil {
+						t.Fatal(err)
+					}
+					if len(plain) != len(nexts) {
+						t.Fatalf("%d vs %d successors", len(plain), len(nexts))
+					}
+					for i, next := range nexts {
+						if !bytes.Equal(next, plain[i]) {
+							t.Fatalf("successor %d differs:\n%x\n%x", i, next, plain[i])
+						}
+						b.load(&b.v, next)
+						ks := make([]uint64, len(b.v.bounds)/2)
+						if want := stateKey(&b.v, ks, b.emptyKeys); want != keys[i] {
+							t.Fatalf("state %x: successor %d %x: offered key %x, stateKey %x", st, i, next, keys[i], want)
+						}
+						for k := 0; k < len(ks); k++ {
+							if l := b.v.bounds[2*k+1] - b.v.bounds[2*k]; l > 7 {
+								long++
+								if l >= 128 {
+									big++
+								}
+							}
+						}
+						queue = append(queue, next)
+					}
+				}
+				t.Logf("%d states, %d long segments, %d >=128", len(seen), long, big)
+				if big == 0 {
+					t.Fatal("no segment of 128 bytes")
+				}
+			})
+		}
+	}
+}
