@@ -351,10 +351,9 @@ func (s *search) bfs() {
 			if deferred {
 				x.ce, x.want, x.checks = s.workers[w].(CheckExpander), checkWant, newChecks(nprops)
 			}
-			if kx, ok := s.workers[w].(KeyedExpander); ok && kx.Keyed() && s.rec == nil && s.reducers == nil {
-				// Not with a state graph, which records every transition's
-				// successor, nor with a reduction, which offers the
-				// successors of its subset without keys.
+			if kx, ok := s.workers[w].(KeyedExpander); ok && kx.Keyed() && s.reducers == nil {
+				// Not with a reduction, which offers the successors of its
+				// subset without keys.
 				x.kx = kx
 			}
 			if W == 1 && s.reducers == nil {
@@ -682,7 +681,9 @@ type expander struct {
 	// repeat a recent one by their keys, kept in recent, before they are
 	// built; ka is the action index of the last one offered.
 	kx          KeyedExpander
-	recent      *[recentKeys]uint64
+	recent      *recentKeys
+	slot        uint64 // offerKey: the slot of the last key offered
+	key         uint64 // offerKey: the last key offered
 	ka          uint32
 	offerKeyFn  func(Transition, uint64) bool
 	emitKeyedFn func(Transition, []byte)
@@ -721,17 +722,27 @@ func (x *expander) offerKey(t Transition, key uint64) bool {
 	// states): a small direct-mapped table of recent keys, in the
 	// processor's nearest cache, answers for them without a trip into the
 	// local set. The empty slot is 0, which no key of 0 may then match.
-	slot := &x.recent[key%uint64(len(x.recent))]
-	if *slot == key && key != 0 {
+	x.slot = key % uint64(len(x.recent.keys))
+	if x.recent.keys[x.slot] == key && key != 0 {
+		if x.rec != nil {
+			x.rec.edge(t, x.recent.fps[x.slot])
+		}
 		return false
 	}
-	*slot = key
+	x.key = key
 	return true
 }
 
-// emitKeyed offers a successor that offerKey found new.
-func (x *expander) emitKeyed(_ Transition, next []byte) {
-	x.offer(next, fingerprint(next), x.ka)
+// emitKeyed offers a successor that offerKey found new, which its worker
+// builds right after offerKey: the slot offerKey found holds its key and
+// fingerprint from now on.
+func (x *expander) emitKeyed(t Transition, next []byte) {
+	h := fingerprint(next)
+	x.recent.keys[x.slot], x.recent.fps[x.slot] = x.key, h
+	if x.rec != nil {
+		x.rec.edge(t, h)
+	}
+	x.offer(next, h, x.ka)
 }
 
 // offer keeps the successor next, with fingerprint h, reached by action a,
@@ -795,9 +806,14 @@ func (x *expander) insertFresh() {
 	}
 }
 
-// recentKeys is the size of an expander's table of recent keys (offerKey):
-// 32 KiB, the size of a processor's first-level data cache.
-const recentKeys = 4096
+// recentKeys is an expander's table of recent keys (offerKey), with the
+// fingerprint of each for the state graph, which records the transitions
+// to states dropped by their keys too. The keys take 32 KiB, the size of a
+// processor's first-level data cache; the fingerprints are read only for
+// the state graph.
+type recentKeys struct {
+	keys, fps [4096]uint64
+}
 
 // probeSample is how rarely the expander looks a successor up in the
 // visited set when it does not look every one up.
@@ -939,7 +955,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	}
 	x.local.Clear()
 	if x.kx != nil {
-		x.recent = new([recentKeys]uint64)
+		x.recent = new(recentKeys)
 	}
 	x.from = make([]int, len(x.out))
 	x.fresh = 0

@@ -20,6 +20,9 @@ type liveGraph struct {
 	goal  func(s int) bool
 	when  func(s int) bool // nil: eventually goal
 	term  bool             // the property is termination
+	// keyed: the workers are KeyedExpanders whose keys are unique (1) or
+	// share few slots of the table of recent keys (2).
+	keyed int
 }
 
 type edge struct{ to, task, msgs int }
@@ -32,8 +35,13 @@ func (g *liveGraph) Initial() ([][]byte, error) {
 	return out, nil
 }
 func (g *liveGraph) Properties() []properties.Info { return nil }
-func (g *liveGraph) NewWorker() explorer.Worker    { return liveWorker{g} }
-func (g *liveGraph) Tasks() []string               { return []string{"t0", "t1", "t2", "t3"} }
+func (g *liveGraph) NewWorker() explorer.Worker {
+	if g.keyed > 0 {
+		return keyedLiveWorker{liveWorker{g}}
+	}
+	return liveWorker{g}
+}
+func (g *liveGraph) Tasks() []string { return []string{"t0", "t1", "t2", "t3"} }
 func (g *liveGraph) Liveness() []explorer.LiveProperty {
 	p := explorer.LiveProperty{Info: properties.Info{Name: "goal", Kind: properties.Eventually}, Instances: 1, LeadsTo: g.when != nil}
 	if g.term {
@@ -58,6 +66,27 @@ func (w liveWorker) Successors(b []byte, emit func(explorer.Transition, []byte))
 	}
 	return len(es), nil
 }
+
+// keyedLiveWorker offers each successor's key before it builds it.
+type keyedLiveWorker struct{ liveWorker }
+
+func (w keyedLiveWorker) Keyed() bool { return true }
+
+func (w keyedLiveWorker) CheckExpandKeyed(b []byte, _, _ uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (int, error, int, error) {
+	es := w.g.edges[dec(b)]
+	for _, e := range es {
+		t := explorer.Transition{Task: int32(e.task), Messages: int32(e.msgs), Fault: e.task < 0}
+		key := uint64(e.to) * 0x9e3779b97f4a7c15
+		if w.g.keyed == 2 {
+			key = uint64(e.to)<<12 | uint64(e.to%2)
+		}
+		if offer(t, key) {
+			emit(t, enc(e.to))
+		}
+	}
+	return -1, nil, len(es), nil
+}
+
 func (w liveWorker) Check([]byte, uint64) (int, error) { return -1, nil }
 func (w liveWorker) ValidEnd([]byte) (bool, error)     { return true, nil }
 func (w liveWorker) Live(b []byte, _, _ int) (bool, bool, error) {
@@ -184,10 +213,13 @@ func TestLivenessUnderFairness(t *testing.T) {
 	configs := []explorer.Config{{Workers: 1}, {Workers: 2}, {Workers: 3}, {Strategy: explorer.DFS}}
 	for _, tt := range tests {
 		for _, cfg := range configs {
-			t.Run(fmt.Sprintf("%s/%v/%d", tt.name, cfg.Strategy, cfg.Workers), func(t *testing.T) {
-				cfg.Fairness = tt.fairness
-				checkLiveCase(t, tt.g, cfg, tt.violated, tt.prefix, tt.cycle, tt.cycleTask)
-			})
+			for keyed := range 3 {
+				t.Run(fmt.Sprintf("%s/%v/%d/keyed=%d", tt.name, cfg.Strategy, cfg.Workers, keyed), func(t *testing.T) {
+					cfg.Fairness = tt.fairness
+					tt.g.keyed = keyed
+					checkLiveCase(t, tt.g, cfg, tt.violated, tt.prefix, tt.cycle, tt.cycleTask)
+				})
+			}
 		}
 	}
 }
@@ -228,7 +260,13 @@ func TestMetrics(t *testing.T) {
 	// Two ways from 0 to the terminal state 3: via 1 (1+2 messages) or via
 	// 2 (4+0), and a zero-message cycle 1 <-> 4 that does not change the
 	// bounds.
-	g := &liveGraph{init: []int{0}, goal: is(3), edges: map[int][]edge{
+	for keyed := range 3 {
+		t.Run(fmt.Sprintf("keyed=%d", keyed), func(t *testing.T) { testMetrics(t, keyed) })
+	}
+}
+
+func testMetrics(t *testing.T, keyed int) {
+	g := &liveGraph{init: []int{0}, goal: is(3), keyed: keyed, edges: map[int][]edge{
 		0: {{1, 0, 1}, {2, 0, 4}}, 1: {{3, 0, 2}, {4, 0, 0}}, 4: {{1, 0, 0}}, 2: {{3, 0, 0}},
 	}}
 	r, err := explorer.Check(g, explorer.Config{Metrics: []string{"messages", "steps"}, Properties: []string{}})

@@ -119,15 +119,15 @@ type CheckExpander interface {
 	Bounded() bool
 }
 
-// KeyedExpander is an optional interface of a CheckExpander that can tell
-// its successors apart before it builds them. Most successors of a BFS
-// level are states the worker produced a moment before (the two orders of
-// two independent steps); a breadth-first search (without a state graph or
-// a partial-order reduction) drops those by their keys, which it keeps for
-// the last few thousand successors, and the worker builds only the others.
-// With checks deferred to expansion (CheckExpander) it calls
-// CheckExpandKeyed with what to check; otherwise with want 0, and checks
-// the states when it stores them.
+// KeyedExpander is an optional interface of a Worker that can tell its
+// successors apart before it builds them. Most successors of a BFS level
+// are states the worker produced a moment before (the two orders of two
+// independent steps); a breadth-first search (without a partial-order
+// reduction) drops those by their keys, which it keeps for the last few
+// thousand successors with their fingerprints, and the worker builds only
+// the others. With checks deferred to expansion (CheckExpander) the search
+// calls CheckExpandKeyed with what to check; otherwise with want 0, and it
+// checks the states when it stores them.
 type KeyedExpander interface {
 	// Keyed reports whether CheckExpandKeyed may be used.
 	Keyed() bool
@@ -135,9 +135,11 @@ type KeyedExpander interface {
 	// in order, it first calls offer(t, key), with key a 64-bit hash of
 	// the successor's encoding (a function of the encoding alone, like a
 	// fingerprint, and independent of it), and builds the successor and
-	// calls emit(t, next) only when offer returns true. n counts every
-	// transition. With want 0 it checks nothing (p is -1 and checkErr
-	// nil) and expands s; the search treats anything else as an error.
+	// calls emit(t, next) only when offer returns true, before it offers
+	// the next transition's successor. While offer runs, what the worker
+	// says of the last transition (TypedWorker) is about t. n counts every
+	// transition. With want 0 it checks nothing (p is -1 and checkErr nil)
+	// and expands s; the search treats anything else as an error.
 	CheckExpandKeyed(s []byte, want, stop uint64, offer func(t Transition, key uint64) bool, emit func(t Transition, next []byte)) (p int, checkErr error, n int, err error)
 }
 
