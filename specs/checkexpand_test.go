@@ -9,6 +9,63 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
+// smallInstance builds spec with N=3, or with its defaults where it takes
+// no N.
+func smallInstance(t *testing.T, spec Spec) explorer.Model {
+	t.Helper()
+	n3 := map[string]string{"n": "3"}
+	if _, err := NewParams(spec, n3); err != nil {
+		n3 = nil
+	}
+	return buildSpec(t, spec, n3)
+}
+
+// walk visits up to limit reachable states of m breadth first; visit
+// returns the successors of each.
+func walk(t *testing.T, m explorer.Model, limit int, visit func(st []byte) [][]byte) {
+	t.Helper()
+	queue, err := m.Initial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for len(queue) > 0 && len(seen) < limit {
+		st := queue[0]
+		queue = queue[1:]
+		if !seen[string(st)] {
+			seen[string(st)] = true
+			queue = append(queue, visit(st)...)
+		}
+	}
+}
+
+// succ is a transition and the successor it leads to.
+type succ struct {
+	t    explorer.Transition
+	next []byte
+}
+
+// nexts returns the successors of ss.
+func nexts(ss []succ) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = s.next
+	}
+	return out
+}
+
+// everyProperty returns the bits of every property of m, and of those
+// that are assertions (which stop an expansion).
+func everyProperty(m explorer.Model) (want, stop uint64) {
+	for k, info := range m.Properties() {
+		want |= 1 << uint(k)
+		if info.Kind == properties.Assertion {
+			stop |= 1 << uint(k)
+		}
+	}
+	return want, stop
+}
+
 // TestCheckExpandIsCheckThenSuccessors: on every reachable state of small
 // instances of every catalog spec and broken twin (up to 3,000 states
 // each), a worker's CheckExpand, which evaluates the invariants on the view
@@ -17,47 +74,16 @@ import (
 // assertion that stops the expansion, the same transitions and successors
 // in the same order.
 func TestCheckExpandIsCheckThenSuccessors(t *testing.T) {
-	type succ struct {
-		t    explorer.Transition
-		next []byte
-	}
 	for _, spec := range Catalog() {
 		t.Run(spec.Name, func(t *testing.T) {
-			p, err := NewParams(spec, map[string]string{"n": "3"})
-			if err != nil {
-				p, err = NewParams(spec, nil)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := spec.Build(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := smallInstance(t, spec)
 			a, b := m.NewWorker(), m.NewWorker()
 			ce, ok := b.(explorer.CheckExpander)
 			if !ok {
 				t.Skipf("%T is not a CheckExpander", b)
 			}
-			var want, stop uint64
-			for k, info := range m.Properties() {
-				want |= 1 << uint(k)
-				if info.Kind == properties.Assertion {
-					stop |= 1 << uint(k)
-				}
-			}
-			queue, err := m.Initial()
-			if err != nil {
-				t.Fatal(err)
-			}
-			seen := map[string]bool{}
-			for len(queue) > 0 && len(seen) < 3000 {
-				st := queue[0]
-				queue = queue[1:]
-				if seen[string(st)] {
-					continue
-				}
-				seen[string(st)] = true
+			want, stop := everyProperty(m)
+			walk(t, m, 3000, func(st []byte) [][]byte {
 				p1, err1 := a.Check(st, want)
 				var s1 []succ
 				n1, errA := a.Successors(st, func(t explorer.Transition, next []byte) {
@@ -74,15 +100,13 @@ func TestCheckExpandIsCheckThenSuccessors(t *testing.T) {
 					if n2 != 0 || len(s2) != 0 || errB != nil {
 						t.Fatalf("state %x: CheckExpand expanded a state that breaks an assertion or whose check failed", st)
 					}
-					continue
+					return nil
 				}
 				if n1 != n2 || fmt.Sprint(errA) != fmt.Sprint(errB) || fmt.Sprint(s1) != fmt.Sprint(s2) {
 					t.Fatalf("state %x: Successors gives %d %v\n%v\nCheckExpand %d %v\n%v", st, n1, errA, s1, n2, errB, s2)
 				}
-				for _, s := range s1 {
-					queue = append(queue, s.next)
-				}
-			}
+				return nexts(s1)
+			})
 		})
 	}
 }
@@ -96,51 +120,20 @@ func TestCheckExpandIsCheckThenSuccessors(t *testing.T) {
 // parents, by several transitions, has one key, and no two states reached
 // share a key.
 func TestCheckExpandKeyed(t *testing.T) {
-	type succ struct {
-		t    explorer.Transition
-		next []byte
-	}
 	keyed := 0
 	for _, spec := range Catalog() {
 		t.Run(spec.Name, func(t *testing.T) {
-			p, err := NewParams(spec, map[string]string{"n": "3"})
-			if err != nil {
-				p, err = NewParams(spec, nil)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := spec.Build(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := smallInstance(t, spec)
 			a, b := m.NewWorker(), m.NewWorker()
 			kx, ok := b.(explorer.KeyedExpander)
 			if !ok || !kx.Keyed() {
 				t.Skipf("%T does not build successors by keys", b)
 			}
 			keyed++
-			var want, stop uint64
-			for k, info := range m.Properties() {
-				want |= 1 << uint(k)
-				if info.Kind == properties.Assertion {
-					stop |= 1 << uint(k)
-				}
-			}
-			queue, err := m.Initial()
-			if err != nil {
-				t.Fatal(err)
-			}
-			seen := map[string]bool{}
+			want, stop := everyProperty(m)
 			keyOf := map[string]uint64{}
 			stateOf := map[uint64]string{}
-			for len(queue) > 0 && len(seen) < 3000 {
-				st := queue[0]
-				queue = queue[1:]
-				if seen[string(st)] {
-					continue
-				}
-				seen[string(st)] = true
+			walk(t, m, 3000, func(st []byte) [][]byte {
 				p1, err1 := a.Check(st, want)
 				var s1 []succ
 				n1, errA := a.Successors(st, func(t explorer.Transition, next []byte) {
@@ -163,7 +156,7 @@ func TestCheckExpandKeyed(t *testing.T) {
 					if n2 != 0 || len(keys) != 0 || len(s2) != 0 || errB != nil {
 						t.Fatalf("state %x: CheckExpandKeyed expanded a state that breaks an assertion or whose check failed", st)
 					}
-					continue
+					return nil
 				}
 				if n1 != n2 || fmt.Sprint(errA) != fmt.Sprint(errB) || len(keys) != len(s1) {
 					t.Fatalf("state %x: Successors gives %d %v and %d successors, CheckExpandKeyed %d %v and %d keys", st, n1, errA, len(s1), n2, errB, len(keys))
@@ -187,10 +180,8 @@ func TestCheckExpandKeyed(t *testing.T) {
 				if fmt.Sprint(taken) != fmt.Sprint(s2) {
 					t.Fatalf("state %x: the successors taken are\n%v\nCheckExpandKeyed built\n%v", st, taken, s2)
 				}
-				for _, s := range s1 {
-					queue = append(queue, s.next)
-				}
-			}
+				return nexts(s1)
+			})
 		})
 	}
 	if keyed == 0 {
