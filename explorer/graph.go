@@ -636,31 +636,40 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var sink uint64
 			for k := w; k < len(chunks); k += workers {
 				out := g.to[offs[k]:offs[k+1]]
-				resolve := func(e int, fp uint64) bool {
-					j, ok := idx.get(fp)
+				// The targets are looked up a batch at a time (fpIndex.getAll).
+				var batch [64]uint64
+				n, e := 0, 0
+				flush := func() bool {
+					ok := idx.getAll(batch[:n], out[e:e+n], &sink)
+					e, n = e+n, 0
 					if !ok {
 						missed.Store(true)
-						return false
 					}
-					out[e] = j
+					return ok
+				}
+				resolve := func(fp uint64) bool {
+					batch[n] = fp
+					if n++; n == len(batch) {
+						return flush()
+					}
 					return true
 				}
 				c := chunks[k]
 				if c.sink != nil && c.sink.tgtOut != nil {
-					e := 0
-					if err := c.sink.tgtOut.read(c.tgtFrom, int64(c.m), func(fp uint64) bool {
-						e++
-						return resolve(e-1, fp)
-					}); err != nil {
+					if err := c.sink.tgtOut.read(c.tgtFrom, int64(c.m), resolve); err != nil {
 						missed.Store(true)
 					}
 				}
-				for e, fp := range c.targets {
-					if !resolve(e, fp) {
+				for _, fp := range c.targets {
+					if !resolve(fp) {
 						break
 					}
+				}
+				if n > 0 && !missed.Load() {
+					flush()
 				}
 				c.targets = nil
 				if missed.Load() {
@@ -808,6 +817,32 @@ func (x fpIndex) get(fp uint64) (uint32, bool) {
 			return j - 1, true
 		}
 	}
+}
+
+// getAll puts the number of the state of each fingerprint of fps in out
+// and reports whether it found them all. It first reads the slots of all
+// of them and then the fingerprints those slots point to, so that the
+// cache misses of a batch overlap instead of following one another (two
+// per lookup in a large index); sink keeps those reads.
+func (x fpIndex) getAll(fps []uint64, out []uint32, sink *uint64) bool {
+	var s uint64
+	for _, fp := range fps {
+		s += uint64(x.slots[fp>>x.shift])
+	}
+	for _, fp := range fps {
+		if j := x.slots[fp>>x.shift]; j != 0 {
+			s += x.fps[j-1]
+		}
+	}
+	*sink += s
+	for i, fp := range fps {
+		j, ok := x.get(fp)
+		if !ok {
+			return false
+		}
+		out[i] = j
+	}
+	return true
 }
 
 // buildGraph explores the whole state space of m breadth first on one
