@@ -9,11 +9,11 @@ import (
 )
 
 // bucket holds states of one BFS level: their encodings back to back, their
-// fingerprints, their canonical keys (the predecessor's rank in its level,
-// in 32 bits, then the action index), and their references in the visited
-// set (a candidate's predecessor's, until phase 2 inserts it). Its columns live outside the Go heap when they are large
-// (package offheap): they grow without copying and give their memory back
-// when the search frees them.
+// fingerprints, their canonical keys (the predecessor's rank in its level, in
+// 32 bits, then the action index), and their references in the visited set (a
+// candidate's predecessor's, until phase 2 inserts it). Its columns live
+// outside the Go heap when they are large (package offheap): they grow without
+// copying and give their memory back when the search frees them.
 type bucket struct {
 	arena offheap.Array[byte]
 	ends  offheap.Array[int]
@@ -761,15 +761,14 @@ func (x *expander) offer(next []byte, h uint64, a uint32) {
 	x.fresh++
 }
 
-// insertFresh is dedupe with one worker: it inserts the successors kept
-// since the last call into the visited set and checks the new ones at once
-// (unless checks are deferred to expansion), as phase 2 would, in the same
-// (canonical) order, so that the level needs no phase 2. Without keys
-// (and with keys where many repeat, useLocal), the local set drops most
-// repeated successors first: it is smaller, and misses the caches less
-// often. The visited set then holds part of the next
-// level while this one is expanded; bfs takes those states out again
-// (visitedSet.rollback) where phase 2 would not have run.
+// insertFresh is dedupe with one worker: it inserts the successors kept since
+// the last call into the visited set and checks the new ones at once (unless
+// checks are deferred to expansion), as phase 2 would, in the same (canonical)
+// order, so that the level needs no phase 2. Without keys (and with keys where
+// many repeat, useLocal), the local set drops most repeated successors first:
+// it is smaller, and misses the caches less often. The visited set then holds
+// part of the next level while this one is expanded; bfs takes those states out
+// again (visitedSet.rollback) where phase 2 would not have run.
 func (x *expander) insertFresh() {
 	s, in := x.s, x.in
 	m := s.shards[0]
@@ -1000,10 +999,14 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		switch {
 		case reducer != nil:
 			err = x.expandReduced(reducer, wk, st)
-		case x.kx != nil:
+		case x.kx != nil || x.ce != nil && x.want != 0:
 			var p int
 			var checkErr error
-			p, checkErr, _, err = x.kx.CheckExpandKeyed(st, x.want, s.assert, x.offerKeyFn, x.emitKeyedFn)
+			if x.kx != nil {
+				p, checkErr, _, err = x.kx.CheckExpandKeyed(st, x.want, s.assert, x.offerKeyFn, x.emitKeyedFn)
+			} else {
+				p, checkErr, _, err = x.ce.CheckExpand(st, x.want, s.assert, x.emitFn)
+			}
 			switch {
 			case x.want != 0:
 				if !x.checks.add(s, int64(x.r), fp, ref, p, checkErr) {
@@ -1013,13 +1016,6 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 				err = checkErr // a check asked for nothing failed: s was not expanded
 			case p >= 0 && err == nil:
 				err = fmt.Errorf("explorer: CheckExpandKeyed reported property %d when asked to check none", p)
-			}
-		case x.ce != nil && x.want != 0:
-			var p int
-			var checkErr error
-			p, checkErr, _, err = x.ce.CheckExpand(st, x.want, s.assert, x.emitFn)
-			if !x.checks.add(s, int64(x.r), fp, ref, p, checkErr) {
-				continue // its check failed, or it broke a model assumption: not expanded
 			}
 		default:
 			_, err = wk.Successors(st, x.emitFn)
