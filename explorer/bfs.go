@@ -1010,6 +1010,10 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			switch {
 			case x.want != 0:
 				if !x.checks.add(s, int64(x.r), fp, ref, p, checkErr) {
+					if x.rec != nil {
+						// Recorded, but not expanded: the graph lacks its edges.
+						x.rec.fail(errIncomplete)
+					}
 					continue // its check failed, or it broke a model assumption: not expanded
 				}
 			case checkErr != nil && err == nil:
@@ -1204,15 +1208,17 @@ func firstFailure(fails []bfsFound, errs []error) (bfsFound, error) {
 // deferChecks reports whether the breadth-first search checks each state
 // when it expands it, reading it once for the check and the expansion,
 // rather than when it stores it: when every worker is a CheckExpander of
-// a model without a bound (whose states outside it are never expanded),
-// without partial-order reduction (which expands states otherwise) and
-// without a state graph to record (which would record the edges of a
-// level that the checks end the search before). The results are the
-// same: a level's checks are settled before any of it counts as
-// expanded, and a level that is stored but never expanded is checked on
-// its own (checkStored).
+// a model without a bound (whose states outside it are never expanded)
+// and without partial-order reduction (which expands states otherwise).
+// The results are the same: a level's checks are settled before any of it
+// counts as expanded, and a level that is stored but never expanded is
+// checked on its own (checkStored). A state graph recorded meanwhile holds
+// the edges of every level expanded: a state its check keeps from
+// expansion makes the recording incomplete, and a level whose checks end
+// the search leaves edges to states never stored, which the assembly
+// finds; either way the graph is built again (errIncomplete).
 func (s *search) deferChecks() bool {
-	if s.reducers != nil || s.rec != nil {
+	if s.reducers != nil {
 		return false
 	}
 	for _, w := range s.workers {

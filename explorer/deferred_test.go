@@ -28,8 +28,9 @@ type checkedGraph struct {
 	checkFail func(s int) bool // Check returns an error here
 	cut       func(s int) bool // outside the bound
 	expand    bool
-	keyed     bool // with expand: the workers are explorer.KeyedExpanders
-	collide   bool // keyed: most keys share a slot of the table of recent keys
+	keyed     bool             // with expand: the workers are explorer.KeyedExpanders
+	collide   bool             // keyed: most keys share a slot of the table of recent keys
+	noGoal    func(s int) bool // with liveChecked: termination's goal fails here
 }
 
 func (g *checkedGraph) Properties() []properties.Info {
@@ -71,6 +72,22 @@ func (w checkedWorker) Check(b []byte, want uint64) (int, error) {
 		return 1, nil
 	}
 	return -1, nil
+}
+
+// Live says that termination's goal holds in every terminal state but
+// those of noGoal.
+func (w checkedWorker) Live(b []byte, _, _ int) (bool, bool, error) {
+	return false, w.g.noGoal == nil || !w.g.noGoal(dec(b)), nil
+}
+
+// liveChecked is a checkedGraph with termination to check as well, on the
+// state graph the breadth-first search records (or, when it did not
+// expand every state it stored, builds again).
+type liveChecked struct{ *checkedGraph }
+
+func (liveChecked) Tasks() []string { return []string{"t0"} }
+func (liveChecked) Liveness() []explorer.LiveProperty {
+	return []explorer.LiveProperty{{Info: properties.Info{Name: properties.Termination, Kind: properties.Terminates}, Instances: 1}}
 }
 
 func (w checkedWorker) InBound(b []byte) (bool, error) {
@@ -121,8 +138,8 @@ func (w keyedWorker) CheckExpandKeyed(b []byte, want, stop uint64, offer func(ex
 }
 
 // TestDeferredChecksChangeNothing runs random graphs with states that
-// break one property or two, assertions, failing checks, panicking steps, invalid end states, a bound
-// and limits, breadth first on 1 to 3 workers, once checking each state when
+// break one property or two, assertions, failing checks, panicking steps, invalid end states, a bound,
+// limits and termination to check, breadth first on 1 to 3 workers, once checking each state when
 // it is stored and once when it is expanded (CheckExpander, and
 // KeyedExpander, which drops repeated successors by their keys): every figure,
 // verdict, counterexample and failure must be the same (but for the
@@ -173,6 +190,12 @@ func TestDeferredChecksChangeNothing(t *testing.T) {
 			cfg.MaxDepth = 1 + rng.IntN(6)
 		}
 		assert := seed%6 < 3
+		// With termination, the graph is recorded while checks are deferred.
+		live := seed%10 < 4
+		noGoal := map[int]bool{}
+		for k := rng.IntN(3); k > 0; k-- {
+			noGoal[rng.IntN(n)] = true
+		}
 		for _, w := range []int{1, 2, 3} {
 			cfg.Workers = w
 			var got [3]*explorer.Result
@@ -183,7 +206,12 @@ func TestDeferredChecksChangeNothing(t *testing.T) {
 					// Bounded: checked when stored, with or without expand.
 					m.cut = func(s int) bool { return cut[s] }
 				}
-				got[k] = check(t, m, cfg)
+				if live {
+					m.noGoal = func(s int) bool { return noGoal[s] }
+					got[k] = check(t, liveChecked{m}, cfg)
+				} else {
+					got[k] = check(t, m, cfg)
+				}
 			}
 			for _, b := range got[1:] {
 				a := got[0]
@@ -204,6 +232,43 @@ func TestDeferredChecksChangeNothing(t *testing.T) {
 						seed, w, a.Properties, a.Violations, a.Failure, b.Properties, b.Violations, b.Failure)
 				}
 			}
+		}
+	}
+}
+
+// TestDeferredChecksRecordOnlyExpandedStates: a state that breaks an
+// assertion is not expanded, so when checks are deferred to expansion the
+// graph recorded for termination lacks its edges, and the graph is built
+// again, as when checks are made at storage: from 0, state 1 breaks the
+// assertion and leads to the cycle 1 -> 3 -> 1, which only the graph built
+// again shows. A step that panics there fails the run.
+func TestDeferredChecksRecordOnlyExpandedStates(t *testing.T) {
+	adj := map[int][]int{0: {1, 2}, 1: {3}, 3: {1}}
+	g := &graph{init: []int{0}, next: func(s int) []int { return adj[s] }, bad: func(s int) bool { return s == 1 }}
+	for _, w := range []int{1, 2} {
+		var want string
+		for k := 0; k < 3; k++ {
+			m := &checkedGraph{graph: g, assert: true, expand: k > 0, keyed: k == 2}
+			r := check(t, liveChecked{m}, explorer.Config{Workers: w, Continue: true})
+			got := fmt.Sprint(r.Status, r.Properties, r.Violations)
+			if k == 0 {
+				want = got
+				if r.Graph == nil || r.Graph.Recorded || !strings.Contains(got, "{{termination termination } violated}") {
+					t.Fatalf("%d workers: %s, graph %+v; want termination violated on a graph built again", w, got, r.Graph)
+				}
+			} else if got != want {
+				t.Errorf("%d workers, checked when expanded (keyed %v): %s; checked when stored: %s", w, k == 2, got, want)
+			}
+		}
+	}
+	// A step that panics in state 3, which only the graph built again
+	// expands, fails the run there as it would in the search.
+	boom := &graph{init: g.init, next: g.next, bad: g.bad, panic: func(s int) bool { return s == 3 }}
+	for k := 0; k < 3; k++ {
+		m := &checkedGraph{graph: boom, assert: true, expand: k > 0, keyed: k == 2}
+		r := check(t, liveChecked{m}, explorer.Config{Continue: true})
+		if r.Status != explorer.Failed || !strings.Contains(r.Reason, "the model panicked while the state graph for liveness was built") {
+			t.Errorf("expand %v keyed %v: %v %q; want the panic as a failure", k > 0, k == 2, r.Status, r.Reason)
 		}
 	}
 }

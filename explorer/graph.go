@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -152,6 +154,26 @@ func (c *taskCol) at(e int) int32 {
 		return int32(c.w[e]) - 1
 	}
 	return int32(c.b[e]) - 1
+}
+
+// reserve makes room for the tasks of the chunks' columns, at the width
+// the widest needs, so that appending them allocates once.
+func (c *taskCol) reserve(chunks []*graphChunk) {
+	n, size := c.len(), c.size()
+	for _, k := range chunks {
+		n, size = n+k.task.len(), max(size, k.task.size())
+	}
+	if size > c.size() {
+		c.widen(size)
+	}
+	switch size {
+	case 4:
+		c.d = slices.Grow(c.d, n-len(c.d))
+	case 2:
+		c.w = slices.Grow(c.w, n-len(c.w))
+	default:
+		c.b = slices.Grow(c.b, n-len(c.b))
+	}
 }
 
 // appendCol appends the tasks of o.
@@ -585,6 +607,59 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	if lm, ok := s.m.(LiveModel); ok {
 		g.ntasks = len(lm.Tasks())
 	}
+	// The columns of states and edges first, so that the chunks' own
+	// columns are garbage, and given back, before the fingerprints and
+	// their index take memory.
+	g.task.reserve(chunks)
+	g.firstMem.Grow(n + 1)
+	g.firstMem.Append(0)
+	if sp.nbits > 0 {
+		g.preds = make([]uint64, (n*sp.nbits+63)/64)
+	}
+	state := 0
+	for _, c := range chunks {
+		cnt := len(c.nedges)
+		for _, d := range c.nedges {
+			g.firstMem.Append(g.firstMem.Slice()[g.firstMem.Len()-1] + d)
+		}
+		if len(c.cut) > 0 && g.cut == nil {
+			g.cut = make([]bool, n)
+		}
+		for _, i := range c.cut {
+			g.cut[state+int(i)] = true
+		}
+		// The chunk's predicate bits, after those of the states before.
+		at := state * sp.nbits
+		for b := 0; b < cnt*sp.nbits; b++ {
+			if c.preds[b/64]&(1<<uint(b%64)) != 0 {
+				g.preds[(at+b)/64] |= 1 << uint((at+b)%64)
+			}
+		}
+		g.task.appendCol(&c.task)
+		g.msgs = append(g.msgs, c.msgs...)
+		for j := range c.typed {
+			g.typed[j] = append(g.typed[j], c.typed[j]...)
+		}
+		g.time = append(g.time, c.time...)
+		g.sync = append(g.sync, c.sync...)
+		if sp.gm.entry {
+			if g.servedFirst == nil {
+				g.servedFirst = []uint32{0}
+				g.entered = map[int32][]uint64{}
+			}
+			for _, d := range c.served {
+				g.servedFirst = append(g.servedFirst, g.servedFirst[len(g.servedFirst)-1]+d)
+			}
+			g.servedKeys = append(g.servedKeys, c.servedKeys...)
+			for i, set := range c.entered {
+				g.entered[int32(state)+i] = set
+			}
+		}
+		state += cnt
+		// Keep only what resolving the edges needs.
+		*c = graphChunk{sink: c.sink, fpFrom: c.fpFrom, tgtFrom: c.tgtFrom, n: c.n, m: c.m, fps: c.fps, targets: c.targets}
+	}
+	debug.FreeOSMemory()
 	// The initial states come first, in order, without duplicates. The
 	// fingerprints and their index are needed until the edges are
 	// resolved, and kept outside the Go heap to be freed at once then.
@@ -640,7 +715,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 			for k := w; k < len(chunks); k += workers {
 				out := g.to[offs[k]:offs[k+1]]
 				// The targets are looked up a batch at a time (fpIndex.getAll).
-				var batch [64]uint64
+				var batch [indexBatch]uint64
 				n, e := 0, 0
 				flush := func() bool {
 					ok := idx.getAll(batch[:n], out[e:e+n], &sink)
@@ -684,6 +759,9 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	wg.Wait()
 	idx.free()
 	fpsMem.Free()
+	for _, c := range chunks {
+		*c = graphChunk{}
+	}
 	if missed.Load() {
 		g.free()
 		return nil, errIncomplete
@@ -691,53 +769,6 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	if s.stopped() {
 		g.free()
 		return nil, errHalted
-	}
-	g.firstMem.Grow(n + 1)
-	g.firstMem.Append(0)
-	if sp.nbits > 0 {
-		g.preds = make([]uint64, (n*sp.nbits+63)/64)
-	}
-	state := 0
-	for _, c := range chunks {
-		cnt := len(c.nedges)
-		for _, d := range c.nedges {
-			g.firstMem.Append(g.firstMem.Slice()[g.firstMem.Len()-1] + d)
-		}
-		if len(c.cut) > 0 && g.cut == nil {
-			g.cut = make([]bool, n)
-		}
-		for _, i := range c.cut {
-			g.cut[state+int(i)] = true
-		}
-		// The chunk's predicate bits, after those of the states before.
-		at := state * sp.nbits
-		for b := 0; b < cnt*sp.nbits; b++ {
-			if c.preds[b/64]&(1<<uint(b%64)) != 0 {
-				g.preds[(at+b)/64] |= 1 << uint((at+b)%64)
-			}
-		}
-		g.task.appendCol(&c.task)
-		g.msgs = append(g.msgs, c.msgs...)
-		for j := range c.typed {
-			g.typed[j] = append(g.typed[j], c.typed[j]...)
-		}
-		g.time = append(g.time, c.time...)
-		g.sync = append(g.sync, c.sync...)
-		if sp.gm.entry {
-			if g.servedFirst == nil {
-				g.servedFirst = []uint32{0}
-				g.entered = map[int32][]uint64{}
-			}
-			for _, d := range c.served {
-				g.servedFirst = append(g.servedFirst, g.servedFirst[len(g.servedFirst)-1]+d)
-			}
-			g.servedKeys = append(g.servedKeys, c.servedKeys...)
-			for i, set := range c.entered {
-				g.entered[int32(state)+i] = set
-			}
-		}
-		state += cnt
-		*c = graphChunk{}
 	}
 	for e := 0; e < m; e++ {
 		g.ntasks = max(g.ntasks, int(g.task.at(e))+1)
@@ -762,12 +793,13 @@ var errHalted = errors.New("explorer: stopped")
 
 // fpIndex finds a state's number by its fingerprint: an open-addressing
 // table of state numbers (plus one; 0 is empty) whose keys are read from
-// the fingerprints in state order, 4 bytes a slot, at most 3/4 full.
+// the fingerprints in state order, 4 bytes a slot, at most 3/4 full. A
+// fingerprint's first slot is its high bits scaled to the table's size
+// (home), so that the table need not be a power of two in size.
 type fpIndex struct {
 	fps   []uint64
 	slots []uint32 // in mem
 	mem   offheap.Array[uint32]
-	shift uint
 }
 
 // free gives the index's memory back.
@@ -776,22 +808,28 @@ func (x *fpIndex) free() {
 	x.slots = nil
 }
 
+// indexBatch is how many fingerprints fpIndex reads ahead of the one it
+// places or finds, so that their cache misses overlap.
+const indexBatch = 64
+
 // newFPIndex indexes fps (fingerprints of states 0 .. len(fps)-1).
 // errIncomplete says that a fingerprint appears twice.
 func newFPIndex(fps []uint64, halt func(int) bool) (fpIndex, error) {
-	size := 16
-	for size*3 < len(fps)*4 {
-		size *= 2
-	}
-	x := fpIndex{fps: fps, mem: offheap.Make[uint32](size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+	size := max(16, len(fps)/3*4+4)
+	x := fpIndex{fps: fps, mem: offheap.Make[uint32](size)}
 	x.slots = x.mem.Slice()
-	mask := uint64(size - 1)
+	var sink uint32
 	for i, fp := range fps {
-		if halt(i) {
-			x.free()
-			return fpIndex{}, errHalted
+		if i%indexBatch == 0 {
+			if halt(i) {
+				x.free()
+				return fpIndex{}, errHalted
+			}
+			for _, f := range fps[i:min(i+indexBatch, len(fps))] {
+				sink += x.slots[x.home(f)]
+			}
 		}
-		for h := fp >> x.shift; ; h = (h + 1) & mask {
+		for h := x.home(fp); ; h = x.next(h) {
 			if x.slots[h] == 0 {
 				x.slots[h] = uint32(i) + 1
 				break
@@ -802,13 +840,30 @@ func newFPIndex(fps []uint64, halt func(int) bool) (fpIndex, error) {
 			}
 		}
 	}
+	runtime.KeepAlive(sink) // the reads ahead are not dead code
 	return x, nil
 }
 
+// home returns the first slot of fingerprint fp.
+func (x fpIndex) home(fp uint64) int {
+	hi, _ := bits.Mul64(fp, uint64(len(x.slots)))
+	return int(hi)
+}
+
+// next returns the slot after h.
+func (x fpIndex) next(h int) int {
+	if h++; h == len(x.slots) {
+		return 0
+	}
+	return h
+}
+
 // get returns the number of the state with fingerprint fp.
-func (x fpIndex) get(fp uint64) (uint32, bool) {
-	mask := uint64(len(x.slots) - 1)
-	for h := fp >> x.shift; ; h = (h + 1) & mask {
+func (x fpIndex) get(fp uint64) (uint32, bool) { return x.getFrom(fp, x.home(fp)) }
+
+// getFrom is get with fp's home slot h.
+func (x fpIndex) getFrom(fp uint64, h int) (uint32, bool) {
+	for ; ; h = x.next(h) {
 		j := x.slots[h]
 		if j == 0 {
 			return 0, false
@@ -819,24 +874,27 @@ func (x fpIndex) get(fp uint64) (uint32, bool) {
 	}
 }
 
-// getAll puts the number of the state of each fingerprint of fps in out
-// and reports whether it found them all. It first reads the slots of all
-// of them and then the fingerprints those slots point to, so that the
-// cache misses of a batch overlap instead of following one another (two
-// per lookup in a large index); sink keeps those reads.
+// getAll puts the number of the state of each fingerprint of fps (at most
+// indexBatch) in out and reports whether it found them all. It first
+// reads the slots of all of them and then the fingerprints those slots
+// point to, so that the cache misses of a batch overlap instead of
+// following one another (two per lookup in a large index); sink keeps
+// those reads.
 func (x fpIndex) getAll(fps []uint64, out []uint32, sink *uint64) bool {
+	var homes [indexBatch]int
 	var s uint64
-	for _, fp := range fps {
-		s += uint64(x.slots[fp>>x.shift])
+	for i, fp := range fps {
+		homes[i] = x.home(fp)
+		s += uint64(x.slots[homes[i]])
 	}
-	for _, fp := range fps {
-		if j := x.slots[fp>>x.shift]; j != 0 {
+	for i := range fps {
+		if j := x.slots[homes[i]]; j != 0 {
 			s += x.fps[j-1]
 		}
 	}
 	*sink += s
 	for i, fp := range fps {
-		j, ok := x.get(fp)
+		j, ok := x.getFrom(fp, homes[i])
 		if !ok {
 			return false
 		}
@@ -848,7 +906,15 @@ func (x fpIndex) getAll(fps []uint64, out []uint32, sink *uint64) bool {
 // buildGraph explores the whole state space of m breadth first on one
 // worker and records every edge, for a search that could not record the
 // graph itself (DFS, a bound, a search cut short by its violations).
-func (s *search) buildGraph(sp *graphSpec) (*stateGraph, error) {
+func (s *search) buildGraph(sp *graphSpec) (g *stateGraph, err error) {
+	defer func() {
+		// A model that panics fails the run as in the search: here, on a
+		// state the search stored but did not expand (one that broke an
+		// assertion).
+		if p := recover(); p != nil {
+			g, err = nil, fmt.Errorf("the model panicked while the state graph for liveness was built: %v", p)
+		}
+	}()
 	w := s.m.NewWorker()
 	k, err := newGraphSink(sp, w)
 	if err != nil {
@@ -940,7 +1006,7 @@ func (s *search) buildGraph(sp *graphSpec) (*stateGraph, error) {
 			return nil, fmt.Errorf("writing the state graph to a temporary file: %w", p.err)
 		}
 	}
-	g, err := s.assemble(sp, k.chunks)
+	g, err = s.assemble(sp, k.chunks)
 	if errors.Is(err, errIncomplete) {
 		return nil, fmt.Errorf("the state graph for liveness could not be read back from its temporary files")
 	}

@@ -1,6 +1,9 @@
 package explorer
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // TestTaskCol: tasks are stored in one byte while they fit, then in two,
 // then in four, and read back the same, faults included.
@@ -60,5 +63,84 @@ func TestFPIndex(t *testing.T) {
 	}
 	if _, err := newFPIndex(append(fps, fps[3]), func(int) bool { return false }); err != errIncomplete {
 		t.Errorf("a duplicate fingerprint: %v", err)
+	}
+}
+
+// randomGraph returns a graph of n states with up to 4 edges each, some of
+// them faults; with forward, every edge leads to a higher number.
+func randomGraph(rng *rand.Rand, n int, forward bool) *stateGraph {
+	g := &stateGraph{n: n, first: []uint32{0}}
+	for u := 0; u < n; u++ {
+		for k := rng.IntN(5); k > 0; k-- {
+			v := rng.IntN(n)
+			if forward {
+				if u == n-1 {
+					break
+				}
+				v = u + 1 + rng.IntN(n-u-1)
+			}
+			g.to = append(g.to, uint32(v))
+			task := int32(rng.IntN(3))
+			if rng.IntN(6) == 0 {
+				task = -1 // a fault: a state with only faults is terminal
+			}
+			g.task.add(task)
+		}
+		g.first = append(g.first, uint32(len(g.to)))
+	}
+	return g
+}
+
+// TestForwardBadAgreesWithSCC: where the numbering orders the states of in
+// topologically, the one-pass decision of checkLive (forwardBad) finds
+// the same states able to avoid the goal forever as the SCC pass; where an
+// edge inside in leads back (a self-loop included), it declines, and an
+// edge back to a state outside in does not stop it.
+func TestForwardBadAgreesWithSCC(t *testing.T) {
+	var decided, declined, bad, good int
+	for seed := uint64(1); seed <= 300; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		n := 1 + rng.IntN(60)
+		g := randomGraph(rng, n, seed%3 != 0)
+		out := map[int]bool{}
+		for k := rng.IntN(n/3 + 1); k > 0; k-- {
+			out[rng.IntN(n)] = true
+		}
+		in := func(i int) bool { return !out[i] }
+		backInside := false
+		for u := 0; u < n; u++ {
+			lo, hi := g.edges(u)
+			for e := lo; e < hi; e++ {
+				if v := int(g.to[e]); v <= u && in(u) && in(v) {
+					backInside = true
+				}
+			}
+		}
+		fb, inB, ok := g.forwardBad(in)
+		if ok == backInside {
+			t.Fatalf("seed %d: forwardBad ok %v with an edge back inside in %v", seed, ok, backInside)
+		}
+		if !ok {
+			declined++
+			continue
+		}
+		decided++
+		isBad, fair := g.sccBad(in, Weak)
+		if len(fair) != 0 {
+			t.Fatalf("seed %d: fair cycles %v in a graph forwardBad found acyclic", seed, fair)
+		}
+		for i := 0; i < n; i++ {
+			if got, want := inB.has(i) && fb.has(i), isBad(i); got != want || inB.has(i) != in(i) {
+				t.Fatalf("seed %d: state %d in %v: forwardBad %v, SCC %v", seed, i, in(i), got, want)
+			}
+			if isBad(i) {
+				bad++
+			} else if in(i) {
+				good++
+			}
+		}
+	}
+	if decided < 50 || declined < 50 || bad < 100 || good < 100 {
+		t.Errorf("the graphs cover too little: %d decided, %d declined, %d states bad and %d not", decided, declined, bad, good)
 	}
 }

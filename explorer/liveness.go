@@ -231,39 +231,14 @@ func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairne
 		goal = func(i int) bool { return g.terminal(i) && g.pred(i, goalBit) }
 	}
 	in := func(i int) bool { return !g.isCut(i) && !goal(i) }
-	comp, count := g.scc(in)
-	order, at := members(comp, count)
-	// bad[c]: from component c a fair execution can avoid the goal forever.
-	// Components are numbered sinks first, so successors are decided.
-	bad := make([]bool, count)
-	fair := map[int32][]int{}
-	for c := 0; c < count; c++ {
-		if g.halt(c) {
-			return liveResult{}
-		}
-		c32 := int32(c)
-		group := order[at[c]:at[c+1]]
-		for _, u := range group {
-			if g.terminal(int(u)) {
-				bad[c] = true
-			}
-			lo, hi := g.edges(int(u))
-			for e := lo; e < hi && !bad[c]; e++ {
-				if d := comp[g.to[e]]; d >= 0 && d != c32 && bad[d] {
-					bad[c] = true
-				}
-			}
-		}
-		if len(group) == 1 && !g.selfLoop(int(group[0])) {
-			continue // no cycle
-		}
-		nodes := make([]int, len(group))
-		for j, u := range group {
-			nodes[j] = int(u)
-		}
-		if fc := g.fairCycle(component{nodes: nodes, member: func(i int) bool { return comp[i] == c32 }}, f); fc != nil {
-			bad[c], fair[c32] = true, fc
-		}
+	// isBad(i): from state i, in in, a fair execution can avoid the goal
+	// forever. fair holds the fair cycles found, by component.
+	var isBad func(i int) bool
+	var fair map[int32][]int
+	if fb, inB, ok := g.forwardBad(in); ok {
+		isBad = func(i int) bool { return inB.has(i) && fb.has(i) }
+	} else if !g.halted {
+		isBad, fair = g.sccBad(in, f)
 	}
 	if g.halted {
 		return liveResult{}
@@ -274,7 +249,7 @@ func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairne
 		if p.LeadsTo {
 			from = g.pred(i, whenBit)
 		}
-		if from && in(i) && bad[comp[i]] {
+		if from && isBad(i) {
 			start = i
 		}
 	}
@@ -311,6 +286,90 @@ func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairne
 	}
 	res.cycle, res.tasks = g.cycle(end, set, f)
 	return res
+}
+
+// sccBad is checkLive's general pass: it groups the states of in into
+// strongly connected components and decides, sinks first, from which
+// components a fair execution can avoid the goal forever (isBad, for
+// states of in), by reaching a terminal state of in or a fair cycle (fair,
+// by component). It returns early, with halted set, when the run stops.
+func (g *stateGraph) sccBad(in func(int) bool, f Fairness) (isBad func(int) bool, fair map[int32][]int) {
+	comp, count := g.scc(in)
+	order, at := members(comp, count)
+	// bad[c]: from component c a fair execution can avoid the goal
+	// forever. Components are numbered sinks first, so successors are
+	// decided.
+	bad := make([]bool, count)
+	fair = map[int32][]int{}
+	for c := 0; c < count; c++ {
+		if g.halt(c) {
+			return nil, nil
+		}
+		c32 := int32(c)
+		group := order[at[c]:at[c+1]]
+		for _, u := range group {
+			if g.terminal(int(u)) {
+				bad[c] = true
+			}
+			lo, hi := g.edges(int(u))
+			for e := lo; e < hi && !bad[c]; e++ {
+				if d := comp[g.to[e]]; d >= 0 && d != c32 && bad[d] {
+					bad[c] = true
+				}
+			}
+		}
+		if len(group) == 1 && !g.selfLoop(int(group[0])) {
+			continue // no cycle
+		}
+		nodes := make([]int, len(group))
+		for j, u := range group {
+			nodes[j] = int(u)
+		}
+		if fc := g.fairCycle(component{nodes: nodes, member: func(i int) bool { return comp[i] == c32 }}, f); fc != nil {
+			bad[c], fair[c32] = true, fc
+		}
+	}
+	return func(i int) bool { return in(i) && bad[comp[i]] }, fair
+}
+
+// forwardBad is checkLive's pass for a graph whose numbering orders the
+// states of in topologically: every edge between two of them leads to a
+// higher number, as in a BFS where each step leads one level deeper. No
+// cycle lies inside in then, so a state of in can avoid the goal forever
+// only by reaching a terminal state of in, and one pass from the last
+// state to the first decides each state from its successors, without the
+// memory of the SCC pass. It returns the states of in that can (bad) and
+// the states of in (inB); ok is false when an edge inside in does not lead
+// forward, and the SCC pass decides, or when the run was halted.
+func (g *stateGraph) forwardBad(in func(int) bool) (bad, inB bitset, ok bool) {
+	bad, inB = newBitset(g.n), newBitset(g.n)
+	for u := g.n - 1; u >= 0; u-- {
+		if g.halt(u) {
+			return nil, nil, false
+		}
+		if !in(u) {
+			continue
+		}
+		inB.set(u)
+		b := g.terminal(u)
+		lo, hi := g.edges(u)
+		for e := lo; e < hi; e++ {
+			v := int(g.to[e])
+			if v <= u {
+				if in(v) {
+					return nil, nil, false // a backward edge inside in
+				}
+				continue
+			}
+			if !b && inB.has(v) && bad.has(v) {
+				b = true
+			}
+		}
+		if b {
+			bad.set(u)
+		}
+	}
+	return bad, inB, true
 }
 
 // selfLoop reports whether state u has an edge to itself.
@@ -679,6 +738,8 @@ func (s *search) runLiveness(live []LiveProperty) {
 		return
 	}
 	defer g.free()
+	defer func() {
+	}()
 	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start), Recorded: recorded}
 	s.liveVerdict = make([]Verdict, len(live))
 	for k := range live {
