@@ -672,6 +672,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 				fpsMem.Append(fp)
 				return true
 			}); err != nil {
+				g.free()
 				return nil, errIncomplete
 			}
 		}
@@ -687,6 +688,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		}
 		seen[fp] = true
 		if len(g.initIdx) >= n || fps[len(g.initIdx)] != fp {
+			g.free()
 			return nil, errIncomplete
 		}
 		g.initIdx = append(g.initIdx, uint32(i))
@@ -694,6 +696,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	g.n0 = len(g.initIdx)
 	idx, err := newFPIndex(fps, g.halt)
 	if err != nil {
+		g.free()
 		return nil, err
 	}
 	defer idx.free()

@@ -1,8 +1,13 @@
 package explorer
 
 import (
+	"errors"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
+
+	"github.com/vacheck/vacheck/internal/offheap"
 )
 
 // TestTaskCol: tasks are stored in one byte while they fit, then in two,
@@ -142,5 +147,42 @@ func TestForwardBadAgreesWithSCC(t *testing.T) {
 	}
 	if decided < 50 || declined < 50 || bad < 100 || good < 100 {
 		t.Errorf("the graphs cover too little: %d decided, %d declined, %d states bad and %d not", decided, declined, bad, good)
+	}
+}
+
+// TestAssembleFreesOnError: a recording that assemble refuses, because its
+// first state is not the initial state or a fingerprint appears twice,
+// gives back the memory assemble took outside the Go heap.
+func TestAssembleFreesOnError(t *testing.T) {
+	const n = 200000
+	initial := []byte{1}
+	for _, c := range []struct {
+		name  string
+		spoil func(fps []uint64)
+	}{
+		{"the first state is not the initial state", func(fps []uint64) { fps[0]++ }},
+		{"a fingerprint twice", func(fps []uint64) { fps[n-1] = fps[n-2] }},
+	} {
+		fps := make([]uint64, n)
+		fps[0] = fingerprint(initial)
+		for i := 1; i < n; i++ {
+			fps[i] = fps[0] + uint64(i)*0x9e3779b97f4a7c15
+		}
+		c.spoil(fps)
+		s := &search{initial: [][]byte{initial}}
+		// Earlier tests' arrays may still be freed by their cleanups, which
+		// lowers the count but never raises it: let them run first.
+		for range 3 {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+		before := offheap.Mapped()
+		_, err := s.assemble(&graphSpec{}, []*graphChunk{{n: n, fps: fps, nedges: make([]uint32, n)}})
+		if !errors.Is(err, errIncomplete) {
+			t.Errorf("%s: %v, want errIncomplete", c.name, err)
+		}
+		if after := offheap.Mapped(); after > before {
+			t.Errorf("%s: %d bytes mapped outside the heap before, %d after", c.name, before, after)
+		}
 	}
 }

@@ -738,8 +738,6 @@ func (s *search) runLiveness(live []LiveProperty) {
 		return
 	}
 	defer g.free()
-	defer func() {
-	}()
 	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start), Recorded: recorded}
 	s.liveVerdict = make([]Verdict, len(live))
 	for k := range live {
