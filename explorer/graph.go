@@ -176,6 +176,26 @@ func (c *taskCol) reserve(chunks []*graphChunk) {
 	}
 }
 
+// max returns the largest task of the column, or -1 (a fault, or no edge).
+func (c *taskCol) max() int32 {
+	var m uint32 // t+1
+	switch {
+	case c.d != nil:
+		for _, v := range c.d {
+			m = max(m, v)
+		}
+	case c.w != nil:
+		for _, v := range c.w {
+			m = max(m, uint32(v))
+		}
+	default:
+		for _, v := range c.b {
+			m = max(m, uint32(v))
+		}
+	}
+	return int32(m) - 1
+}
+
 // appendCol appends the tasks of o.
 func (c *taskCol) appendCol(o *taskCol) {
 	if o.size() > c.size() {
@@ -611,16 +631,17 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	// columns are garbage, and given back, before the fingerprints and
 	// their index take memory.
 	g.task.reserve(chunks)
-	g.firstMem.Grow(n + 1)
-	g.firstMem.Append(0)
+	g.firstMem.Resize(n + 1)
+	first := g.firstMem.Slice()
+	first[0] = 0
 	if sp.nbits > 0 {
 		g.preds = make([]uint64, (n*sp.nbits+63)/64)
 	}
 	state := 0
 	for _, c := range chunks {
 		cnt := len(c.nedges)
-		for _, d := range c.nedges {
-			g.firstMem.Append(g.firstMem.Slice()[g.firstMem.Len()-1] + d)
+		for i, d := range c.nedges {
+			first[state+i+1] = first[state+i] + d
 		}
 		if len(c.cut) > 0 && g.cut == nil {
 			g.cut = make([]bool, n)
@@ -628,11 +649,17 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		for _, i := range c.cut {
 			g.cut[state+int(i)] = true
 		}
-		// The chunk's predicate bits, after those of the states before.
-		at := state * sp.nbits
-		for b := 0; b < cnt*sp.nbits; b++ {
-			if c.preds[b/64]&(1<<uint(b%64)) != 0 {
-				g.preds[(at+b)/64] |= 1 << uint((at+b)%64)
+		// The chunk's predicate bits, after those of the states before: a
+		// word at a time, shifted into place (the chunk's bits past its
+		// states are 0).
+		if bits := cnt * sp.nbits; bits > 0 {
+			at := state * sp.nbits
+			base, sh := at/64, uint(at%64)
+			for k, w := range c.preds[:(bits+63)/64] {
+				g.preds[base+k] |= w << sh
+				if sh > 0 && w>>(64-sh) != 0 {
+					g.preds[base+k+1] |= w >> (64 - sh)
+				}
 			}
 		}
 		g.task.appendCol(&c.task)
@@ -694,7 +721,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		g.initIdx = append(g.initIdx, uint32(i))
 	}
 	g.n0 = len(g.initIdx)
-	idx, err := newFPIndex(fps, g.halt)
+	idx, err := newFPIndex(fps, g.halt, min(len(s.workers), runtime.GOMAXPROCS(0)))
 	if err != nil {
 		g.free()
 		return nil, err
@@ -773,9 +800,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		g.free()
 		return nil, errHalted
 	}
-	for e := 0; e < m; e++ {
-		g.ntasks = max(g.ntasks, int(g.task.at(e))+1)
-	}
+	g.ntasks = max(g.ntasks, int(g.task.max())+1)
 	// The BFS tree: the first edge into each state that is not initial.
 	g.first = g.firstMem.Slice()
 	g.peMem = offheap.Make[uint32](n)
@@ -815,36 +840,74 @@ func (x *fpIndex) free() {
 // places or finds, so that their cache misses overlap.
 const indexBatch = 64
 
-// newFPIndex indexes fps (fingerprints of states 0 .. len(fps)-1).
-// errIncomplete says that a fingerprint appears twice.
-func newFPIndex(fps []uint64, halt func(int) bool) (fpIndex, error) {
+// newFPIndex indexes fps (fingerprints of states 0 .. len(fps)-1) on up to
+// workers goroutines, each placing a range of them: a slot is claimed by
+// compare-and-swap, so that a fingerprint met in a slot was placed there
+// before, by whichever goroutine. The layout then depends on the order of
+// the claims, not what get finds. errIncomplete says that a fingerprint
+// appears twice (two copies meet on their common probe path, whoever
+// places second); halt is asked by the first goroutine only.
+func newFPIndex(fps []uint64, halt func(int) bool, workers int) (fpIndex, error) {
 	size := max(16, len(fps)/3*4+4)
 	x := fpIndex{fps: fps, mem: offheap.Make[uint32](size)}
 	x.slots = x.mem.Slice()
-	var sink uint32
-	for i, fp := range fps {
-		if i%indexBatch == 0 {
-			if halt(i) {
-				x.free()
-				return fpIndex{}, errHalted
+	workers = max(1, min(workers, len(fps)/indexBatch))
+	var twice, halted atomic.Bool
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := len(fps)*w/workers, len(fps)*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sink uint32
+			for i := lo; i < hi; i++ {
+				if (i-lo)%indexBatch == 0 {
+					if w == 0 && halt(i) {
+						halted.Store(true)
+					}
+					if halted.Load() || twice.Load() {
+						return
+					}
+					for _, f := range fps[i:min(i+indexBatch, hi)] {
+						sink += atomic.LoadUint32(&x.slots[x.home(f)])
+					}
+				}
+				if !x.place(i) {
+					twice.Store(true)
+					return
+				}
 			}
-			for _, f := range fps[i:min(i+indexBatch, len(fps))] {
-				sink += x.slots[x.home(f)]
+			runtime.KeepAlive(sink) // the reads ahead are not dead code
+		}()
+	}
+	wg.Wait()
+	switch {
+	case halted.Load():
+		x.free()
+		return fpIndex{}, errHalted
+	case twice.Load():
+		x.free()
+		return fpIndex{}, errIncomplete
+	}
+	return x, nil
+}
+
+// place puts state i in its fingerprint's first free slot, unless a slot on
+// the way holds the same fingerprint (it reports false then).
+func (x fpIndex) place(i int) bool {
+	fp := x.fps[i]
+	for h := x.home(fp); ; h = x.next(h) {
+		j := atomic.LoadUint32(&x.slots[h])
+		if j == 0 {
+			if atomic.CompareAndSwapUint32(&x.slots[h], 0, uint32(i)+1) {
+				return true
 			}
+			j = atomic.LoadUint32(&x.slots[h])
 		}
-		for h := x.home(fp); ; h = x.next(h) {
-			if x.slots[h] == 0 {
-				x.slots[h] = uint32(i) + 1
-				break
-			}
-			if fps[x.slots[h]-1] == fp {
-				x.free()
-				return fpIndex{}, errIncomplete
-			}
+		if x.fps[j-1] == fp {
+			return false
 		}
 	}
-	runtime.KeepAlive(sink) // the reads ahead are not dead code
-	return x, nil
 }
 
 // home returns the first slot of fingerprint fp.

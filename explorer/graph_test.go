@@ -11,7 +11,8 @@ import (
 )
 
 // TestTaskCol: tasks are stored in one byte while they fit, then in two,
-// then in four, and read back the same, faults included.
+// then in four, and read back the same, faults included; max is the
+// largest.
 func TestTaskCol(t *testing.T) {
 	var want []int32
 	var c taskCol
@@ -26,12 +27,18 @@ func TestTaskCol(t *testing.T) {
 		if c.size() != size {
 			t.Errorf("%d tasks: %d bytes a task, want %d", len(want), c.size(), size)
 		}
+		top := int32(-1)
 		for e, x := range want {
 			if got := c.at(e); got != x {
 				t.Fatalf("edge %d: task %d, want %d", e, got, x)
 			}
+			top = max(top, x)
+		}
+		if c.max() != top {
+			t.Errorf("%d tasks: the largest %d, want %d", len(want), c.max(), top)
 		}
 	}
+	check(1) // no edge
 	add(0, -1, 3, 253)
 	check(1)
 	add(254, 255, 7, -1)
@@ -50,24 +57,34 @@ func TestTaskCol(t *testing.T) {
 // TestFPIndex: every fingerprint is found at its position, a missing one
 // is not, and a duplicate is refused.
 func TestFPIndex(t *testing.T) {
-	fps := make([]uint64, 1000)
+	fps := make([]uint64, 5000)
 	for i := range fps {
 		fps[i] = uint64(i)*0x9e3779b97f4a7c15 + 1
 	}
-	x, err := newFPIndex(fps, func(int) bool { return false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, fp := range fps {
-		if j, ok := x.get(fp); !ok || int(j) != i {
-			t.Fatalf("fingerprint %d: %d %v", i, j, ok)
+	never := func(int) bool { return false }
+	for _, w := range []int{1, 2, 4} {
+		x, err := newFPIndex(fps, never, w)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, ok := x.get(12345); ok {
-		t.Error("a missing fingerprint was found")
-	}
-	if _, err := newFPIndex(append(fps, fps[3]), func(int) bool { return false }); err != errIncomplete {
-		t.Errorf("a duplicate fingerprint: %v", err)
+		for i, fp := range fps {
+			if j, ok := x.get(fp); !ok || int(j) != i {
+				t.Fatalf("%d goroutines, fingerprint %d: %d %v", w, i, j, ok)
+			}
+		}
+		if _, ok := x.get(12345); ok {
+			t.Errorf("%d goroutines: a missing fingerprint was found", w)
+		}
+		x.free()
+		// A copy in another goroutine's range, or in the same one.
+		for _, at := range []int{3, 4999} {
+			if _, err := newFPIndex(append(fps[:len(fps):len(fps)], fps[at]), never, w); err != errIncomplete {
+				t.Errorf("%d goroutines, fingerprint %d twice: %v", w, at, err)
+			}
+		}
+		if _, err := newFPIndex(fps, func(i int) bool { return i >= 64 }, w); err != errHalted {
+			t.Errorf("%d goroutines, halted: %v", w, err)
+		}
 	}
 }
 
