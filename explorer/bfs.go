@@ -411,8 +411,10 @@ func (s *search) bfs() {
 			if s.done() {
 				// Also with Continue: what this level's checks found
 				// decides the last property, which would have ended the
-				// search once the level was stored.
+				// search once the level was stored. The graph recorded
+				// holds this level's edges to states never stored.
 				rollback()
+				s.rec.discard()
 				return
 			}
 		}
@@ -1214,9 +1216,9 @@ func firstFailure(fails []bfsFound, errs []error) (bfsFound, error) {
 // counts as expanded, and a level that is stored but never expanded is
 // checked on its own (checkStored). A state graph recorded meanwhile holds
 // the edges of every level expanded: a state its check keeps from
-// expansion makes the recording incomplete, and a level whose checks end
-// the search leaves edges to states never stored, which the assembly
-// finds; either way the graph is built again (errIncomplete).
+// expansion, or a level whose checks end the search (whose edges lead to
+// states never stored), makes the recording incomplete, and the graph is
+// built again (errIncomplete).
 func (s *search) deferChecks() bool {
 	if s.reducers != nil {
 		return false

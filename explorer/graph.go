@@ -584,6 +584,13 @@ func (r *graphRecorder) level(w int) *graphSink {
 	return r.sinks[w]
 }
 
+// discard makes the recording incomplete: the graph is built again.
+func (r *graphRecorder) discard() {
+	if r != nil && len(r.sinks) > 0 {
+		r.sinks[0].fail(errIncomplete)
+	}
+}
+
 // chunks returns the recorded chunks in BFS order, and the first error a
 // sink met.
 func (r *graphRecorder) chunks() ([]*graphChunk, error) {
@@ -727,6 +734,11 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		return nil, err
 	}
 	defer idx.free()
+	if !idx.verify {
+		// The index alone resolves the edges: the fingerprints go now.
+		idx.fps = nil
+		fpsMem.Free()
+	}
 	// Edges: targets by state number, in parallel over the chunks.
 	g.toMem = offheap.Make[uint32](m)
 	g.to = g.toMem.Slice()
@@ -820,14 +832,23 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 var errHalted = errors.New("explorer: stopped")
 
 // fpIndex finds a state's number by its fingerprint: an open-addressing
-// table of state numbers (plus one; 0 is empty) whose keys are read from
-// the fingerprints in state order, 4 bytes a slot, at most 3/4 full. A
-// fingerprint's first slot is its high bits scaled to the table's size
-// (home), so that the table need not be a power of two in size.
+// table, at most 3/4 full, each of whose slots holds a state's number
+// plus one (0 is empty) in its low 32 bits and the low 32 bits of the
+// state's fingerprint, its tag, in the high ones. A fingerprint's first
+// slot is its high bits scaled to the table's size (home), so that the
+// table need not be a power of two in size.
+//
+// A lookup takes the first slot on its path with its tag, without reading
+// the fingerprints: one cache miss, not two. It would take the wrong state
+// only where a slot before a state's own on its path held another state
+// with the same tag; placing the state walked past that slot then and
+// met the tag, and the index compares whole fingerprints ever after
+// (verify), about once in ten thousand indexes of a million states.
 type fpIndex struct {
-	fps   []uint64
-	slots []uint32 // in mem
-	mem   offheap.Array[uint32]
+	fps    []uint64
+	slots  []uint64 // in mem
+	mem    offheap.Array[uint64]
+	verify bool
 }
 
 // free gives the index's memory back.
@@ -842,24 +863,25 @@ const indexBatch = 64
 
 // newFPIndex indexes fps (fingerprints of states 0 .. len(fps)-1) on up to
 // workers goroutines, each placing a range of them: a slot is claimed by
-// compare-and-swap, so that a fingerprint met in a slot was placed there
-// before, by whichever goroutine. The layout then depends on the order of
-// the claims, not what get finds. errIncomplete says that a fingerprint
+// compare-and-swap, so that a state met in a slot was placed there before,
+// by whichever goroutine. The layout then depends on the order of the
+// claims, not what get finds. errIncomplete says that a fingerprint
 // appears twice (two copies meet on their common probe path, whoever
-// places second); halt is asked by the first goroutine only.
+// places second); halt is asked by the first goroutine only. fps must
+// stay unchanged while the index is used, unless verify is false.
 func newFPIndex(fps []uint64, halt func(int) bool, workers int) (fpIndex, error) {
 	size := max(16, len(fps)/3*4+4)
-	x := fpIndex{fps: fps, mem: offheap.Make[uint32](size)}
+	x := fpIndex{fps: fps, mem: offheap.Make[uint64](size)}
 	x.slots = x.mem.Slice()
 	workers = max(1, min(workers, len(fps)/indexBatch))
-	var twice, halted atomic.Bool
+	var twice, halted, verify atomic.Bool
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		lo, hi := len(fps)*w/workers, len(fps)*(w+1)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var sink uint32
+			var sink uint64
 			for i := lo; i < hi; i++ {
 				if (i-lo)%indexBatch == 0 {
 					if w == 0 && halt(i) {
@@ -869,12 +891,15 @@ func newFPIndex(fps []uint64, halt func(int) bool, workers int) (fpIndex, error)
 						return
 					}
 					for _, f := range fps[i:min(i+indexBatch, hi)] {
-						sink += atomic.LoadUint32(&x.slots[x.home(f)])
+						sink += atomic.LoadUint64(&x.slots[x.home(f)])
 					}
 				}
-				if !x.place(i) {
+				switch x.place(i) {
+				case placeTwice:
 					twice.Store(true)
 					return
+				case placeTagMet:
+					verify.Store(true)
 				}
 			}
 			runtime.KeepAlive(sink) // the reads ahead are not dead code
@@ -889,23 +914,38 @@ func newFPIndex(fps []uint64, halt func(int) bool, workers int) (fpIndex, error)
 		x.free()
 		return fpIndex{}, errIncomplete
 	}
+	x.verify = verify.Load()
 	return x, nil
 }
 
-// place puts state i in its fingerprint's first free slot, unless a slot on
-// the way holds the same fingerprint (it reports false then).
-func (x fpIndex) place(i int) bool {
+// What placing a state met on its way.
+const (
+	placeFree   = iota // only other tags
+	placeTagMet        // another fingerprint with the state's tag
+	placeTwice         // the state's fingerprint: it is there twice
+)
+
+// tag returns the tag of fingerprint fp, in a slot's high bits.
+func tag(fp uint64) uint64 { return fp << 32 }
+
+// place puts state i in its fingerprint's first free slot, and says what
+// it met on the way.
+func (x fpIndex) place(i int) int {
 	fp := x.fps[i]
+	met := placeFree
 	for h := x.home(fp); ; h = x.next(h) {
-		j := atomic.LoadUint32(&x.slots[h])
-		if j == 0 {
-			if atomic.CompareAndSwapUint32(&x.slots[h], 0, uint32(i)+1) {
-				return true
+		v := atomic.LoadUint64(&x.slots[h])
+		if v == 0 {
+			if atomic.CompareAndSwapUint64(&x.slots[h], 0, tag(fp)|uint64(i+1)) {
+				return met
 			}
-			j = atomic.LoadUint32(&x.slots[h])
+			v = atomic.LoadUint64(&x.slots[h])
 		}
-		if x.fps[j-1] == fp {
-			return false
+		if v>>32<<32 == tag(fp) {
+			if x.fps[uint32(v)-1] == fp {
+				return placeTwice
+			}
+			met = placeTagMet
 		}
 	}
 }
@@ -924,39 +964,34 @@ func (x fpIndex) next(h int) int {
 	return h
 }
 
-// get returns the number of the state with fingerprint fp.
+// get returns the number of the state with fingerprint fp. A fingerprint
+// of no state is reported missing unless, without verify, a state with
+// its tag lies on its path.
 func (x fpIndex) get(fp uint64) (uint32, bool) { return x.getFrom(fp, x.home(fp)) }
 
 // getFrom is get with fp's home slot h.
 func (x fpIndex) getFrom(fp uint64, h int) (uint32, bool) {
 	for ; ; h = x.next(h) {
-		j := x.slots[h]
-		if j == 0 {
+		v := x.slots[h]
+		if v == 0 {
 			return 0, false
 		}
-		if x.fps[j-1] == fp {
-			return j - 1, true
+		if v>>32<<32 == tag(fp) && (!x.verify || x.fps[uint32(v)-1] == fp) {
+			return uint32(v) - 1, true
 		}
 	}
 }
 
 // getAll puts the number of the state of each fingerprint of fps (at most
 // indexBatch) in out and reports whether it found them all. It first
-// reads the slots of all of them and then the fingerprints those slots
-// point to, so that the cache misses of a batch overlap instead of
-// following one another (two per lookup in a large index); sink keeps
-// those reads.
+// reads the home slots of all of them, so that the cache misses of a
+// batch overlap instead of following one another; sink keeps those reads.
 func (x fpIndex) getAll(fps []uint64, out []uint32, sink *uint64) bool {
 	var homes [indexBatch]int
 	var s uint64
 	for i, fp := range fps {
 		homes[i] = x.home(fp)
-		s += uint64(x.slots[homes[i]])
-	}
-	for i := range fps {
-		if j := x.slots[homes[i]]; j != 0 {
-			s += x.fps[j-1]
-		}
+		s += x.slots[homes[i]]
 	}
 	*sink += s
 	for i, fp := range fps {

@@ -54,28 +54,52 @@ func TestTaskCol(t *testing.T) {
 	check(4)
 }
 
-// TestFPIndex: every fingerprint is found at its position, a missing one
-// is not, and a duplicate is refused.
+// TestFPIndex: every fingerprint is found at its position, also where two
+// share a tag (the index then verifies), a missing one is not, and a
+// duplicate is refused.
 func TestFPIndex(t *testing.T) {
 	fps := make([]uint64, 5000)
 	for i := range fps {
 		fps[i] = uint64(i)*0x9e3779b97f4a7c15 + 1
 	}
+	// tagged: states 100 and 101 share a tag (the low 32 bits) and a home
+	// slot, so that placing either walks past the other.
+	tagged := append([]uint64(nil), fps...)
+	tagged[101] = tagged[100] + 1<<32
 	never := func(int) bool { return false }
 	for _, w := range []int{1, 2, 4} {
-		x, err := newFPIndex(fps, never, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, fp := range fps {
-			if j, ok := x.get(fp); !ok || int(j) != i {
-				t.Fatalf("%d goroutines, fingerprint %d: %d %v", w, i, j, ok)
+		for _, c := range []struct {
+			name   string
+			fps    []uint64
+			verify bool
+		}{{"distinct tags", fps, false}, {"a tag twice", tagged, true}} {
+			x, err := newFPIndex(c.fps, never, w)
+			if err != nil {
+				t.Fatal(err)
 			}
+			if x.verify != c.verify {
+				t.Errorf("%d goroutines, %s: verify %v", w, c.name, x.verify)
+			}
+			for i, fp := range c.fps {
+				if j, ok := x.get(fp); !ok || int(j) != i {
+					t.Fatalf("%d goroutines, %s, fingerprint %d: %d %v", w, c.name, i, j, ok)
+				}
+			}
+			if _, ok := x.get(12345); ok {
+				t.Errorf("%d goroutines, %s: a missing fingerprint was found", w, c.name)
+			}
+			out := make([]uint32, 50)
+			var sink uint64
+			if !x.getAll(c.fps[80:130], out, &sink) {
+				t.Errorf("%d goroutines, %s: getAll missed", w, c.name)
+			}
+			for k, j := range out {
+				if int(j) != 80+k {
+					t.Errorf("%d goroutines, %s: getAll found %d for state %d", w, c.name, j, 80+k)
+				}
+			}
+			x.free()
 		}
-		if _, ok := x.get(12345); ok {
-			t.Errorf("%d goroutines: a missing fingerprint was found", w)
-		}
-		x.free()
 		// A copy in another goroutine's range, or in the same one.
 		for _, at := range []int{3, 4999} {
 			if _, err := newFPIndex(append(fps[:len(fps):len(fps)], fps[at]), never, w); err != errIncomplete {
