@@ -39,10 +39,17 @@ func (p *keyProc) Do(s Step, fx *Effects[string]) {
 	to := (fx.Self() + 1) % 2
 	// lengths 3, 60, 130: short, xxh3, and over the 1-byte varint
 	fx.Send(to, strings.Repeat(string(rune('a'+p.Sent)), []int{0, 3, 60, 130}[p.Sent]))
+	if p.Sent == 1 {
+		fx.Send(to, "z") // a second message to the same channel
+	}
 	fx.Assert("small", p.Sent < 3 || fx.Self() == 0)
 }
 
+// Receive depends on whether the sender is up (the environment's segment).
 func (p *keyProc) Receive(from int, m string, fx *Effects[string]) {
+	if !fx.Up(from) {
+		m = strings.ToUpper(m)
+	}
 	p.Log += m
 	p.Tail = append(p.Tail, int32(len(m)))
 }
@@ -55,7 +62,8 @@ func (p *keyProc) Recover(fx *Effects[string]) { p.Log = ""; p.Tail = nil }
 // system with FIFO and unordered channels, with and without crashes and
 // recoveries, the key CheckExpandKeyed offers for each transition is the
 // key of the successor it builds, computed from that encoding alone
-// (stateKey), and the successor is the one Successors builds.
+// (stateKey), and the successor and transition are the ones Successors
+// builds.
 func TestKeyedOffersTheKeyOfTheSuccessor(t *testing.T) {
 	for _, disc := range []channel.Discipline{channel.FIFO, channel.Unordered} {
 		for _, faults := range []int{0, 1} {
@@ -88,25 +96,30 @@ func TestKeyedOffersTheKeyOfTheSuccessor(t *testing.T) {
 					seen[string(st)] = true
 					var keys []uint64
 					var nexts [][]byte
+					var ts, plainTs []explorer.Transition
 					_, _, _, err := a.CheckExpandKeyed(st, 0, 0, func(_ explorer.Transition, k uint64) bool {
 						keys = append(keys, k)
 						return true
-					}, func(_ explorer.Transition, next []byte) {
+					}, func(t explorer.Transition, next []byte) {
 						nexts = append(nexts, bytes.Clone(next))
+						ts = append(ts, t)
 					})
 					if err != nil {
 						t.Fatal(err)
 					}
 					var plain [][]byte
-					if _, err := c.Successors(st, func(_ explorer.Transition, next []byte) { plain = append(plain, bytes.Clone(next)) }); err != nil {
+					if _, err := c.Successors(st, func(t explorer.Transition, next []byte) {
+						plain = append(plain, bytes.Clone(next))
+						plainTs = append(plainTs, t)
+					}); err != nil {
 						t.Fatal(err)
 					}
 					if len(plain) != len(nexts) {
 						t.Fatalf("%d vs %d successors", len(plain), len(nexts))
 					}
 					for i, next := range nexts {
-						if !bytes.Equal(next, plain[i]) {
-							t.Fatalf("successor %d differs:\n%x\n%x", i, next, plain[i])
+						if !bytes.Equal(next, plain[i]) || ts[i] != plainTs[i] {
+							t.Fatalf("state %x: successor %d differs:\n%x %+v\n%x %+v", st, i, next, ts[i], plain[i], plainTs[i])
 						}
 						b.load(&b.v, next)
 						ks := make([]uint64, len(b.v.bounds)/2)
