@@ -273,6 +273,27 @@ func TestDeferredChecksRecordOnlyExpandedStates(t *testing.T) {
 	}
 }
 
+// TestDeferredChecksEndingTheSearchDiscardTheRecording: under --continue,
+// the checks of level 1 decide every property checked (state 1 breaks
+// good, state 2 good2) and end the search after that level was expanded
+// and recorded. Its edges lead to states never stored in general, so the
+// recording is discarded and the graph built again, even here, where they
+// lead back to state 0 only.
+func TestDeferredChecksEndingTheSearchDiscardTheRecording(t *testing.T) {
+	adj := map[int][]int{0: {1, 2}, 1: {0}, 2: {0}}
+	g := &graph{init: []int{0}, next: func(s int) []int { return adj[s] }, bad: func(s int) bool { return s == 1 }}
+	for _, keyed := range []bool{false, true} {
+		m := &checkedGraph{graph: g, bad2: func(s int) bool { return s == 2 }, expand: true, keyed: keyed}
+		r := check(t, liveChecked{m}, explorer.Config{Continue: true, Properties: []string{"good", "good2", properties.Termination}})
+		if r.Graph == nil || r.Graph.Recorded || r.States != 3 {
+			t.Errorf("keyed %v: %d states, graph %+v; want 3 states and the graph built again", keyed, r.States, r.Graph)
+		}
+		if got := fmt.Sprint(r.Properties); !strings.Contains(got, "{{termination termination } violated}") {
+			t.Errorf("keyed %v: %s; want termination violated (the cycle 0 -> 1 -> 0)", keyed, got)
+		}
+	}
+}
+
 // haltGraph is a checkedGraph whose InBound cancels a context at one state,
 // while the search stores the level of that state (phase 2): the search
 // then ends with that level stored and not expanded, and saves it.
