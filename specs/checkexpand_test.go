@@ -45,6 +45,19 @@ type succ struct {
 	next []byte
 }
 
+// collect returns an emit callback that appends each successor to ss.
+func collect(ss *[]succ) func(explorer.Transition, []byte) {
+	return func(t explorer.Transition, next []byte) { *ss = append(*ss, succ{t, bytes.Clone(next)}) }
+}
+
+// plain checks st with w against want and lists its successors: what the
+// combined calls must give.
+func plain(w explorer.Worker, st []byte, want uint64) (ss []succ, p int, checkErr error, n int, err error) {
+	p, checkErr = w.Check(st, want)
+	n, err = w.Successors(st, collect(&ss))
+	return ss, p, checkErr, n, err
+}
+
 // nexts returns the successors of ss.
 func nexts(ss []succ) [][]byte {
 	out := make([][]byte, len(ss))
@@ -84,15 +97,9 @@ func TestCheckExpandIsCheckThenSuccessors(t *testing.T) {
 			}
 			want, stop := everyProperty(m)
 			walk(t, m, 3000, func(st []byte) [][]byte {
-				p1, err1 := a.Check(st, want)
-				var s1 []succ
-				n1, errA := a.Successors(st, func(t explorer.Transition, next []byte) {
-					s1 = append(s1, succ{t, bytes.Clone(next)})
-				})
+				s1, p1, err1, n1, errA := plain(a, st, want)
 				var s2 []succ
-				p2, err2, n2, errB := ce.CheckExpand(st, want, stop, func(t explorer.Transition, next []byte) {
-					s2 = append(s2, succ{t, bytes.Clone(next)})
-				})
+				p2, err2, n2, errB := ce.CheckExpand(st, want, stop, collect(&s2))
 				if p1 != p2 || fmt.Sprint(err1) != fmt.Sprint(err2) {
 					t.Fatalf("state %x: Check gives %d %v, CheckExpand %d %v", st, p1, err1, p2, err2)
 				}
@@ -134,11 +141,7 @@ func TestCheckExpandKeyed(t *testing.T) {
 			keyOf := map[string]uint64{}
 			stateOf := map[uint64]string{}
 			walk(t, m, 3000, func(st []byte) [][]byte {
-				p1, err1 := a.Check(st, want)
-				var s1 []succ
-				n1, errA := a.Successors(st, func(t explorer.Transition, next []byte) {
-					s1 = append(s1, succ{t, bytes.Clone(next)})
-				})
+				s1, p1, err1, n1, errA := plain(a, st, want)
 				var keys []uint64
 				var offered []explorer.Transition
 				var s2 []succ
@@ -146,9 +149,7 @@ func TestCheckExpandKeyed(t *testing.T) {
 					keys = append(keys, key)
 					offered = append(offered, t)
 					return len(keys)%2 == 1
-				}, func(t explorer.Transition, next []byte) {
-					s2 = append(s2, succ{t, bytes.Clone(next)})
-				})
+				}, collect(&s2))
 				if p1 != p2 || fmt.Sprint(err1) != fmt.Sprint(err2) {
 					t.Fatalf("state %x: Check gives %d %v, CheckExpandKeyed %d %v", st, p1, err1, p2, err2)
 				}
