@@ -405,3 +405,38 @@ func TestKeyedCheckAskedForNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestContinueDecidesAssertions: under --continue, the search goes on after
+// every selected property has a counterexample until each assertion has
+// one too or every state is explored, since an assertion's verdict is
+// reported whatever was selected. On the chain 0 -> 1 -> 2 -> 3, good
+// fails at 1; the assertion good2 never fails (it holds, after 4 states), or
+// fails at 3.
+func TestContinueDecidesAssertions(t *testing.T) {
+	g := &graph{init: []int{0}, next: func(s int) []int {
+		if s < 3 {
+			return []int{s + 1}
+		}
+		return nil
+	}, bad: func(s int) bool { return s == 1 }}
+	for _, bad2 := range []func(int) bool{nil, func(s int) bool { return s == 3 }} {
+		want := explorer.Holds
+		if bad2 != nil {
+			want = explorer.ViolatedVerdict
+		}
+		for _, strat := range []explorer.Strategy{explorer.BFS, explorer.DFS} {
+			for k := 0; k < 3; k++ {
+				m := &checkedGraph{graph: g, bad2: bad2, assert2: true, expand: k > 0, keyed: k == 2}
+				r := check(t, m, explorer.Config{Strategy: strat, Continue: true, Properties: []string{"good"}})
+				got := map[string]explorer.Verdict{}
+				for _, p := range r.Properties {
+					got[p.Name] = p.Verdict
+				}
+				if r.States != 4 || got["good"] != explorer.ViolatedVerdict || got["good2"] != want {
+					t.Errorf("%v, expand %v keyed %v, good2 failing %v: %d states, %v; want 4 states, good violated, good2 %v",
+						strat, k > 0, k == 2, bad2 != nil, r.States, got, want)
+				}
+			}
+		}
+	}
+}

@@ -377,7 +377,11 @@ func (s *search) overMemory() bool {
 // before it samples the memory again.
 const memSampleBytes = 4 << 20
 
-// done reports whether the violations found so far end the search.
+// done reports whether the violations found so far end the search: the
+// first one does, and with Continue, one for every property still checked.
+// The assertions count too: they are checked whatever was selected, and
+// their verdict is reported (the channel bound, most often), so the search
+// goes on until each has a counterexample or every state is explored.
 func (s *search) done() bool {
 	if len(s.violations) == 0 {
 		return false
@@ -385,11 +389,14 @@ func (s *search) done() bool {
 	if !s.cfg.Continue {
 		return true
 	}
-	dl := !s.checkDL
+	dl, pending := !s.checkDL, s.want
 	for _, f := range s.violations {
 		dl = dl || f.prop == s.deadlock
+		if f.prop < len(s.props) {
+			pending &^= 1 << uint(f.prop)
+		}
 	}
-	return dl && s.want&^s.assert == 0
+	return dl && pending == 0
 }
 
 // record notes a counterexample to property prop at the state r, with
