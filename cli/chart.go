@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
@@ -17,6 +18,34 @@ func chartFlags() []urfave.Flag {
 	return []urfave.Flag{
 		&urfave.StringFlag{Name: "html", Usage: "write the counterexamples and metric witnesses as message sequence charts to this self-contained HTML `FILE`"},
 	}
+}
+
+// checkHTML checks before a run that --html names a file that can be
+// written: its directory exists and takes a new file, and the file, if it
+// exists, is a regular file. The run's report is then not lost to a typo
+// in the path at its end.
+func checkHTML(c *urfave.Context) error {
+	file := c.String("html")
+	if !c.IsSet("html") {
+		return nil
+	}
+	if file == "" {
+		return usagef("--html: the file name is empty")
+	}
+	dir := filepath.Dir(file)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usagef("--html %s: the directory %s does not exist", file, dir)
+	}
+	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
+		return usagef("--html %s: not a regular file", file)
+	}
+	probe, err := os.CreateTemp(dir, ".vacheck-html-*")
+	if err != nil {
+		return usagef("--html %s: the directory %s takes no new file: %v", file, dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
 }
 
 // charts writes --html FILE when the run has a counterexample or a
@@ -33,14 +62,14 @@ func charts(c *urfave.Context, run *report.Run, stderr io.Writer) error {
 	}
 	f, err := os.Create(file)
 	if err != nil {
-		return err
+		return fmt.Errorf("--html: %w", err)
 	}
 	if err := msc.HTML(f, page); err != nil {
 		f.Close()
-		return err
+		return fmt.Errorf("--html: writing %s: %w", file, err)
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return fmt.Errorf("--html: writing %s: %w", file, err)
 	}
 	fmt.Fprintf(stderr, "vacheck: wrote %d chart%s to %s\n", len(page.Sections), plural(len(page.Sections)), file)
 	return nil

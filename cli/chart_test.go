@@ -100,3 +100,22 @@ func TestShowAndHTMLFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLPathCheckedBeforeTheRun: an --html FILE that cannot be written is
+// a usage error before the search, not the loss of the report after it.
+func TestHTMLPathCheckedBeforeTheRun(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ file, want string }{
+		{filepath.Join(dir, "missing", "x.html"), "does not exist"},
+		{dir, "not a regular file"},
+		{"", "the file name is empty"},
+	} {
+		code, stdout, stderr := vacheck("check", "chang-roberts-broken", "--n", "3", "--html", c.file)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "--html") || !strings.Contains(stderr, c.want) {
+			t.Errorf("--html %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.file, code, stdout, stderr, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the checks left files behind: %v", entries)
+	}
+}

@@ -290,6 +290,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		return exitUsage, err
 	}
+	if err := checkHTML(c); err != nil {
+		return exitUsage, err
+	}
 	defer tuneGC(cfg.MaxMemory)()
 	model, err := spec.Build(params)
 	if err != nil {
@@ -329,15 +332,17 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if b, ok := model.(interface{ BoundDoc() string }); ok {
 		run.BoundDoc = b.BoundDoc()
 	}
-	if err := charts(c, &run, stderr); err != nil { // --html: see chart.go
-		return exitModel, err
-	}
 	if format == "json" {
 		err = report.JSON(c.App.Writer, run)
 	} else {
 		err = report.Text(c.App.Writer, run)
 	}
 	if err != nil {
+		return exitModel, err
+	}
+	// After the report, so that a chart that cannot be written (the disk
+	// full, after checkHTML found the directory writable) loses nothing else.
+	if err := charts(c, &run, stderr); err != nil { // --html: see chart.go
 		return exitModel, err
 	}
 	switch res.Status {
