@@ -298,8 +298,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		return exitUsage, err
 	}
+	var notChecked []string
 	if (cfg.Reduction == explorer.PartialOrder || cfg.Symmetry) && !c.IsSet("property") {
-		cfg.Properties = safetyClaims(model, cfg.Properties)
+		cfg.Properties, notChecked = safetyClaims(model, cfg.Properties)
 	}
 	if !c.Bool("quiet") {
 		cfg.Progress, cfg.ProgressEvery = progressLine(stderr), progressEvery
@@ -322,7 +323,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	}
 	_, reducible := model.NewWorker().(explorer.Reducer)
 	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Reducible: reducible,
-		Involved: views.involved, TraceDiff: views.diff}
+		Involved: views.involved, TraceDiff: views.diff, NotChecked: notChecked, NotCheckedWhy: safetyOnlyWhy(cfg)}
 	if views.msc {
 		run.Show = "msc"
 	}
@@ -397,21 +398,36 @@ func engineConfig(c *urfave.Context, spec specs.Spec) (explorer.Config, string, 
 	return cfg, format, nil
 }
 
-// safetyClaims drops the liveness properties from claims: partial-order
-// reduction does not preserve them, so by default it checks the rest, and
-// the report shows the liveness claims as skipped.
-func safetyClaims(m explorer.Model, claims []string) []string {
+// safetyClaims splits claims into the safety properties and the liveness
+// properties of m: partial-order reduction and symmetry do not preserve
+// liveness, so by default they check the safety claims, and the report
+// names the others as not checked (safetyOnlyWhy says why).
+func safetyClaims(m explorer.Model, claims []string) (safety, live []string) {
 	lm, ok := m.(explorer.LiveModel)
 	if !ok {
-		return claims
+		return claims, nil
 	}
-	var out []string
 	for _, name := range claims {
-		if !slices.ContainsFunc(lm.Liveness(), func(p explorer.LiveProperty) bool { return p.Name == name }) {
-			out = append(out, name)
+		if slices.ContainsFunc(lm.Liveness(), func(p explorer.LiveProperty) bool { return p.Name == name }) {
+			live = append(live, name)
+		} else {
+			safety = append(safety, name)
 		}
 	}
-	return out
+	return safety, live
+}
+
+// safetyOnlyWhy says why a search with cfg checks the safety claims only.
+func safetyOnlyWhy(cfg explorer.Config) string {
+	switch {
+	case cfg.Symmetry && cfg.Reduction == explorer.PartialOrder:
+		return "--symmetry and --reduction por check safety properties only"
+	case cfg.Symmetry:
+		return "--symmetry checks safety properties only; run without it to check liveness"
+	case cfg.Reduction == explorer.PartialOrder:
+		return "--reduction por checks safety properties only; run with --reduction none to check liveness"
+	}
+	return ""
 }
 
 func bytesString(b uint64) string {

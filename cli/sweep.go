@@ -204,7 +204,11 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		if budget > 0 {
 			fmt.Fprintf(w, " within %s", budget)
 		}
-		fmt.Fprintf(w, "\n%4s %14s %14s %6s %9s  %-30s %s\n", "N", "states", "transitions", "depth", "time", "verdicts", "metrics")
+		states := "states"
+		if cfg.Symmetry {
+			states = "orbits" // the counts are orbits of states under the symmetry
+		}
+		fmt.Fprintf(w, "\n%4s %14s %14s %6s %9s  %-30s %s\n", "N", states, "transitions", "depth", "time", "verdicts", "metrics")
 	}
 	start := time.Now()
 	var certs []certificate
@@ -218,8 +222,9 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 				run.Timeout, byBudget = left, true
 			}
 		}
+		var notChecked []string
 		if (run.Reduction == explorer.PartialOrder || run.Symmetry) && !c.IsSet("property") {
-			run.Properties = safetyClaims(models[k], run.Properties)
+			run.Properties, notChecked = safetyClaims(models[k], run.Properties)
 		}
 		if !c.Bool("quiet") {
 			run.Progress, run.ProgressEvery = progressLine(stderr), progressEvery
@@ -232,6 +237,9 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 			res.Reason = fmt.Sprintf("sweep budget reached (--budget %s)", budget)
 		}
 		cert := newCertificate(spec.Name, params[k].Canonical(), res)
+		for _, name := range notChecked {
+			cert.Verdicts[name] = notCheckedVerdict
+		}
 		certs = append(certs, cert)
 		if format == "text" {
 			writeSweepRow(w, ns[k], cert)
@@ -311,6 +319,10 @@ func newCertificate(spec string, params map[string]any, r *explorer.Result) cert
 	return c
 }
 
+// notCheckedVerdict is a certificate's verdict of a claim the run did not
+// check: a liveness claim under --symmetry or --reduction por.
+const notCheckedVerdict = "not-checked"
+
 func writeSweepRow(w io.Writer, n int, c certificate) {
 	verdict := strings.ToUpper(c.Status)
 	var bad []string
@@ -322,6 +334,16 @@ func writeSweepRow(w io.Writer, n int, c certificate) {
 	slices.Sort(bad)
 	if len(bad) > 0 {
 		verdict += " " + strings.Join(bad, ",")
+	}
+	var unchecked []string
+	for name, v := range c.Verdicts {
+		if v == notCheckedVerdict {
+			unchecked = append(unchecked, name)
+		}
+	}
+	slices.Sort(unchecked)
+	if len(unchecked) > 0 {
+		verdict += " (not checked: " + strings.Join(unchecked, ",") + ")"
 	}
 	var ms []string
 	for name, m := range c.Metrics {

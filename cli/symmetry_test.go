@@ -55,3 +55,45 @@ func TestSymmetryFlag(t *testing.T) {
 		t.Errorf("announce under --symmetry (termination skipped): exit %d\n%s", code, out)
 	}
 }
+
+// TestSymmetryNamesTheClaimsItLeavesOut: a liveness claim that --symmetry
+// leaves out is listed as not checked, and the verdict says so, in the
+// text, the JSON and a sweep, rather than an OK that reads as covering it.
+func TestSymmetryNamesTheClaimsItLeavesOut(t *testing.T) {
+	code, out, errb := vacheck("check", "chang-roberts-announce", "--n", "3", "--symmetry", "--quiet")
+	for _, want := range []string{"termination          not checked", "result: OK, every property checked holds; not checked: termination (--symmetry checks safety properties only"} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("text: exit %d, want %q in\n%s%s", code, want, out, errb)
+		}
+	}
+	if strings.Contains(out, "every property holds") {
+		t.Errorf("text: an unqualified OK with termination left out:\n%s", out)
+	}
+	code, out, _ = vacheck("check", "chang-roberts-announce", "--n", "3", "--symmetry", "--quiet", "--format", "json")
+	var run struct {
+		Status     string `json:"status"`
+		Properties []struct{ Name, Status, Reason string }
+	}
+	if err := json.Unmarshal([]byte(out), &run); err != nil || code != exitOK || run.Status != "ok" {
+		t.Fatalf("JSON: exit %d, %v\n%s", code, err, out)
+	}
+	found := false
+	for _, p := range run.Properties {
+		if p.Name == "termination" {
+			found = p.Status == "not-checked" && strings.Contains(p.Reason, "--symmetry")
+		}
+	}
+	if !found {
+		t.Errorf("JSON: termination is not listed as not-checked with a reason: %+v", run.Properties)
+	}
+	code, out, _ = vacheck("sweep", "chang-roberts-announce", "--n", "3..4", "--symmetry", "--quiet")
+	if code != exitOK || !strings.Contains(out, "orbits") || strings.Count(out, "OK (not checked: termination)") != 2 {
+		t.Errorf("sweep: exit %d\n%s", code, out)
+	}
+	// Selected explicitly, the safety properties alone are what was asked:
+	// nothing is left out.
+	code, out, _ = vacheck("check", "chang-roberts-announce", "--n", "3", "--symmetry", "--quiet", "--property", "uniqueness")
+	if code != exitOK || strings.Contains(out, "not checked") || !strings.Contains(out, "result: OK, every property holds") {
+		t.Errorf("--property uniqueness: exit %d\n%s", code, out)
+	}
+}

@@ -64,7 +64,7 @@ func HTML(w io.Writer, p Page) error {
 	if len(p.Properties) > 0 {
 		b.WriteString("<table class=\"props\">\n")
 		for _, pr := range p.Properties {
-			fmt.Fprintf(&b, "<tr class=\"%s\"><td>%s</td><td>%s</td><td>%s</td></tr>\n", esc(pr[1]), esc(pr[0]), esc(pr[1]), esc(pr[2]))
+			fmt.Fprintf(&b, "<tr class=\"%s\"><td>%s</td><td>%s</td><td>%s</td></tr>\n", esc(strings.ReplaceAll(pr[1], " ", "-")), esc(pr[0]), esc(pr[1]), esc(pr[2]))
 		}
 		b.WriteString("</table>\n")
 	}
