@@ -41,11 +41,15 @@ func progressLine(w io.Writer) func(explorer.Progress) {
 	}
 }
 
+// signalEcho is how long after a first interrupt another one counts as the
+// same: a second signal to quit at once must come later than that.
+const signalEcho = time.Second
+
 // interruptible returns a context that SIGINT or SIGTERM cancels with the
 // cause "interrupted by SIGINT" (or SIGTERM), so that the explorer stops
 // as on a timeout and the report of what was explored is printed. A second
-// signal is left to its default action (the process ends at once). stop
-// releases the signals.
+// signal, more than signalEcho after the first, ends the process at once
+// with exit code 3 and no report. stop releases the signals.
 func interruptible(parent context.Context, stderr io.Writer) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
@@ -58,15 +62,24 @@ func interruptible(parent context.Context, stderr io.Writer) (ctx context.Contex
 			if sig == syscall.SIGINT {
 				name = "SIGINT"
 			}
-			fmt.Fprintf(stderr, "vacheck: %s, stopping and writing the report of what was explored (again to quit at once)\n", name)
+			fmt.Fprintf(stderr, "vacheck: %s, stopping and writing the report of what was explored (again, a second later, to quit at once)\n", name)
 			cancel(fmt.Errorf("interrupted by %s", name))
-			select {
-			case <-ch:
-				// A second signal: quit at once, still with a documented
-				// exit code (incomplete), not the shell's 130.
-				fmt.Fprintln(stderr, "vacheck: quitting at once; no report")
-				os.Exit(exitIncomplete)
-			case <-done:
+			first := time.Now()
+			for {
+				select {
+				case <-ch:
+					if time.Since(first) < signalEcho {
+						// The same interrupt delivered twice: timeout(1)
+						// signals its child, then the child's process group.
+						continue
+					}
+					// A second signal: quit at once, still with a documented
+					// exit code (incomplete), not the shell's 130.
+					fmt.Fprintln(stderr, "vacheck: quitting at once; no report")
+					os.Exit(exitIncomplete)
+				case <-done:
+					return
+				}
 			}
 		case <-done:
 		}

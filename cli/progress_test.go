@@ -113,6 +113,32 @@ func TestSIGTERMGivesJSONReport(t *testing.T) {
 	}
 }
 
+// TestSignalEchoIsIgnored: timeout(1) signals its child and then the
+// child's process group, so one interrupt can arrive twice in a moment; the
+// second copy must not quit without the report (a mutant that quits ends
+// this test's process).
+func TestSignalEchoIsIgnored(t *testing.T) {
+	var errb syncBuffer
+	ctx, stop := interruptible(context.Background(), &errb)
+	defer stop()
+	for k := range 2 {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if k == 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("SIGTERM did not cancel the context")
+			}
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // the handler takes the second signal
+	if got := errb.String(); strings.Contains(got, "quitting") || !strings.Contains(got, "SIGTERM, stopping") {
+		t.Errorf("stderr %q", got)
+	}
+}
+
 // TestProgressOnNonTerminal: progress lines go to stderr even when it is
 // not a terminal (a file, a pipe, CI), and --quiet silences them.
 func TestProgressOnNonTerminal(t *testing.T) {
