@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -202,4 +203,29 @@ func asUsage(err error, ue *usageError) bool {
 	u, ok := err.(usageError)
 	*ue = u
 	return ok
+}
+
+// TestMetricNotComputedIsSaid: a metric asked for that the run did not
+// compute (it stopped at a violation, or hit a limit) is reported as not
+// computed, with why, in the text and the JSON, rather than left out.
+func TestMetricNotComputedIsSaid(t *testing.T) {
+	code, out, _ := vacheck("check", "chang-roberts-broken", "--n", "3", "--metric", "messages", "--quiet")
+	if code != exitViolated || !strings.Contains(out, "messages: not computed (the search stopped at the first violation; with --continue") {
+		t.Errorf("violated: exit %d\n%s", code, out)
+	}
+	code, out, _ = vacheck("check", "chang-roberts", "--n", "4", "--max-depth", "5", "--metric", "messages", "--metric", "steps", "--quiet")
+	if code != exitIncomplete || !strings.Contains(out, "messages, steps: not computed (the search is incomplete: depth limit reached") {
+		t.Errorf("incomplete: exit %d\n%s", code, out)
+	}
+	code, out, _ = vacheck("check", "chang-roberts", "--n", "4", "--max-depth", "5", "--metric", "messages", "--quiet", "--format", "json")
+	var run struct {
+		NotComputed map[string]string `json:"metrics_not_computed"`
+	}
+	if err := json.Unmarshal([]byte(out), &run); err != nil || code != exitIncomplete || !strings.Contains(run.NotComputed["messages"], "incomplete") {
+		t.Errorf("JSON: exit %d, %+v (%v)", code, run, err)
+	}
+	code, out, _ = vacheck("check", "chang-roberts", "--n", "3", "--metric", "messages", "--quiet")
+	if code != exitOK || strings.Contains(out, "not computed") || !strings.Contains(out, "messages over all complete executions: min 5, max 6") {
+		t.Errorf("complete: exit %d\n%s", code, out)
+	}
 }

@@ -43,6 +43,32 @@ type Run struct {
 	// covering them.
 	NotChecked    []string
 	NotCheckedWhy string
+	// Metrics names the metrics asked for (--metric): one the run did not
+	// compute (it stopped at a violation, hit a limit, failed) is reported
+	// as not computed, with why, rather than left out.
+	Metrics []string
+}
+
+// missingMetrics returns the metrics asked for that the run did not
+// compute, and why.
+func (run Run) missingMetrics() (names []string, why string) {
+	r := run.Result
+	for _, name := range run.Metrics {
+		if !slices.ContainsFunc(r.Metrics, func(m explorer.Metric) bool { return m.Name == name }) {
+			names = append(names, name)
+		}
+	}
+	switch r.Status {
+	case explorer.Violated:
+		why = "the search stopped at the first violation; with --continue it goes on and computes the metrics"
+	case explorer.Incomplete:
+		why = "the search is incomplete: " + r.Reason
+	case explorer.Failed:
+		why = "the model failed"
+	default:
+		why = r.Status.String()
+	}
+	return names, why
 }
 
 // notChecked reports whether p is a claim the run left out.
@@ -167,10 +193,12 @@ type jsonRun struct {
 	Violations  []jsonViolation       `json:"violations"`
 	Error       *jsonViolation        `json:"error_trace,omitempty"`
 	Metrics     map[string]jsonMetric `json:"metrics,omitempty"`
-	Fairness    string                `json:"fairness"`
-	Graph       *jsonGraph            `json:"liveness_graph,omitempty"`
-	Tracked     string                `json:"tracked,omitempty"`
-	Stats       jsonStats             `json:"stats"`
+	// NotComputed gives, for each metric asked for and not computed, why.
+	NotComputed map[string]string `json:"metrics_not_computed,omitempty"`
+	Fairness    string            `json:"fairness"`
+	Graph       *jsonGraph        `json:"liveness_graph,omitempty"`
+	Tracked     string            `json:"tracked,omitempty"`
+	Stats       jsonStats         `json:"stats"`
 }
 
 func traceJSON(prop, kind string, t explorer.Trace, diff bool) jsonViolation {
@@ -259,6 +287,12 @@ func JSON(w io.Writer, run Run) error {
 			jm.MaxWitness = &w
 		}
 		out.Metrics[m.Name] = jm
+	}
+	if names, why := run.missingMetrics(); len(names) > 0 {
+		out.NotComputed = map[string]string{}
+		for _, name := range names {
+			out.NotComputed[name] = why
+		}
 	}
 	if r.Failure != nil {
 		e := traceJSON("", "error", *r.Failure, run.TraceDiff)
@@ -350,6 +384,9 @@ func Text(w io.Writer, run Run) error {
 	}
 	for _, m := range r.Metrics {
 		writeMetric(&b, m, run)
+	}
+	if names, why := run.missingMetrics(); len(names) > 0 {
+		fmt.Fprintf(&b, "\n%s: not computed (%s)\n", strings.Join(names, ", "), why)
 	}
 	if r.Graph != nil {
 		fmt.Fprintf(&b, "\nliveness: %s fairness, state graph of %s states and %s edges, %s, built in %s\n",
