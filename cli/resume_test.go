@@ -243,3 +243,32 @@ func TestResumeRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointDirectoryTidy: a check refused before it runs takes back
+// the checkpoint directory it created; a finished run removes its
+// checkpoint and the directory with it when that leaves it empty, and
+// leaves a directory that holds other files.
+func TestCheckpointDirectoryTidy(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "ck")
+	code, _, _ := vacheck("check", "chang-roberts", "--n", "3", "--property", "foo", "--checkpoint", dir, "--quiet")
+	if _, err := os.Stat(dir); code != exitUsage || !os.IsNotExist(err) {
+		t.Errorf("a refused check: exit %d, directory %v; want exit 2 and no directory", code, err)
+	}
+	code, _, _ = vacheck("check", "chang-roberts", "--n", "3", "--checkpoint", dir, "--checkpoint-every", "1ms", "--quiet")
+	if _, err := os.Stat(dir); code != exitOK || !os.IsNotExist(err) {
+		t.Errorf("a finished check: exit %d, directory %v; want exit 0 and no directory", code, err)
+	}
+	keep := filepath.Join(base, "keep")
+	if err := os.MkdirAll(keep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(keep, "notes"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, _ = vacheck("check", "chang-roberts", "--n", "3", "--checkpoint", keep, "--quiet")
+	entries, _ := os.ReadDir(keep)
+	if code != exitOK || len(entries) != 1 || entries[0].Name() != "notes" {
+		t.Errorf("a directory with other files: exit %d, %v left; want exit 0 and notes alone", code, entries)
+	}
+}

@@ -305,15 +305,18 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if !c.Bool("quiet") {
 		cfg.Progress, cfg.ProgressEvery = progressLine(stderr), progressEvery
 	}
-	if cfg.Checkpoint, err = checkpointConfig(c, stderr, spec, params); err != nil {
+	var created bool
+	if cfg.Checkpoint, created, err = checkpointConfig(c, stderr, spec, params); err != nil {
 		return exitUsage, err
 	}
 	ctx, stop := interruptible(c.Context, stderr)
 	defer stop()
 	cfg.Context = ctx
 	res, err := explorer.Check(model, cfg)
-	if err == nil {
-		finishCheckpoint(cfg.Checkpoint, res.Status, stderr)
+	if err != nil {
+		finishCheckpoint(cfg.Checkpoint, created, 0, err, stderr)
+	} else {
+		finishCheckpoint(cfg.Checkpoint, created, res.Status, nil, stderr)
 	}
 	if err == nil {
 		err = checkTypedMetrics(spec.Name, res)
