@@ -448,6 +448,13 @@ func maekawaSpecs() []Spec {
 // maekawa returns the spec of Maekawa's algorithm (ALGORITHMS.md 2.7;
 // Maekawa 1985) or, unless full, the basic algorithm of 2.6, its
 // deadlocking form.
+//
+// A finding, as 2.7 asks: rule B is deadlock-free on the reference quorum
+// systems (fpp, majority), but with choice (3), no late FAILED to a
+// request an older one overtakes, it deadlocks at N=3 with the tree, grid
+// and all quorums: a process that got INQUIRE and no FAILED keeps its
+// grants while it waits for an arbiter locked for the older request
+// (TestMaekawaRuleBWithoutLateFailed).
 func maekawa(full bool) Spec {
 	s := Spec{
 		Name:    "maekawa",

@@ -456,3 +456,20 @@ func TestMaekawaWaitCycle(t *testing.T) {
 		}
 	}
 }
+
+// TestMaekawaRuleBWithoutLateFailed pins a finding that ALGORITHMS.md 2.7
+// asks to document: rule B (--yield b) with choice (3), no late FAILED to
+// a request that an older one overtakes, deadlocks at N=3 with the tree and
+// grid quorums (and all), where a process that got INQUIRE but no FAILED
+// keeps its grants while it waits for an arbiter locked for the older
+// request: the wait-for cycle 1 -> 2 -> 1. The reference systems (fpp, the
+// default at N=3, and majority) are deadlock-free.
+func TestMaekawaRuleBWithoutLateFailed(t *testing.T) {
+	for q, deadlocks := range map[string]bool{"tree": true, "grid": true, "fpp": false, "majority": false} {
+		r := mkCheck(t, true, map[string]string{"n": "3", "quorums": q}, explorer.Config{Properties: []string{properties.DeadlockFreedom}})
+		got := r.Status == explorer.Violated && len(r.Violations) == 1 && r.Violations[0].Property == properties.DeadlockFreedom
+		if got != deadlocks || !deadlocks && r.Status != explorer.OK {
+			t.Errorf("--quorums %s: %v %d violations; want a deadlock: %v", q, r.Status, len(r.Violations), deadlocks)
+		}
+	}
+}
