@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -110,5 +111,51 @@ func TestReadmeCommands(t *testing.T) {
 				t.Errorf("exit %d, the README promises %d\n%s", code, want, stderr)
 			}
 		})
+	}
+}
+
+// readmeCondensed lists the tutorial's README lines that condense their
+// file's code on purpose (a callback written out there).
+var readmeCondensed = []string{
+	"Mutex:      mutex.Metrics(users.R, user, serves), // a REPLY serves its receiver, the rest their sender",
+}
+
+// TestReadmeTutorialMatchesItsFile: every line of Go in the README's
+// tutorial is a line (or part of one) of tutorial/central_test.go, whose
+// tests compile and run it, so that the README cannot show code that does
+// not compile. Lines with "..." stand for code left out.
+func TestReadmeTutorialMatchesItsFile(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../tutorial/central_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	file := norm(string(src))
+	_, tutorial, ok := strings.Cut(string(readme), "\n## Tutorial: ")
+	if !ok {
+		t.Fatal("the README has no tutorial section")
+	}
+	tutorial, _, _ = strings.Cut(tutorial, "\n## ")
+	inGo, checked := false, 0
+	for _, line := range strings.Split(tutorial, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inGo = line == "```go" && !inGo
+			continue
+		}
+		code, _, _ := strings.Cut(strings.TrimSpace(line), " // ")
+		if !inGo || code == "" || strings.HasPrefix(code, "//") || strings.Contains(line, "...") || slices.Contains(readmeCondensed, strings.TrimSpace(line)) {
+			continue
+		}
+		checked++
+		if !strings.Contains(file, norm(code)) {
+			t.Errorf("the README's tutorial shows %q, which tutorial/central_test.go does not have", code)
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d lines of the tutorial were compared", checked)
 	}
 }

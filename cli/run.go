@@ -282,7 +282,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		return exitUsage, err
 	}
-	cfg, format, err := engineConfig(c, spec)
+	cfg, format, err := engineConfig(c, spec, catalog)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -362,7 +362,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	return exitModel, nil
 }
 
-func engineConfig(c *urfave.Context, spec specs.Spec) (explorer.Config, string, error) {
+func engineConfig(c *urfave.Context, spec specs.Spec, catalog []specs.Spec) (explorer.Config, string, error) {
 	var cfg explorer.Config
 	var err error
 	if c.IsSet("strategy") {
@@ -387,7 +387,7 @@ func engineConfig(c *urfave.Context, spec specs.Spec) (explorer.Config, string, 
 		cfg.Strategy = explorer.DFS
 	}
 	if cfg.Symmetry = c.Bool("symmetry"); cfg.Symmetry && spec.Symmetry == "" {
-		return cfg, "", usageError{symmetryRefusal(spec.Name)}
+		return cfg, "", usageError{symmetryRefusal(spec.Name, catalog)}
 	}
 	cfg.Metrics = c.StringSlice("metric")
 	cfg.Properties = spec.Claims
@@ -470,16 +470,17 @@ func parseViews(c *urfave.Context) (views, error) {
 	return v, nil
 }
 
-// symmetryRefusal says that spec declares no symmetry, and which specs do.
-func symmetryRefusal(spec string) error {
+// symmetryRefusal says that spec declares no symmetry, and which specs of
+// catalog (the command line's own, for a module that has its own) do.
+func symmetryRefusal(spec string, catalog []specs.Spec) error {
 	var with []string
-	for _, s := range specs.Catalog() {
+	for _, s := range catalog {
 		if s.Symmetry != "" {
 			with = append(with, s.Name)
 		}
 	}
 	if len(with) == 0 {
-		return fmt.Errorf("--symmetry: %s declares no symmetry, and no spec of the catalog does", spec)
+		return fmt.Errorf("--symmetry: %s declares no symmetry (specs.Spec.Symmetry, with automaton.Config.Symmetry in its models), and no spec of the catalog does", spec)
 	}
-	return fmt.Errorf("--symmetry: %s declares no symmetry; the specs that do: %s", spec, strings.Join(with, ", "))
+	return fmt.Errorf("--symmetry: %s declares no symmetry (specs.Spec.Symmetry, with automaton.Config.Symmetry in its models); the specs that do: %s", spec, strings.Join(with, ", "))
 }

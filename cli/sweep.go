@@ -168,7 +168,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 			return exitUsage, usagef("--budget %q: a positive duration such as 30s, 10m or 2h", s)
 		}
 	}
-	cfg, format, err := engineConfig(c, spec)
+	cfg, format, err := engineConfig(c, spec, catalog)
 	if err != nil {
 		return exitUsage, err
 	}

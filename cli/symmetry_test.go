@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/vacheck/vacheck/specs"
 )
 
 // TestSymmetryFlag: check --symmetry stores orbits and reports the raw
@@ -95,5 +97,22 @@ func TestSymmetryNamesTheClaimsItLeavesOut(t *testing.T) {
 	code, out, _ = vacheck("check", "chang-roberts-announce", "--n", "3", "--symmetry", "--quiet", "--property", "uniqueness")
 	if code != exitOK || strings.Contains(out, "not checked") || !strings.Contains(out, "result: OK, every property holds") {
 		t.Errorf("--property uniqueness: exit %d\n%s", code, out)
+	}
+}
+
+// TestSymmetryRefusalNamesTheOwnCatalog: a module's own command line
+// (cli.Main with its catalog) names its own specs that declare a symmetry,
+// not the built-in ones.
+func TestSymmetryRefusalNamesTheOwnCatalog(t *testing.T) {
+	var own []specs.Spec
+	for _, s := range specs.Catalog() {
+		if s.Name == "lamport" {
+			own = append(own, s)
+		}
+	}
+	var out, errb strings.Builder
+	code := Run([]string{"vacheck", "check", "lamport", "--symmetry"}, &out, &errb, own)
+	if code != exitUsage || !strings.Contains(errb.String(), "no spec of the catalog does") || strings.Contains(errb.String(), "chang-roberts") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
