@@ -38,6 +38,8 @@ func TestBadInputExitsWithCode2(t *testing.T) {
 		{[]string{"check", "chang-roberts", "--n", "12", "--ids", "all"}, []string{"--n 12", "too large for --ids all"}},
 		{[]string{"check", "chang-roberts", "--n", "3", "--ids", "1,1,2"}, []string{"--ids 1,1,2", "appears twice"}},
 		{[]string{"check", "chang-roberts", "--n", "3", "--ids", "1,2"}, []string{"--ids 1,2", "2 IDs given for --n 3"}},
+		{[]string{"check", "chang-roberts", "--n", "4", "--ids", "rand"}, []string{"--ids rand", `"rand" is not a positive integer`, "increasing, decreasing, all"}},
+		{[]string{"check", "chang-roberts", "--n", "4", "--ids", ""}, []string{`--ids ""`, "empty", "increasing, decreasing, all"}},
 		{[]string{"check", "chang-roberts", "--ids", "0,1,2", "--n", "3"}, []string{"--ids", "not a positive integer"}},
 		{[]string{"check", "chang-roberts", "--strategy", "random"}, []string{"--strategy", "bfs and dfs"}},
 		{[]string{"check", "chang-roberts", "--format", "xml"}, []string{"--format", "text and json"}},

@@ -42,22 +42,26 @@ func parseIDs(p *Params, n int) ([][]int, error) {
 		p.Set("ids", v)
 		return permutations(n), nil
 	}
-	parts := strings.Split(v, ",")
-	if len(parts) != n {
-		return nil, Usagef("ids", input.Clip(v), "%d IDs given for --n %d; give exactly N distinct positive integers, or increasing, decreasing, all", len(parts), n)
+	const allowed = "give N distinct positive integers separated by commas, or increasing, decreasing, all"
+	if strings.TrimSpace(v) == "" {
+		return nil, Usagef("ids", `""`, "empty; %s", allowed)
 	}
-	ids := make([]int, n)
+	parts := strings.Split(v, ",")
+	ids := make([]int, len(parts))
 	seen := map[int]bool{}
 	for i, s := range parts {
 		id, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || id <= 0 {
-			return nil, Usagef("ids", input.Clip(v), "%q is not a positive integer; IDs are distinct positive integers", input.Clip(s))
+			return nil, Usagef("ids", input.Clip(v), "%q is not a positive integer; %s", input.Clip(s), allowed)
 		}
 		if seen[id] {
 			return nil, Usagef("ids", input.Clip(v), "ID %d appears twice; IDs must be distinct", id)
 		}
 		seen[id] = true
 		ids[i] = id
+	}
+	if len(ids) != n {
+		return nil, Usagef("ids", input.Clip(v), "%d IDs given for --n %d; %s", len(ids), n, allowed)
 	}
 	p.Set("ids", v)
 	return [][]int{ids}, nil
