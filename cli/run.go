@@ -67,24 +67,38 @@ func engineFlags() []urfave.Flag {
 	}
 }
 
+// differs starts the general help of a parameter whose values differ by
+// spec.
+const differs = "a parameter whose values differ by spec"
+
 // specFlags are the union of the parameters of every spec of catalog, as
-// string flags; a spec rejects the ones it does not take.
+// string flags; a spec rejects the ones it does not take. The help of one
+// that specs take with different values says so, rather than give one
+// spec's values as everybody's.
 func specFlags(catalog []specs.Spec) []urfave.Flag {
 	var flags []urfave.Flag
-	seen := map[string]bool{}
-	add := func(p specs.Param) {
-		if !seen[p.Flag] {
-			seen[p.Flag] = true
-			flags = append(flags, &urfave.StringFlag{Name: p.Flag, Usage: p.Usage})
+	seen := map[string]*urfave.StringFlag{}
+	first := map[string]string{} // the first spec with the flag
+	add := func(spec string, p specs.Param) {
+		f := seen[p.Flag]
+		switch {
+		case f == nil:
+			f = &urfave.StringFlag{Name: p.Flag, Usage: p.Usage}
+			seen[p.Flag], first[p.Flag] = f, spec
+			flags = append(flags, f)
+		case f.Usage != p.Usage && !strings.HasPrefix(f.Usage, differs):
+			// Shared by specs that take different values: the general
+			// help must not give one spec's values as everybody's.
+			f.Usage = fmt.Sprintf("%s; 'vacheck check SPEC --help' gives a spec's own (%s: %s)", differs, first[p.Flag], f.Usage)
 		}
 	}
 	for _, s := range catalog {
 		for _, p := range s.Params {
-			add(p)
+			add(s.Name, p)
 		}
 	}
-	add(specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"})
-	add(specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error"})
+	add("", specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"})
+	add("", specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error"})
 	return flags
 }
 
