@@ -5,6 +5,7 @@ package automatontest
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
@@ -77,6 +78,45 @@ func CheckPure(t testing.TB, m explorer.Model, maxStates int) {
 		return fmt.Sprintf("action %d (%s)", a, l)
 	}
 
+	// show gives a state as its variables where the model describes its
+	// states, and as bytes otherwise.
+	show := func(s []byte) string {
+		if d != nil {
+			if vars, err := d.Describe(s); err == nil {
+				parts := make([]string, len(vars))
+				for i, v := range vars {
+					parts[i] = fmt.Sprintf("%s=%v", v.Name, v.Value)
+				}
+				return strings.Join(parts, " ")
+			}
+		}
+		return fmt.Sprintf("% x", s)
+	}
+	// diff gives what differs between two successors that should be equal:
+	// the variables that differ, where the model describes its states.
+	diff := func(x, y []byte) string {
+		if d != nil {
+			vx, errx := d.Describe(x)
+			vy, erry := d.Describe(y)
+			if errx == nil && erry == nil && len(vx) == len(vy) {
+				var parts []string
+				for i := range vx {
+					a, b := fmt.Sprint(vx[i].Value), fmt.Sprint(vy[i].Value)
+					switch {
+					case vx[i].Name != vy[i].Name:
+						parts = append(parts, fmt.Sprintf("%s=%s, then %s=%s", vx[i].Name, a, vy[i].Name, b))
+					case a != b:
+						parts = append(parts, fmt.Sprintf("%s %s, then %s", vx[i].Name, a, b))
+					}
+				}
+				if len(parts) > 0 {
+					return "the successors differ: " + strings.Join(parts, "; ")
+				}
+			}
+		}
+		return fmt.Sprintf("successor % x, then % x", x, y)
+	}
+
 	w1, w2 := m.NewWorker(), m.NewWorker()
 	seen := map[string]bool{}
 	var queue [][]byte
@@ -90,11 +130,11 @@ func CheckPure(t testing.TB, m explorer.Model, maxStates int) {
 	for i := 0; i < len(queue) && i < maxStates; i++ {
 		s := queue[i]
 		orig := bytes.Clone(s)
-		where := fmt.Sprintf("state %d (% x)", i, s)
+		where := fmt.Sprintf("state %d (%s)", i, show(s))
 
 		first := expand(w1, s)
 		if !bytes.Equal(s, orig) {
-			t.Errorf("CheckPure: %s: Successors modified its input to % x", where, s)
+			t.Errorf("CheckPure: %s: Successors modified its input to %s", where, show(s))
 			return
 		}
 		second := expand(w2, s)
@@ -109,14 +149,14 @@ func CheckPure(t testing.TB, m explorer.Model, maxStates int) {
 		}
 		third := expand(w1, s)
 		if !bytes.Equal(s, orig) {
-			t.Errorf("CheckPure: %s: Successors modified its input to % x", where, s)
+			t.Errorf("CheckPure: %s: Successors modified its input to %s", where, show(s))
 			return
 		}
-		if msg := compare(first, second, s, label); msg != "" {
+		if msg := compare(first, second, s, label, diff); msg != "" {
 			t.Errorf("CheckPure: %s: two workers disagree: %s", where, msg)
 			return
 		}
-		if msg := compare(first, third, s, label); msg != "" {
+		if msg := compare(first, third, s, label, diff); msg != "" {
 			t.Errorf("CheckPure: %s: the same worker disagrees with itself after expanding another state: %s", where, msg)
 			return
 		}
@@ -136,7 +176,7 @@ func CheckPure(t testing.TB, m explorer.Model, maxStates int) {
 			return
 		}
 		if !bytes.Equal(s, orig) {
-			t.Errorf("CheckPure: %s: Check or ValidEnd modified the state to % x", where, s)
+			t.Errorf("CheckPure: %s: Check or ValidEnd modified the state to %s", where, show(s))
 			return
 		}
 
@@ -152,7 +192,7 @@ func CheckPure(t testing.TB, m explorer.Model, maxStates int) {
 
 // compare describes the first difference between two expansions of s, or
 // returns "".
-func compare(a, b expansion, s []byte, label func([]byte, int) string) string {
+func compare(a, b expansion, s []byte, label func([]byte, int) string, diff func(x, y []byte) string) string {
 	if errString(a.err) != errString(b.err) {
 		return fmt.Sprintf("Successors returned %v, then %v", a.err, b.err)
 	}
@@ -165,7 +205,7 @@ func compare(a, b expansion, s []byte, label func([]byte, int) string) string {
 			return fmt.Sprintf("%s: transition %+v, then %+v", label(s, k), x.t, y.t)
 		}
 		if !bytes.Equal(x.next, y.next) {
-			return fmt.Sprintf("%s: successor % x, then % x", label(s, k), x.next, y.next)
+			return fmt.Sprintf("%s: %s", label(s, k), diff(x.next, y.next))
 		}
 	}
 	return ""

@@ -83,11 +83,10 @@ func TestCheckPureReportsImpurity(t *testing.T) {
 	if len(rec.errors) != 1 {
 		t.Fatalf("CheckPure reported %d problems, want 1: %q", len(rec.errors), rec.errors)
 	}
-	// A state is the environment's segment (empty: 00) and the process's
-	// segment (one byte: 01, then Count). The initial state's only
-	// transition, tick, gives Count=1 (02) on the first worker and Count=2
-	// (04) on the second.
-	for _, want := range []string{"state 0 (00 01 00)", "two workers disagree", "action 0 (tick_{1})", "successor 00 01 02, then 00 01 04"} {
+	// The states are shown by their variables: the initial state's only
+	// transition, tick, gives Count=1 on the first worker and Count=2 on
+	// the second.
+	for _, want := range []string{"state 0 (p1.count=0)", "two workers disagree", "action 0 (tick_{1})", "the successors differ: p1.count 1, then 2"} {
 		if !strings.Contains(rec.errors[0], want) {
 			t.Errorf("report %q does not mention %q", rec.errors[0], want)
 		}
