@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/report/msc"
 )
 
@@ -377,8 +378,11 @@ func Text(w io.Writer, run Run) error {
 		default:
 			fmt.Fprintf(&b, "VIOLATED %s%s\n", v.Property, doc)
 		}
-		if v.Kind.String() == "assertion" {
-			b.WriteString("This is a modelling error, not a bug of the algorithm: the model broke an assumption it was built on.\n")
+		switch {
+		case v.Property == properties.ChannelBound:
+			b.WriteString("This is a modelling error, not a bug of the algorithm: a channel outgrew the capacity the model was built with; raise --capacity.\n")
+		case v.Kind.String() == "assertion":
+			b.WriteString("An assertion of the algorithm failed: a state its rules take to be impossible was reached (a bug of the algorithm, or of its model).\n")
 		}
 		writeTrace(&b, v.Trace, r.Strategy, run)
 	}
