@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
@@ -92,23 +90,15 @@ func chartPage(run report.Run) (msc.Page, bool) {
 	unordered := run.Params["channels"] == "unordered"
 	page := msc.Page{Spec: run.Spec, Params: report.Params(run.Params), Bug: run.Bug}
 	docs := map[string]string{}
-	var unchecked []string
 	for _, p := range r.Properties {
 		docs[p.Name] = p.Doc
-		switch {
-		case p.Verdict == explorer.Skipped && slices.Contains(run.NotChecked, p.Name):
-			page.Properties = append(page.Properties, [3]string{p.Name, "not checked", p.Doc})
-			unchecked = append(unchecked, p.Name)
-		case p.Verdict != explorer.Skipped:
-			page.Properties = append(page.Properties, [3]string{p.Name, p.Verdict.String(), p.Doc})
+		if verdict := run.VerdictOf(p); verdict != "" {
+			page.Properties = append(page.Properties, [3]string{p.Name, verdict, p.Doc})
 		}
 	}
 	switch r.Status {
 	case explorer.OK:
-		page.Result = "OK, every property holds"
-		if len(unchecked) > 0 {
-			page.Result = fmt.Sprintf("OK, every property checked holds; not checked: %s (%s)", strings.Join(unchecked, ", "), run.NotCheckedWhy)
-		}
+		page.Result = run.OK()
 	case explorer.Violated:
 		page.Result = "VIOLATED"
 	case explorer.Incomplete:

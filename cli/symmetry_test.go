@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -91,6 +93,15 @@ func TestSymmetryNamesTheClaimsItLeavesOut(t *testing.T) {
 	code, out, _ = vacheck("sweep", "chang-roberts-announce", "--n", "3..4", "--symmetry", "--quiet")
 	if code != exitOK || !strings.Contains(out, "orbits") || strings.Count(out, "OK (not checked: termination)") != 2 {
 		t.Errorf("sweep: exit %d\n%s", code, out)
+	}
+	// The HTML page (written for the metric's witnesses) says the same.
+	page := filepath.Join(t.TempDir(), "p.html")
+	if code, _, errb := vacheck("check", "chang-roberts-announce", "--n", "3", "--symmetry", "--quiet", "--metric", "messages", "--html", page); code != exitOK {
+		t.Fatalf("--html: exit %d: %s", code, errb)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil || !strings.Contains(string(html), "<td>termination</td><td>not checked</td>") || !strings.Contains(string(html), "result: OK, every property checked holds; not checked: termination") {
+		t.Errorf("the page does not list termination as not checked (%v)", err)
 	}
 	// Selected explicitly, the safety properties alone are what was asked:
 	// nothing is left out.

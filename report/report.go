@@ -77,9 +77,36 @@ func (run Run) notChecked(p explorer.PropertyResult) bool {
 	return p.Verdict == explorer.Skipped && slices.Contains(run.NotChecked, p.Name)
 }
 
+// VerdictOf is how the report writes the verdict of p: "not checked" for a
+// claim the run left out, "" for a property not selected (not shown).
+func (run Run) VerdictOf(p explorer.PropertyResult) string {
+	switch {
+	case run.notChecked(p):
+		return notCheckedVerdict
+	case p.Verdict == explorer.Skipped:
+		return ""
+	}
+	return p.Verdict.String()
+}
+
 // notCheckedVerdict is how the report writes the verdict of a claim the
 // run left out.
 const notCheckedVerdict = "not checked"
+
+// OK is the verdict of a run whose properties hold: "OK, every property
+// holds", or, when it left claims out, which ones and why.
+func (run Run) OK() string {
+	var unchecked []string
+	for _, p := range run.Result.Properties {
+		if run.notChecked(p) {
+			unchecked = append(unchecked, p.Name)
+		}
+	}
+	if len(unchecked) == 0 {
+		return "OK, every property holds"
+	}
+	return fmt.Sprintf("OK, every property checked holds; not checked: %s (%s)", strings.Join(unchecked, ", "), run.NotCheckedWhy)
+}
 
 // chart returns the message sequence chart of t when run asks for charts
 // and t has states to draw it from.
@@ -315,26 +342,14 @@ func Text(w io.Writer, run Run) error {
 	}
 	b.WriteString("\n")
 	width, vwidth := 0, 8
-	var unchecked []string
 	for _, p := range r.Properties {
 		width = max(width, len(p.Name))
-		switch {
-		case run.notChecked(p):
-			vwidth = max(vwidth, len(notCheckedVerdict))
-			unchecked = append(unchecked, p.Name)
-		case p.Verdict != explorer.Skipped:
-			vwidth = max(vwidth, len(p.Verdict.String()))
-		}
+		vwidth = max(vwidth, len(run.VerdictOf(p)))
 	}
 	for _, p := range r.Properties {
-		verdict := p.Verdict.String()
-		switch {
-		case run.notChecked(p):
-			verdict = notCheckedVerdict
-		case p.Verdict == explorer.Skipped:
-			continue
+		if verdict := run.VerdictOf(p); verdict != "" {
+			fmt.Fprintf(&b, "  %-*s  %-*s  %s\n", width, p.Name, vwidth, verdict, p.Doc)
 		}
-		fmt.Fprintf(&b, "  %-*s  %-*s  %s\n", width, p.Name, vwidth, verdict, p.Doc)
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%s distinct states, %s transitions, depth %d, %s terminal states\n",
@@ -403,11 +418,7 @@ func Text(w io.Writer, run Run) error {
 	b.WriteString("\n")
 	switch r.Status {
 	case explorer.OK:
-		if len(unchecked) == 0 {
-			b.WriteString("result: OK, every property holds\n")
-		} else {
-			fmt.Fprintf(&b, "result: OK, every property checked holds; not checked: %s (%s)\n", strings.Join(unchecked, ", "), run.NotCheckedWhy)
-		}
+		fmt.Fprintf(&b, "result: %s\n", run.OK())
 	case explorer.Bounded:
 		fmt.Fprintf(&b, "result: BOUNDED, not a proof: no violation among the %s states explored, but %s of them lie beyond the model's bound%s and were not expanded; the properties hold within the bound only, and deadlock-freedom is unknown (terminal states may lie past the cut)\n",
 			Group(r.States), Group(r.Cut), boundDoc(run.BoundDoc))
