@@ -162,7 +162,7 @@ func TestForwardBadAgreesWithSCC(t *testing.T) {
 				}
 			}
 		}
-		fb, inB, ok := g.forwardBad(in)
+		fb, inB, ok := g.forwardBad(in, g.terminal)
 		if ok == backInside {
 			t.Fatalf("seed %d: forwardBad ok %v with an edge back inside in %v", seed, ok, backInside)
 		}
@@ -171,7 +171,7 @@ func TestForwardBadAgreesWithSCC(t *testing.T) {
 			continue
 		}
 		decided++
-		isBad, fair := g.sccBad(in, Weak)
+		isBad, fair := g.sccBad(in, g.terminal, Weak)
 		if len(fair) != 0 {
 			t.Fatalf("seed %d: fair cycles %v in a graph forwardBad found acyclic", seed, fair)
 		}

@@ -227,18 +227,28 @@ type liveResult struct {
 func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairness) liveResult {
 	goalBit, whenBit := g.predBit(k, inst, true, base), g.predBit(k, inst, false, base)
 	goal := func(i int) bool { return g.pred(i, goalBit) }
+	// stops(i): an execution may end in state i of in, and then misses the
+	// goal: a terminal state (faults aside).
+	stops := g.terminal
 	if p.Kind == properties.Terminates {
-		goal = func(i int) bool { return g.terminal(i) && g.pred(i, goalBit) }
+		// Termination is about where an execution ends. A terminal state
+		// that meets the goal ends it well, but where the environment may
+		// still inject a fault, an execution may go on from it, and must
+		// end well again: such a state stays in in, without stopping
+		// there short of the goal (BU-TERM: after the last fault, every
+		// fair run reaches a valid end).
+		goal = func(i int) bool { return g.terminal(i) && g.pred(i, goalBit) && !g.hasFault(i) }
+		stops = func(i int) bool { return g.terminal(i) && !g.pred(i, goalBit) }
 	}
 	in := func(i int) bool { return !g.isCut(i) && !goal(i) }
 	// isBad(i): from state i, in in, a fair execution can avoid the goal
 	// forever. fair holds the fair cycles found, by component.
 	var isBad func(i int) bool
 	var fair map[int32][]int
-	if fb, inB, ok := g.forwardBad(in); ok {
+	if fb, inB, ok := g.forwardBad(in, stops); ok {
 		isBad = func(i int) bool { return inB.has(i) && fb.has(i) }
 	} else if !g.halted {
-		isBad, fair = g.sccBad(in, f)
+		isBad, fair = g.sccBad(in, stops, f)
 	}
 	if g.halted {
 		return liveResult{}
@@ -262,7 +272,7 @@ func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairne
 			inFair[u] = true
 		}
 	}
-	target := func(i int) bool { return (g.terminal(i) && in(i)) || inFair[i] }
+	target := func(i int) bool { return (stops(i) && in(i)) || inFair[i] }
 	edges, _ := g.path(start, in, target)
 	init, prefix := g.prefix(start)
 	for _, e := range edges {
@@ -273,7 +283,7 @@ func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairne
 		end = int(g.to[edges[len(edges)-1]])
 	}
 	res := liveResult{violated: true, init: init, prefix: prefix}
-	if g.terminal(end) && !inFair[end] {
+	if stops(end) && !inFair[end] {
 		return res
 	}
 	var set []int
@@ -291,9 +301,10 @@ func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairne
 // sccBad is checkLive's general pass: it groups the states of in into
 // strongly connected components and decides, sinks first, from which
 // components a fair execution can avoid the goal forever (isBad, for
-// states of in), by reaching a terminal state of in or a fair cycle (fair,
-// by component). It returns early, with halted set, when the run stops.
-func (g *stateGraph) sccBad(in func(int) bool, f Fairness) (isBad func(int) bool, fair map[int32][]int) {
+// states of in), by reaching a state of in where it may stop short of the
+// goal (stops: a terminal one) or a fair cycle (fair, by component). It
+// returns early, with halted set, when the run stops.
+func (g *stateGraph) sccBad(in, stops func(int) bool, f Fairness) (isBad func(int) bool, fair map[int32][]int) {
 	comp, count := g.scc(in)
 	order, at := members(comp, count)
 	// bad[c]: from component c a fair execution can avoid the goal
@@ -308,7 +319,7 @@ func (g *stateGraph) sccBad(in func(int) bool, f Fairness) (isBad func(int) bool
 		c32 := int32(c)
 		group := order[at[c]:at[c+1]]
 		for _, u := range group {
-			if g.terminal(int(u)) {
+			if stops(int(u)) {
 				bad[c] = true
 			}
 			lo, hi := g.edges(int(u))
@@ -336,12 +347,13 @@ func (g *stateGraph) sccBad(in func(int) bool, f Fairness) (isBad func(int) bool
 // states of in topologically: every edge between two of them leads to a
 // higher number, as in a BFS where each step leads one level deeper. No
 // cycle lies inside in then, so a state of in can avoid the goal forever
-// only by reaching a terminal state of in, and one pass from the last
+// only by reaching a state of in where an execution may stop short of the
+// goal (stops: a terminal one), and one pass from the last
 // state to the first decides each state from its successors, without the
 // memory of the SCC pass. It returns the states of in that can (bad) and
 // the states of in (inB); ok is false when an edge inside in does not lead
 // forward, and the SCC pass decides, or when the run was halted.
-func (g *stateGraph) forwardBad(in func(int) bool) (bad, inB bitset, ok bool) {
+func (g *stateGraph) forwardBad(in, stops func(int) bool) (bad, inB bitset, ok bool) {
 	bad, inB = newBitset(g.n), newBitset(g.n)
 	for u := g.n - 1; u >= 0; u-- {
 		if g.halt(u) {
@@ -351,7 +363,7 @@ func (g *stateGraph) forwardBad(in func(int) bool) (bad, inB bitset, ok bool) {
 			continue
 		}
 		inB.set(u)
-		b := g.terminal(u)
+		b := stops(u)
 		lo, hi := g.edges(u)
 		for e := lo; e < hi; e++ {
 			v := int(g.to[e])
@@ -370,6 +382,18 @@ func (g *stateGraph) forwardBad(in func(int) bool) (bad, inB bitset, ok bool) {
 		}
 	}
 	return bad, inB, true
+}
+
+// hasFault reports whether a fault (crash or recovery) is enabled in state
+// u.
+func (g *stateGraph) hasFault(u int) bool {
+	lo, hi := g.edges(u)
+	for e := lo; e < hi; e++ {
+		if g.task.at(e) < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // selfLoop reports whether state u has an edge to itself.

@@ -201,6 +201,19 @@ func TestLivenessUnderFairness(t *testing.T) {
 			fairness: explorer.Weak,
 		},
 		{
+			// 0 is terminal and meets the goal, but a fault leads on from it
+			// to 1 and the terminal state 2, which misses it: an execution
+			// that ends at 0 ends well, the one that goes on does not.
+			name:     "termination: a fault out of a state that ends well",
+			g:        &liveGraph{init: []int{0}, goal: is(0, 3), term: true, edges: map[int][]edge{0: {{1, -1, 0}}, 1: {{2, 0, 0}}}},
+			fairness: explorer.Weak, violated: true, prefix: []string{"0->1", "1->2"},
+		},
+		{
+			name:     "termination: a fault out of a state that ends well, to one that ends well",
+			g:        &liveGraph{init: []int{0}, goal: is(0, 3), term: true, edges: map[int][]edge{0: {{1, -1, 0}}, 1: {{3, 0, 0}}}},
+			fairness: explorer.Weak,
+		},
+		{
 			// {0,1} keeps t1 enabled without taking it (unfair); the self-loop
 			// at 2 is fair and never ends.
 			name:     "termination: a fair cycle never ends",

@@ -559,6 +559,10 @@ func TestBullyRecovery(t *testing.T) {
 		{with("answer-timeout", "weak"), properties.DeadlockFreedom, explorer.OK, 0},
 		{with("answer-timeout", "weak", "accept", "always"), properties.DeadlockFreedom, explorer.Violated, 9},
 		{with("accept", "always"), properties.DeadlockFreedom, explorer.Violated, 9},
+		// BU-TERM after the last fault: the stable initial state is a valid
+		// end, yet crash, recovery and the runs after them must end well too.
+		{with("accept", "always"), properties.Termination, explorer.Violated, 9},
+		{with("answer-timeout", "weak", "accept", "always"), properties.Termination, explorer.Violated, 9},
 	} {
 		m := build(t, "bully", tt.flags)
 		r, err := explorer.Check(m, explorer.Config{Properties: []string{tt.property}})
