@@ -148,6 +148,13 @@ func (p *skNode) Do(s automaton.Step, fx *automaton.Effects[skMsg]) {
 				p.Q += skQueue([]byte{byte(j)})
 			}
 		}
+		// Only the broken twin's stale LN puts a process in its own queue
+		// (its served request still looks outstanding to the others); it
+		// has no channel to itself, and keeps the token rather than send
+		// it there.
+		for len(p.Q) > 0 && int(p.Q[0]) == i {
+			p.Q = p.Q[1:]
+		}
 		if len(p.Q) > 0 {
 			j := int(p.Q[0])
 			p.Q = p.Q[1:]
