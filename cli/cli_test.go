@@ -60,7 +60,7 @@ func TestHelpAndVersionExit0(t *testing.T) {
 		{[]string{"check", "chang-roberts", "--help"}, []string{
 			"chang-roberts (ALGORITHMS.md 1.1)", "--n ", "(default 5)", "--ids", "--channels",
 			"claims (checked by default): uniqueness, validity, lemma1, deadlock-freedom",
-			"also offers (--property NAME): termination", "engine flags: --strategy"}},
+			"also offers (--property NAME): quiescence, termination", "engine flags: --strategy"}},
 		{[]string{"check", "--n", "3", "chang-roberts-broken", "-h"}, []string{"broken on purpose: ", "claims"}},
 		{[]string{"sweep", "chang-roberts", "--help"}, []string{"claims (checked by default)"}},
 		{[]string{"sweep", "--help"}, []string{"--budget", "--baseline", "--n"}},

@@ -184,6 +184,19 @@ func changRoberts(broken bool) Spec {
 				}
 				return true
 			},
+			// QUIESCE (1.1, offered): every fair run empties every send
+			// buffer and channel, after which nothing is enabled.
+			Liveness: []automaton.Liveness[crNode, int]{election.Quiescence(func(v *crView) bool {
+				if !v.ChannelsEmpty() {
+					return false
+				}
+				for i := 0; i < v.N(); i++ {
+					if len(v.Proc(i).Send) > 0 {
+						return false
+					}
+				}
+				return true
+			})},
 			// A valid end state: every buffer and channel empty, exactly the
 			// maximum chosen (ALGORITHMS.md 0.8).
 			ValidEnd: func(v *crView) bool {

@@ -378,3 +378,20 @@ func TestChangRobertsTermination(t *testing.T) {
 		t.Errorf("counterexample of %d steps and a cycle of %d; want a finite run of 10 steps", len(tr.Steps), len(tr.Cycle))
 	}
 }
+
+// TestChangRobertsQuiescence: QUIESCE holds (ALGORITHMS.md 1.1), for the
+// twin too: every fair run empties every buffer and channel, on every
+// arrangement, although no one but the leader learns the result
+// (termination, above, fails).
+func TestChangRobertsQuiescence(t *testing.T) {
+	for _, spec := range []string{"chang-roberts", "chang-roberts-broken"} {
+		m := build(t, spec, map[string]string{"n": "4"})
+		r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Quiescence}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != explorer.OK || r.Graph == nil {
+			t.Errorf("%s: %v %+v, want quiescence to hold on the liveness graph", spec, r.Status, r.Violations)
+		}
+	}
+}
