@@ -1136,6 +1136,11 @@ func (g *stateGraph) prefix(i int) (int, []uint32) {
 // the target included), or nil if there is none. The path may be empty
 // when from is a target.
 func (g *stateGraph) path(from int, in, target func(int) bool) ([]int, bool) {
+	return g.pathOf(from, in, target, false)
+}
+
+// pathOf is path, along the edges of tasks only (no fault) when tasksOnly.
+func (g *stateGraph) pathOf(from int, in, target func(int) bool, tasksOnly bool) ([]int, bool) {
 	if target(from) {
 		return nil, true
 	}
@@ -1150,7 +1155,7 @@ func (g *stateGraph) path(from int, in, target func(int) bool) ([]int, bool) {
 		lo, hi := g.edges(u)
 		for e := lo; e < hi; e++ {
 			v := int(g.to[e])
-			if _, seen := prevEdge[v]; seen || !in(v) {
+			if _, seen := prevEdge[v]; seen || !in(v) || tasksOnly && g.taskOf(e) < 0 {
 				continue
 			}
 			prevEdge[v] = e
@@ -1194,7 +1199,10 @@ func (g *stateGraph) action(e int) uint32 { return uint32(e - int(g.first[g.sour
 // component of state i, or -1; components are numbered in reverse
 // topological order: every edge between components goes from a higher
 // number to a lower one.
-func (g *stateGraph) scc(in func(int) bool) (comp []int32, count int) {
+func (g *stateGraph) scc(in func(int) bool) (comp []int32, count int) { return g.sccOf(in, false) }
+
+// sccOf is scc, along the edges of tasks only (no fault) when tasksOnly.
+func (g *stateGraph) sccOf(in func(int) bool, tasksOnly bool) (comp []int32, count int) {
 	comp = make([]int32, g.n)
 	index := make([]int32, g.n)
 	low := make([]int32, g.n)
@@ -1227,7 +1235,7 @@ func (g *stateGraph) scc(in func(int) bool) (comp []int32, count int) {
 			if f.edge < int(g.first[v+1]) {
 				w := int32(g.to[f.edge])
 				f.edge++
-				if !in(int(w)) {
+				if !in(int(w)) || tasksOnly && g.taskOf(f.edge-1) < 0 {
 					continue
 				}
 				if index[w] < 0 {

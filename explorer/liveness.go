@@ -128,10 +128,17 @@ func (g *stateGraph) enabled(i int) bitset {
 	return b
 }
 
-// component describes a set of states for the fairness test.
+// component describes a set of states for the fairness test, strongly
+// connected along the edges of tasks: a fair cycle takes no fault, since an
+// execution takes finitely many (crashes and recoveries are the
+// environment's; ALGORITHMS.md 1.14's BU-TERM holds "after the last
+// fault"). fairCycle makes a set strongly connected along all edges into
+// such components first.
 type component struct {
 	nodes  []int
 	member func(int) bool
+	// tasks says that the set is strongly connected along task edges.
+	tasks bool
 }
 
 // tasksOf returns the tasks enabled in every state of c, in some state of
@@ -145,11 +152,9 @@ func (g *stateGraph) tasksOf(c component) (all, some, taken bitset, cyclic bool)
 		some.or(en)
 		lo, hi := g.edges(u)
 		for e := lo; e < hi; e++ {
-			if v := int(g.to[e]); c.member(v) {
+			if v := int(g.to[e]); c.member(v) && g.taskOf(e) >= 0 {
 				cyclic = cyclic || len(c.nodes) > 1 || v == u
-				if g.taskOf(e) >= 0 {
-					taken.set(int(g.taskOf(e)))
-				}
+				taken.set(int(g.taskOf(e)))
 			}
 		}
 	}
@@ -162,6 +167,26 @@ func (g *stateGraph) tasksOf(c component) (all, some, taken bitset, cyclic bool)
 // decomposition: drop the states where a task is enabled that c never
 // takes, and look again inside what is left).
 func (g *stateGraph) fairCycle(c component, f Fairness) []int {
+	if !c.tasks && g.faultInside(c) {
+		// Strongly connected along all edges, faults included: look for a
+		// fair cycle in each part that is strongly connected along task
+		// edges. (Without a fault inside, c is such a part.)
+		comp, count := g.sccOf(c.member, true)
+		groups := make([][]int, count)
+		for _, u := range c.nodes {
+			if comp[u] >= 0 {
+				groups[comp[u]] = append(groups[comp[u]], u)
+			}
+		}
+		for k, nodes := range groups {
+			k := int32(k)
+			sub := component{nodes: nodes, member: func(i int) bool { return c.member(i) && comp[i] == k }, tasks: true}
+			if fc := g.fairCycle(sub, f); fc != nil {
+				return fc
+			}
+		}
+		return nil
+	}
 	all, some, taken, cyclic := g.tasksOf(c)
 	if !cyclic {
 		return nil
@@ -189,7 +214,7 @@ func (g *stateGraph) fairCycle(c component, f Fairness) []int {
 	if len(keep) == 0 {
 		return nil
 	}
-	comp, count := g.scc(func(i int) bool { return keep[i] })
+	comp, count := g.sccOf(func(i int) bool { return keep[i] }, true)
 	groups := make([][]int, count)
 	for _, u := range c.nodes {
 		if keep[u] {
@@ -198,7 +223,7 @@ func (g *stateGraph) fairCycle(c component, f Fairness) []int {
 	}
 	for k, nodes := range groups {
 		k := int32(k)
-		sub := component{nodes: nodes, member: func(i int) bool { return keep[i] && comp[i] == k }}
+		sub := component{nodes: nodes, member: func(i int) bool { return keep[i] && comp[i] == k }, tasks: true}
 		if f := g.fairCycle(sub, Strong); f != nil {
 			return f
 		}
@@ -384,12 +409,25 @@ func (g *stateGraph) forwardBad(in, stops func(int) bool) (bad, inB bitset, ok b
 	return bad, inB, true
 }
 
+// faultInside reports whether a fault edge joins two states of c.
+func (g *stateGraph) faultInside(c component) bool {
+	for _, u := range c.nodes {
+		lo, hi := g.edges(u)
+		for e := lo; e < hi; e++ {
+			if g.taskOf(e) < 0 && c.member(int(g.to[e])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // hasFault reports whether a fault (crash or recovery) is enabled in state
 // u.
 func (g *stateGraph) hasFault(u int) bool {
 	lo, hi := g.edges(u)
 	for e := lo; e < hi; e++ {
-		if g.task.at(e) < 0 {
+		if g.taskOf(e) < 0 {
 			return true
 		}
 	}
@@ -454,7 +492,7 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 	}
 	visit(cur)
 	walk := func(target func(int) bool) {
-		p, _ := g.path(cur, in, target)
+		p, _ := g.pathOf(cur, in, target, true)
 		for _, e := range p {
 			if g.taskOf(e) >= 0 {
 				done.set(int(g.taskOf(e)))

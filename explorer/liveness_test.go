@@ -214,6 +214,31 @@ func TestLivenessUnderFairness(t *testing.T) {
 			fairness: explorer.Weak,
 		},
 		{
+			// An execution takes finitely many faults: crash and recovery for
+			// ever between two states that end well is no counterexample,
+			// nor is a cycle that needs a fault to close, nor a fault
+			// self-loop.
+			name:     "termination: a cycle of faults between states that end well",
+			g:        &liveGraph{init: []int{0}, goal: is(0, 1), term: true, edges: map[int][]edge{0: {{1, -1, 0}}, 1: {{0, -1, 0}}}},
+			fairness: explorer.Weak,
+		},
+		{
+			name:     "termination: a cycle closed by a fault",
+			g:        &liveGraph{init: []int{0}, goal: is(0), term: true, edges: map[int][]edge{0: {{1, -1, 0}}, 1: {{0, 0, 0}}}},
+			fairness: explorer.NoFairness,
+		},
+		{
+			name:     "termination: a fault self-loop at a state that ends well",
+			g:        &liveGraph{init: []int{0}, goal: is(0), term: true, edges: map[int][]edge{0: {{0, -1, 0}}}},
+			fairness: explorer.Strong,
+		},
+		{
+			// After the fault, the tasks cycle for ever without a fault.
+			name:     "termination: a fair cycle after a fault out of a state that ends well",
+			g:        &liveGraph{init: []int{0}, goal: is(0), term: true, edges: map[int][]edge{0: {{1, -1, 0}}, 1: {{2, 0, 0}, {0, -1, 0}}, 2: {{1, 0, 0}}}},
+			fairness: explorer.Weak, violated: true, prefix: []string{"0->1"}, cycle: []string{"1->2", "2->1"}, cycleTask: []string{"t0"},
+		},
+		{
 			// {0,1} keeps t1 enabled without taking it (unfair); the self-loop
 			// at 2 is fair and never ends.
 			name:     "termination: a fair cycle never ends",
