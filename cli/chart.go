@@ -33,11 +33,24 @@ func checkHTML(c *urfave.Context) error {
 		return usagef("--html: the file name is empty")
 	}
 	dir := filepath.Dir(file)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	switch st, err := os.Stat(dir); {
+	case err != nil:
 		return usagef("--html %s: the directory %s does not exist", file, dir)
+	case !st.IsDir():
+		return usagef("--html %s: %s is not a directory", file, dir)
 	}
-	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
-		return usagef("--html %s: not a regular file", file)
+	if st, err := os.Stat(file); err == nil {
+		if !st.Mode().IsRegular() {
+			return usagef("--html %s: not a regular file", file)
+		}
+		// An existing file is rewritten: it must open for writing (its
+		// directory need not take new files).
+		f, err := os.OpenFile(file, os.O_WRONLY, 0)
+		if err != nil {
+			return usagef("--html %s: cannot be written: %v", file, err)
+		}
+		f.Close()
+		return nil
 	}
 	probe, err := os.CreateTemp(dir, ".vacheck-html-*")
 	if err != nil {
@@ -98,7 +111,7 @@ func chartPage(run report.Run) (msc.Page, bool) {
 	}
 	switch r.Status {
 	case explorer.OK:
-		page.Result = run.OK()
+		page.Result = run.OKLine()
 	case explorer.Violated:
 		page.Result = "VIOLATED"
 	case explorer.Incomplete:

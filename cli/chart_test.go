@@ -104,9 +104,14 @@ func TestShowAndHTMLFlags(t *testing.T) {
 // TestHTMLPathCheckedBeforeTheRun: an --html FILE that cannot be written is
 // a usage error before the search, not the loss of the report after it.
 func TestHTMLPathCheckedBeforeTheRun(t *testing.T) {
-	dir := t.TempDir()
+	dir, other := t.TempDir(), t.TempDir()
+	plain := filepath.Join(other, "plain")
+	if err := os.WriteFile(plain, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ file, want string }{
 		{filepath.Join(dir, "missing", "x.html"), "does not exist"},
+		{filepath.Join(plain, "x.html"), "is not a directory"},
 		{dir, "not a regular file"},
 		{"", "the file name is empty"},
 	} {

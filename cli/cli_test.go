@@ -55,7 +55,7 @@ func TestHelpAndVersionExit0(t *testing.T) {
 		{[]string{"--help"}, []string{"vacheck check SPEC", "COMMANDS", "sweep"}},
 		{[]string{"help"}, []string{"COMMANDS"}},
 		{[]string{"help", "check"}, []string{"--strategy", "--max-states"}},
-		{[]string{"check", "--help"}, []string{"--strategy", "--topology value", "a parameter whose values differ by spec; 'vacheck check SPEC --help' gives a spec's own"}},
+		{[]string{"check", "--help"}, []string{"--strategy", "--topology value", "a parameter whose meaning or values differ by spec; 'vacheck check SPEC --help' gives a spec's own"}},
 		{[]string{"check", "raymond", "--help"}, []string{"--topology    a tree: line (1-2-...-N), star (centre 1)"}},
 		{[]string{"check", "chang-roberts", "--help"}, []string{
 			"chang-roberts (ALGORITHMS.md 1.1)", "--n ", "(default 5)", "--ids", "--channels",

@@ -64,13 +64,17 @@ func interruptible(parent context.Context, stderr io.Writer) (ctx context.Contex
 			}
 			fmt.Fprintf(stderr, "vacheck: %s, stopping and writing the report of what was explored (again, a second later, to quit at once)\n", name)
 			cancel(fmt.Errorf("interrupted by %s", name))
-			first := time.Now()
+			first, echoed := time.Now(), false
 			for {
 				select {
 				case <-ch:
 					if time.Since(first) < signalEcho {
 						// The same interrupt delivered twice: timeout(1)
 						// signals its child, then the child's process group.
+						if !echoed {
+							fmt.Fprintln(stderr, "vacheck: a second signal at once, taken as the same interrupt (again, a second later, to quit at once)")
+							echoed = true
+						}
 						continue
 					}
 					// A second signal: quit at once, still with a documented

@@ -42,53 +42,54 @@ var resumeOverrides = []string{"workers", "timeout", "max-memory", "max-states",
 type resumingKey struct{}
 
 // checkpointConfig reads --checkpoint and --checkpoint-every into the
-// explorer's Checkpoint, creating the directory; nil without --checkpoint.
-// A new check refuses a directory that holds a checkpoint already. created
-// says that the directory did not exist before (finishCheckpoint removes
-// it again if the run ends with it empty).
-func checkpointConfig(c *urfave.Context, stderr io.Writer, spec specs.Spec, params *specs.Params) (ck *explorer.Checkpoint, created bool, err error) {
+// explorer's Checkpoint, creating the directory (marked as created by
+// vacheck, so that the run that finishes removes it again: tidyCheckpointDir);
+// nil without --checkpoint. A new check refuses a directory that holds a
+// checkpoint already.
+func checkpointConfig(c *urfave.Context, stderr io.Writer, spec specs.Spec, params *specs.Params) (*explorer.Checkpoint, error) {
 	dir := c.String("checkpoint")
 	if !c.IsSet("checkpoint") {
 		if c.IsSet("checkpoint-every") {
-			return nil, false, usagef("--checkpoint-every needs --checkpoint DIR")
+			return nil, usagef("--checkpoint-every needs --checkpoint DIR")
 		}
-		return nil, false, nil
+		return nil, nil
 	}
 	if strings.TrimSpace(dir) == "" {
-		return nil, false, usagef("--checkpoint %q: allowed: a directory (created if missing)", dir)
+		return nil, usagef("--checkpoint %q: allowed: a directory (created if missing)", dir)
 	}
 	every := defaultCheckpointEvery
 	if s := c.String("checkpoint-every"); c.IsSet("checkpoint-every") {
 		d, err := time.ParseDuration(strings.TrimSpace(s))
 		if err != nil || d <= 0 {
-			return nil, false, usagef("--checkpoint-every %q: allowed: a positive duration such as 200ms, 30s, 5m or 1h", input.Clip(s))
+			return nil, usagef("--checkpoint-every %q: allowed: a positive duration such as 200ms, 30s, 5m or 1h", input.Clip(s))
 		}
 		every = d
 	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		created = true
-	}
+	_, err := os.Stat(dir)
+	created := errors.Is(err, fs.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, false, usagef("--checkpoint %q: %v", input.Clip(dir), err)
+		return nil, usagef("--checkpoint %q: %v", input.Clip(dir), err)
 	}
-	// From here on, a refusal takes back the directory it created.
-	defer func() {
-		if err != nil && created {
+	if created {
+		if err := os.WriteFile(filepath.Join(dir, createdMark), nil, 0o644); err != nil {
 			os.Remove(dir)
+			return nil, usagef("--checkpoint %q: %v", input.Clip(dir), err)
 		}
-	}()
+	}
 	file := filepath.Join(dir, checkpointFile)
 	resuming, _ := c.Context.Value(resumingKey{}).(bool)
 	if _, err := os.Stat(file); err == nil && !resuming {
-		return nil, false, usagef("--checkpoint %q: the directory holds a checkpoint already; continue it with 'vacheck resume %s', or remove %s", input.Clip(dir), dir, file)
+		return nil, usagef("--checkpoint %q: the directory holds a checkpoint already; continue it with 'vacheck resume %s', or remove %s", input.Clip(dir), dir, file)
 	}
 	meta, err := json.Marshal(c.Context.Value(checkArgsKey{}))
 	if err != nil {
-		return nil, created, err
+		tidyCheckpointDir(dir)
+		return nil, err
 	}
 	model, err := json.Marshal(params.Canonical())
 	if err != nil {
-		return nil, created, err
+		tidyCheckpointDir(dir)
+		return nil, err
 	}
 	quiet := c.Bool("quiet")
 	return &explorer.Checkpoint{
@@ -103,29 +104,46 @@ func checkpointConfig(c *urfave.Context, stderr io.Writer, spec specs.Spec, para
 					dir, report.Group(s.States), s.Depth, bytesString(uint64(s.Bytes)), s.Took.Seconds())
 			}
 		},
-	}, created, nil
+	}, nil
 }
 
 // checkArgsKey holds the command line of a check (after the program
 // name), which the checkpoint stores for resume.
 type checkArgsKey struct{}
 
+// createdMark is the file that marks a checkpoint directory vacheck
+// created, so that the run that finishes (a resumed one too) removes it.
+const createdMark = ".created-by-vacheck"
+
+// tidyCheckpointDir removes dir if vacheck created it (createdMark) and
+// nothing else is in it.
+func tidyCheckpointDir(dir string) {
+	mark := filepath.Join(dir, createdMark)
+	if _, err := os.Stat(mark); err != nil {
+		return
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) == 1 {
+		os.Remove(mark)
+		os.Remove(dir)
+	}
+}
+
+// abandonCheckpoint tidies the checkpoint directory of a run that did not
+// start (a bad configuration the explorer refused).
+func abandonCheckpoint(ck *explorer.Checkpoint) {
+	if ck != nil {
+		tidyCheckpointDir(filepath.Dir(ck.File))
+	}
+}
+
 // finishCheckpoint removes the checkpoint of a run that ended with a
-// verdict (or failed), with its directory if that leaves it empty, and
-// tells how to continue one that ended incomplete. runErr is the error of a
-// run that did not start (a bad configuration): the directory is then
-// removed if the run created it and it is empty.
-func finishCheckpoint(ck *explorer.Checkpoint, created bool, status explorer.Status, runErr error, stderr io.Writer) {
+// verdict (or failed), with its directory if vacheck created it and nothing
+// else is in it, and tells how to continue one that ended incomplete.
+func finishCheckpoint(ck *explorer.Checkpoint, status explorer.Status, stderr io.Writer) {
 	if ck == nil {
 		return
 	}
 	dir := filepath.Dir(ck.File)
-	if runErr != nil {
-		if created {
-			os.Remove(dir) // only if empty
-		}
-		return
-	}
 	_, err := os.Stat(ck.File)
 	switch {
 	case status != explorer.Incomplete:
@@ -134,14 +152,12 @@ func finishCheckpoint(ck *explorer.Checkpoint, created bool, status explorer.Sta
 				fmt.Fprintf(stderr, "vacheck: warning: removing the finished checkpoint: %v\n", err)
 			}
 		}
-		os.Remove(dir) // only if empty
+		tidyCheckpointDir(dir)
 	case err == nil:
 		fmt.Fprintf(stderr, "vacheck: the checkpoint in %s is kept: continue with 'vacheck resume %s'\n", dir, dir)
 	default:
 		fmt.Fprintf(stderr, "vacheck: no checkpoint was saved in %s before the run stopped\n", dir)
-		if created {
-			os.Remove(dir) // only if empty
-		}
+		tidyCheckpointDir(dir)
 	}
 }
 

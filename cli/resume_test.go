@@ -245,9 +245,9 @@ func TestResumeRefused(t *testing.T) {
 }
 
 // TestCheckpointDirectoryTidy: a check refused before it runs takes back
-// the checkpoint directory it created; a finished run removes its
-// checkpoint and the directory with it when that leaves it empty, and
-// leaves a directory that holds other files.
+// the checkpoint directory it created; a finished run, resumed or not,
+// removes its checkpoint and the directory vacheck created with it; a
+// directory the user made stays, empty or not.
 func TestCheckpointDirectoryTidy(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "ck")
@@ -259,16 +259,31 @@ func TestCheckpointDirectoryTidy(t *testing.T) {
 	if _, err := os.Stat(dir); code != exitOK || !os.IsNotExist(err) {
 		t.Errorf("a finished check: exit %d, directory %v; want exit 0 and no directory", code, err)
 	}
-	keep := filepath.Join(base, "keep")
-	if err := os.MkdirAll(keep, 0o755); err != nil {
-		t.Fatal(err)
+	resumed := incompleteCheckpoint(t, "chang-roberts")
+	if code, _, errb := vacheck("resume", resumed, "--max-states", "0", "--quiet"); code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, errb)
+	}
+	if _, err := os.Stat(resumed); !os.IsNotExist(err) {
+		t.Errorf("a finished resume left the directory the check created: %v", err)
+	}
+	empty, keep := filepath.Join(base, "empty"), filepath.Join(base, "keep")
+	for _, d := range []string{empty, keep} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(keep, "notes"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, _ = vacheck("check", "chang-roberts", "--n", "3", "--checkpoint", keep, "--quiet")
-	entries, _ := os.ReadDir(keep)
-	if code != exitOK || len(entries) != 1 || entries[0].Name() != "notes" {
-		t.Errorf("a directory with other files: exit %d, %v left; want exit 0 and notes alone", code, entries)
+	for _, d := range []string{empty, keep} {
+		code, _, _ = vacheck("check", "chang-roberts", "--n", "3", "--checkpoint", d, "--checkpoint-every", "1ms", "--quiet")
+		entries, err := os.ReadDir(d)
+		want := 0
+		if d == keep {
+			want = 1
+		}
+		if code != exitOK || err != nil || len(entries) != want {
+			t.Errorf("%s, made by the user: exit %d, %v left (%v); want exit 0 and the directory with %d entries", d, code, entries, err, want)
+		}
 	}
 }

@@ -54,7 +54,7 @@ func engineFlags() []urfave.Flag {
 		&urfave.StringFlag{Name: "timeout", Usage: "stop after this long, e.g. 30s or 5m (default: no limit)"},
 		&urfave.StringFlag{Name: "max-memory", Usage: "stop when memory use reaches this, e.g. 4GiB (default: 3/4 of physical memory or of the cgroup (container) memory limit, whichever is smaller)"},
 		&urfave.StringSliceFlag{Name: "property", Usage: "check only this property (repeatable; default: the spec's claims)"},
-		&urfave.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property has a counterexample"},
+		&urfave.BoolFlag{Name: "continue", Usage: "after a violation, go on until every property, assertions such as channel-bound included, has a counterexample, or every state is explored"},
 		&urfave.BoolFlag{Name: "symmetry", Usage: "store one state per orbit of the symmetry group the spec declares (ring rotations, reflections): exact verdicts, metrics and counterexamples, counts of orbits next to the raw counts; safety properties and metrics only"},
 		&urfave.StringFlag{Name: "reduction", Value: "none", Usage: "state-space reduction: none (exact counts) or por (partial-order reduction: safety properties only, far fewer states where processes interact only by messages)"},
 		&urfave.StringFlag{Name: "fairness", Value: "weak", Usage: "fairness for liveness: weak, strong or none"},
@@ -67,9 +67,9 @@ func engineFlags() []urfave.Flag {
 	}
 }
 
-// differs starts the general help of a parameter whose values differ by
+// differs starts the general help of a parameter whose usage differs by
 // spec.
-const differs = "a parameter whose values differ by spec"
+const differs = "a parameter whose meaning or values differ by spec"
 
 // specFlags are the union of the parameters of every spec of catalog, as
 // string flags; a spec rejects the ones it does not take. The help of one
@@ -319,8 +319,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if !c.Bool("quiet") {
 		cfg.Progress, cfg.ProgressEvery = progressLine(stderr), progressEvery
 	}
-	var created bool
-	if cfg.Checkpoint, created, err = checkpointConfig(c, stderr, spec, params); err != nil {
+	if cfg.Checkpoint, err = checkpointConfig(c, stderr, spec, params); err != nil {
 		return exitUsage, err
 	}
 	ctx, stop := interruptible(c.Context, stderr)
@@ -328,9 +327,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	cfg.Context = ctx
 	res, err := explorer.Check(model, cfg)
 	if err != nil {
-		finishCheckpoint(cfg.Checkpoint, created, 0, err, stderr)
+		abandonCheckpoint(cfg.Checkpoint)
 	} else {
-		finishCheckpoint(cfg.Checkpoint, created, res.Status, nil, stderr)
+		finishCheckpoint(cfg.Checkpoint, res.Status, stderr)
 	}
 	if err == nil {
 		err = checkTypedMetrics(spec.Name, res)
@@ -359,9 +358,10 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		return exitModel, err
 	}
 	// After the report, so that a chart that cannot be written (the disk
-	// full, after checkHTML found the directory writable) loses nothing else.
+	// full, after checkHTML found the directory writable) loses nothing
+	// else, and the exit code stays the verdict's.
 	if err := charts(c, &run, stderr); err != nil { // --html: see chart.go
-		return exitModel, err
+		fmt.Fprintf(stderr, "vacheck: warning: %v; the chart was not written\n", err)
 	}
 	switch res.Status {
 	case explorer.OK:

@@ -27,7 +27,10 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 		&urfave.StringFlag{Name: "baseline", Usage: "certificates of an earlier sweep (--format json): fail (exit 1) naming every count or verdict that changed; without --n, re-check the N it has. --compare FILE.json says the same (--compare without .json is the parameter of the wakeup specs)"},
 	}
 	for _, f := range engineFlags() {
-		if n := f.Names()[0]; n != "continue" && n != "max-depth" {
+		// A sweep prints a table or certificates: no trace views or charts.
+		switch f.Names()[0] {
+		case "continue", "max-depth", "show", "trace", "html":
+		default:
 			flags = append(flags, f)
 		}
 	}
@@ -52,16 +55,18 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 // certificate is what a sweep records per N: enough to archive and to
 // compare with a later run.
 type certificate struct {
-	Spec            string                `json:"spec"`
-	Params          map[string]any        `json:"params"`
-	Version         string                `json:"version"`
-	Status          string                `json:"status"`
-	Reason          string                `json:"reason,omitempty"`
-	States          int64                 `json:"states"`
-	Transitions     int64                 `json:"transitions"`
-	Depth           int                   `json:"depth"`
-	Terminal        int64                 `json:"terminal_states"`
-	Verdicts        map[string]string     `json:"verdicts"`
+	Spec        string            `json:"spec"`
+	Params      map[string]any    `json:"params"`
+	Version     string            `json:"version"`
+	Status      string            `json:"status"`
+	Reason      string            `json:"reason,omitempty"`
+	States      int64             `json:"states"`
+	Transitions int64             `json:"transitions"`
+	Depth       int               `json:"depth"`
+	Terminal    int64             `json:"terminal_states"`
+	Verdicts    map[string]string `json:"verdicts"`
+	// NotCheckedWhy says why the verdicts "not-checked" were not checked.
+	NotCheckedWhy   string                `json:"not_checked_reason,omitempty"`
 	Metrics         map[string]certMetric `json:"metrics,omitempty"`
 	Strategy        string                `json:"strategy"`
 	Reduction       string                `json:"reduction"`
@@ -239,6 +244,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		cert := newCertificate(spec.Name, params[k].Canonical(), res)
 		for _, name := range notChecked {
 			cert.Verdicts[name] = notCheckedVerdict
+			cert.NotCheckedWhy = safetyOnlyWhy(run)
 		}
 		certs = append(certs, cert)
 		if format == "text" {

@@ -94,6 +94,10 @@ func TestSymmetryNamesTheClaimsItLeavesOut(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "orbits") || strings.Count(out, "OK (not checked: termination)") != 2 {
 		t.Errorf("sweep: exit %d\n%s", code, out)
 	}
+	code, out, _ = vacheck("sweep", "chang-roberts-announce", "--n", "3", "--symmetry", "--quiet", "--format", "json")
+	if code != exitOK || !strings.Contains(out, `"termination": "not-checked"`) || !strings.Contains(out, `"not_checked_reason": "--symmetry checks safety properties only`) {
+		t.Errorf("sweep JSON: exit %d\n%s", code, out)
+	}
 	// The HTML page (written for the metric's witnesses) says the same.
 	page := filepath.Join(t.TempDir(), "p.html")
 	if code, _, errb := vacheck("check", "chang-roberts-announce", "--n", "3", "--symmetry", "--quiet", "--metric", "messages", "--html", page); code != exitOK {

@@ -93,9 +93,9 @@ func (run Run) VerdictOf(p explorer.PropertyResult) string {
 // run left out.
 const notCheckedVerdict = "not checked"
 
-// OK is the verdict of a run whose properties hold: "OK, every property
+// OKLine is the verdict of a run whose properties hold: "OK, every property
 // holds", or, when it left claims out, which ones and why.
-func (run Run) OK() string {
+func (run Run) OKLine() string {
 	var unchecked []string
 	for _, p := range run.Result.Properties {
 		if run.notChecked(p) {
@@ -396,7 +396,7 @@ func Text(w io.Writer, run Run) error {
 		switch {
 		case v.Property == properties.ChannelBound:
 			b.WriteString("This is a modelling error, not a bug of the algorithm: a channel outgrew the capacity the model was built with; raise --capacity.\n")
-		case v.Kind.String() == "assertion":
+		case v.Kind == properties.Assertion:
 			b.WriteString("An assertion of the algorithm failed: a state its rules take to be impossible was reached (a bug of the algorithm, or of its model).\n")
 		}
 		writeTrace(&b, v.Trace, r.Strategy, run)
@@ -418,7 +418,7 @@ func Text(w io.Writer, run Run) error {
 	b.WriteString("\n")
 	switch r.Status {
 	case explorer.OK:
-		fmt.Fprintf(&b, "result: %s\n", run.OK())
+		fmt.Fprintf(&b, "result: %s\n", run.OKLine())
 	case explorer.Bounded:
 		fmt.Fprintf(&b, "result: BOUNDED, not a proof: no violation among the %s states explored, but %s of them lie beyond the model's bound%s and were not expanded; the properties hold within the bound only, and deadlock-freedom is unknown (terminal states may lie past the cut)\n",
 			Group(r.States), Group(r.Cut), boundDoc(run.BoundDoc))
