@@ -40,6 +40,7 @@ type stateGraph struct {
 	nbits   int
 	typed   [][]int32 // per "messages:TYPE" metric: messages of that type per edge
 	ntasks  int
+	faults  bool // some edge is a fault (crash or recovery)
 	// Instrumented metrics (MeasureWorker), per edge when asked for.
 	time        []int32            // "time": increase of the largest depth
 	sync        []int32            // "sync-delay": the delay an enter closes, or -1
@@ -194,6 +195,18 @@ func (c *taskCol) max() int32 {
 		}
 	}
 	return int32(m) - 1
+}
+
+// hasFault reports whether an edge of the column is a fault (task -1,
+// kept as 0).
+func (c *taskCol) hasFault() bool {
+	switch {
+	case c.d != nil:
+		return slices.Contains(c.d, 0)
+	case c.w != nil:
+		return slices.Contains(c.w, 0)
+	}
+	return slices.Contains(c.b, 0)
 }
 
 // appendCol appends the tasks of o.
@@ -813,6 +826,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		return nil, errHalted
 	}
 	g.ntasks = max(g.ntasks, int(g.task.max())+1)
+	g.faults = g.task.hasFault()
 	// The BFS tree: the first edge into each state that is not initial.
 	g.first = g.firstMem.Slice()
 	g.peMem = offheap.Make[uint32](n)

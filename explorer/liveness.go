@@ -411,6 +411,9 @@ func (g *stateGraph) forwardBad(in, stops func(int) bool) (bad, inB bitset, ok b
 
 // faultInside reports whether a fault edge joins two states of c.
 func (g *stateGraph) faultInside(c component) bool {
+	if !g.faults {
+		return false
+	}
 	for _, u := range c.nodes {
 		lo, hi := g.edges(u)
 		for e := lo; e < hi; e++ {
