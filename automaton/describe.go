@@ -59,7 +59,7 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 	if f := v.g.failed; f != 0 {
 		vars = append(vars, explorer.Var{Name: "failed-assertion", Value: sys.cfg.Assertions[f-1].Name})
 	}
-	if sys.cfg.Crashes > 0 {
+	if sys.cfg.Crashes > 0 || sys.down != 0 {
 		crashed := []any{}
 		for i := 0; i < sys.n; i++ {
 			if !v.Up(i) {

@@ -116,7 +116,7 @@ func (sys *System[S, M, P]) compileSymmetry() error {
 		return fmt.Errorf("%w: unknown Symmetry %d", ErrConfig, kind)
 	}
 	n := sys.n
-	g := &symGroup{kind: kind, crashes: sys.cfg.Crashes > 0}
+	g := &symGroup{kind: kind, crashes: sys.cfg.Crashes > 0 || sys.down != 0}
 	add := func(to []int, refl bool) error {
 		inv := make([]int, n)
 		for i, j := range to {

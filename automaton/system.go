@@ -129,6 +129,12 @@ type Config[S any, M Message] struct {
 	// stable ones and runs the algorithm's recovery action, all in the same
 	// step. Messages sent to i while it was down stay lost.
 	Recoveries int
+	// Down lists the processes (0-based) that are crashed in every initial
+	// state, as if crash_i had happened before the run: a scenario such as
+	// "the coordinator has crashed" (ALGORITHMS.md 1.14). They take no step
+	// and messages to them are received and discarded, until a recovery.
+	// It takes nothing from the Crashes budget.
+	Down []int
 	// Invariants are checked in every reachable state, in order.
 	Invariants []Invariant[S, M]
 	// Assertions name the assertions effects may make with
@@ -206,6 +212,7 @@ type System[S any, M Message, P Process[S, M]] struct {
 	instTime, instSync, instEntry bool
 	tw                            int
 	sym                           *symGroup // Config.Symmetry, compiled
+	down                          uint64    // Config.Down, as a bit set
 }
 
 // ErrConfig reports a malformed Config.
@@ -243,18 +250,28 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	if cfg.Recoveries < 0 {
 		return nil, fmt.Errorf("%w: the recovery budget must not be negative", ErrConfig)
 	}
+	var down uint64
+	for _, i := range cfg.Down {
+		if i < 0 || i >= n || n > 64 {
+			return nil, fmt.Errorf("%w: Down lists process %d; allowed: 0 to %d (and at most 64 processes)", ErrConfig, i, n-1)
+		}
+		if down&(1<<uint(i)) != 0 {
+			return nil, fmt.Errorf("%w: Down lists process %d twice", ErrConfig, i)
+		}
+		down |= 1 << uint(i)
+	}
 	if cfg.Recoveries > 0 {
 		if _, ok := any(new(S)).(Recoverer[M]); !ok {
 			return nil, fmt.Errorf("%w: Recoveries is %d but %T does not implement Recoverer (Recover(fx *Effects[M]))", ErrConfig, cfg.Recoveries, new(S))
 		}
 	}
-	if cfg.PartialOrder != nil && (cfg.Crashes > 0 || cfg.Recoveries > 0 || cfg.PartialOrder.Visible == nil || n > 64) {
-		return nil, fmt.Errorf("%w: PartialOrder needs a Visible function, no crashes and at most 64 processes", ErrConfig)
+	if cfg.PartialOrder != nil && (cfg.Crashes > 0 || cfg.Recoveries > 0 || len(cfg.Down) > 0 || cfg.PartialOrder.Visible == nil || n > 64) {
+		return nil, fmt.Errorf("%w: PartialOrder needs a Visible function, no crashes (nor processes Down) and at most 64 processes", ErrConfig)
 	}
 	if err := checkAssumptions(&cfg); err != nil {
 		return nil, err
 	}
-	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity, lazy: lazy}
+	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity, lazy: lazy, down: down}
 	if sys.disc == 0 {
 		sys.disc = channel.FIFO
 	}
@@ -459,7 +476,7 @@ func (sys *System[S, M, P]) NewWorker() explorer.Worker {
 // processes are up), then each process, then each channel in Links order.
 func (sys *System[S, M, P]) encodeInitial(procs []S) []byte {
 	var out, seg []byte
-	seg = sys.encodeGlobals(seg[:0], globals{budget: sys.cfg.Crashes, recoveries: sys.cfg.Recoveries})
+	seg = sys.encodeGlobals(seg[:0], globals{budget: sys.cfg.Crashes, recoveries: sys.cfg.Recoveries, down: sys.down})
 	out = appendSeg(out, seg)
 	for i := range procs {
 		seg = sys.pc.enc(unsafe.Pointer(&procs[i]), seg[:0])
@@ -489,7 +506,7 @@ type globals struct {
 
 // hasGlobals reports whether states carry the environment's bookkeeping.
 func (sys *System[S, M, P]) hasGlobals() bool {
-	return sys.cfg.Crashes > 0 || len(sys.cfg.Assertions) > 0 || sys.instTime || sys.instSync
+	return sys.cfg.Crashes > 0 || sys.down != 0 || len(sys.cfg.Assertions) > 0 || sys.instTime || sys.instSync
 }
 
 // Recoverer is implemented by a process type that can recover from a crash

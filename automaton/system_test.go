@@ -544,6 +544,39 @@ func TestCrashes(t *testing.T) {
 	}
 }
 
+// TestDown: processes listed in Config.Down are crashed from the start,
+// without using the crash budget. With process 2 down and no crashes, the
+// relay is C0 -send-> C1 -recv (discarded)-> C2 of TestCrashes: 3 states,
+// 2 transitions, 1 terminal; with process 1 down, nothing happens: 1 state.
+// A bad Down is a configuration error.
+func TestDown(t *testing.T) {
+	for _, tt := range []struct {
+		down                    []int
+		states, trans, terminal int64
+		first                   string
+	}{
+		{[]int{1}, 3, 2, 1, "p1.sent=false p1.got=false p2.sent=false p2.got=false queue_{1,2}=[] crashed=[2] crashes-left=0"},
+		{[]int{0}, 1, 0, 1, "p1.sent=false p1.got=false p2.sent=false p2.got=false queue_{1,2}=[] crashed=[1] crashes-left=0"},
+	} {
+		m := mustNew(t, automaton.Config[relay, int]{Initial: [][]relay{{{Sender: true}, {}}}, Links: []automaton.Link{{From: 0, To: 1}}, Down: tt.down})
+		r := check(t, m)
+		if r.Status != explorer.OK || r.States != tt.states || r.Transitions != tt.trans || r.Terminal != tt.terminal {
+			t.Errorf("down %v: %v, %d states, %d transitions, %d terminal; want ok, %d, %d, %d",
+				tt.down, r.Status, r.States, r.Transitions, r.Terminal, tt.states, tt.trans, tt.terminal)
+		}
+		init, _ := m.Initial()
+		if got := describe(t, m, init[0]); got != tt.first {
+			t.Errorf("down %v: initial state\n got %s\nwant %s", tt.down, got, tt.first)
+		}
+		automatontest.CheckPure(t, m, 100)
+	}
+	for _, down := range [][]int{{2}, {-1}, {1, 1}} {
+		if _, err := automaton.New(automaton.Config[relay, int]{Initial: [][]relay{{{Sender: true}, {}}}, Links: []automaton.Link{{From: 0, To: 1}}, Down: down}); !errors.Is(err, automaton.ErrConfig) {
+			t.Errorf("Down %v: %v, want a configuration error", down, err)
+		}
+	}
+}
+
 // ---- (g) Acceptor ----
 
 // picky is a process that, as process 1, sends 2 then 1 in one step; as

@@ -432,7 +432,7 @@ func bully(broken bool) Spec {
 			{Flag: "recoveries", Default: "0", Usage: "recoveries the environment may inject (recover_i: st := idle, coord := ⊥, HOLD()), 0 to 4"},
 			{Flag: "answer-timeout", Default: "strict", Usage: "T_ANSWER: strict (every larger process crashed, 1.14) or weak (no ELECTION of mine still in transit to a live larger process)"},
 			{Flag: "accept", Default: "rule", Usage: "ACCEPT(c) on COORDINATOR(c): rule (coord = ⊥ or c ≥ coord or coord crashed, 1.14) or always"},
-			{Flag: "start", Default: "stable", Usage: "initial coord: stable (the max ID everywhere) or election (⊥ everywhere: election at system start)"},
+			{Flag: "start", Default: "stable", Usage: "initial coord: stable (the max ID everywhere), election (⊥ everywhere: election at system start) or crashed (stable, with process N crashed before the run; not counted in --crashes)"},
 			{Flag: "detectors", Default: "all", Usage: "processes that may detect a failed or unknown coordinator (detect_i): all, or a list such as 1,3"},
 			{Flag: "timeouts", Default: "perfect", Usage: "perfect (justified timeouts) or unrestricted (only the local waiting condition, with a budget of premature timeouts)"},
 			{Flag: "premature", Default: "1", Usage: "budget of premature timeouts, with --timeouts unrestricted"},
@@ -471,8 +471,8 @@ func bully(broken bool) Spec {
 			return nil, err
 		}
 		start := p.String("start")
-		if start != "stable" && start != "election" {
-			return nil, Usagef("start", start, "allowed values are stable and election")
+		if start != "stable" && start != "election" && start != "crashed" {
+			return nil, Usagef("start", start, "allowed values are stable, election and crashed")
 		}
 		p.Set("start", start)
 		det, err := parseDetectors(p, n)
@@ -502,9 +502,15 @@ func bully(broken bool) Spec {
 		procs := make([]buNode, n)
 		for i := range procs {
 			procs[i] = buNode{U: i + 1, Detects: det[i], Perfect: mode == "perfect", Premature: premature, Broken: broken, Weak: weak, AcceptAll: acceptAll}
-			if start == "stable" {
+			if start != "election" {
 				procs[i].Coord = buCoord(n)
 			}
+		}
+		// --start crashed: the scenario of 1.14's figures, the coordinator
+		// crashed before the run.
+		var down []int
+		if start == "crashed" {
+			down = []int{n - 1}
 		}
 		return automaton.New(automaton.Config[buNode, buMsg]{
 			Initial:    [][]buNode{procs},
@@ -513,6 +519,7 @@ func bully(broken bool) Spec {
 			Capacity:   capacity,
 			Crashes:    crashes,
 			Recoveries: recoveries,
+			Down:       down,
 			Invariants: buInvariants(),
 			ValidEnd:   buSettled,
 			// BU-TERM: every fair run reaches a valid end state (faults are

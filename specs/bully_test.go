@@ -1,8 +1,10 @@
 package specs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -583,4 +585,45 @@ func TestBullyRecovery(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBullyStartCrashed: --start crashed begins where crash_N from a stable
+// start leads (the same state, byte for byte, with --crashes 0 against 1),
+// so that 1.14's figures for "the coordinator has crashed" come from the
+// command line: the message counts of TestBullyMessages, as metrics.
+func TestBullyStartCrashed(t *testing.T) {
+	for _, tt := range []struct {
+		n         int
+		detectors string
+		lo, hi    int64
+	}{
+		{3, "1", 5, 5},
+		{4, "1", 11, 14},
+		{4, "3", 3, 3},
+	} {
+		flags := map[string]string{"n": fmt.Sprint(tt.n), "detectors": tt.detectors}
+		stable := buildSpec(t, bullySpecs()[0], mergeFlags(flags, map[string]string{"crashes": "1"}))
+		crashed := buildSpec(t, bullySpecs()[0], mergeFlags(flags, map[string]string{"crashes": "0", "start": "crashed"}))
+		init, err := crashed.Initial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after := buAfterCrash(t, stable, fmt.Sprintf("crash_{%d}", tt.n)); len(init) != 1 || !bytes.Equal(init[0], after) {
+			t.Errorf("n=%d: the crashed start is not the state after crash_{%d}", tt.n, tt.n)
+		}
+		r, err := explorer.Check(crashed, explorer.Config{Metrics: []string{"messages"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != explorer.OK || len(r.Metrics) != 1 || r.Metrics[0].Min != tt.lo || r.Metrics[0].Max != tt.hi {
+			t.Errorf("n=%d detectors=%s: %v %+v; want messages %d to %d", tt.n, tt.detectors, r.Status, r.Metrics, tt.lo, tt.hi)
+		}
+	}
+}
+
+// mergeFlags returns a's flags with b's added over them.
+func mergeFlags(a, b map[string]string) map[string]string {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
 }
