@@ -34,6 +34,7 @@ var readmeExits = map[string]int{
 	"vacheck check waiting --n 4 --initiators subsets --metric messages":                                         0,
 	"vacheck check bully --n 3 --crashes 1 --recoveries 1 --property uniqueness":                                 1,
 	"vacheck check bully --n 4 --start crashed --crashes 0 --detectors 1 --metric messages":                      0,
+	"vacheck check maekawa --n 7 --requesters 1,2,3 --metric messages":                                           0,
 	"vacheck check virtual-tree-broken":                                                                          1,
 	"vacheck check central --n 2 --crashes 1 --property progress":                                                1,
 	"vacheck check lamport --n 3 --channels unordered --property mutual-exclusion":                               1,
