@@ -346,6 +346,22 @@ func buAfterCrash(t *testing.T, m explorer.Model, label string) []byte {
 	return nil
 }
 
+// buCrashFigures are the message counts of 1.14's scenario "the
+// coordinator has crashed", by N and the processes that may detect it.
+var buCrashFigures = []struct {
+	n         int
+	detectors string
+	lo, hi    int
+}{
+	{3, "1", 5, 5},
+	{3, "2", 2, 2},
+	{4, "1", 11, 14},
+	{4, "3", 3, 3},
+	{5, "4", 4, 4},
+	{3, "all", 2, 7},
+	{4, "all", 3, 23},
+}
+
 // TestBullyMessages checks the complexity figures of ALGORITHMS.md 1.14,
 // scenario "the coordinator (max ID) has crashed", stable start: if the
 // second-highest process detects it, N-1 messages (one ELECTION to the dead
@@ -354,19 +370,7 @@ func buAfterCrash(t *testing.T, m explorer.Model, label string) []byte {
 // max 14 (a late ELECTION at a process already idle again starts another
 // election).
 func TestBullyMessages(t *testing.T) {
-	for _, tt := range []struct {
-		n         int
-		detectors string
-		lo, hi    int
-	}{
-		{3, "1", 5, 5},
-		{3, "2", 2, 2},
-		{4, "1", 11, 14},
-		{4, "3", 3, 3},
-		{5, "4", 4, 4},
-		{3, "all", 2, 7},
-		{4, "all", 3, 23},
-	} {
+	for _, tt := range buCrashFigures {
 		t.Run(fmt.Sprintf("n=%d/detectors=%s", tt.n, tt.detectors), func(t *testing.T) {
 			m := buildSpec(t, bullySpecs()[0], map[string]string{"n": fmt.Sprint(tt.n), "crashes": "1", "detectors": tt.detectors})
 			lo, hi := buMessages(t, m, buAfterCrash(t, m, fmt.Sprintf("crash_{%d}", tt.n)))
@@ -592,15 +596,7 @@ func TestBullyRecovery(t *testing.T) {
 // so that 1.14's figures for "the coordinator has crashed" come from the
 // command line: the message counts of TestBullyMessages, as metrics.
 func TestBullyStartCrashed(t *testing.T) {
-	for _, tt := range []struct {
-		n         int
-		detectors string
-		lo, hi    int64
-	}{
-		{3, "1", 5, 5},
-		{4, "1", 11, 14},
-		{4, "3", 3, 3},
-	} {
+	for _, tt := range buCrashFigures {
 		flags := map[string]string{"n": fmt.Sprint(tt.n), "detectors": tt.detectors}
 		stable := buildSpec(t, bullySpecs()[0], mergeFlags(flags, map[string]string{"crashes": "1"}))
 		crashed := buildSpec(t, bullySpecs()[0], mergeFlags(flags, map[string]string{"crashes": "0", "start": "crashed"}))
@@ -615,7 +611,7 @@ func TestBullyStartCrashed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != explorer.OK || len(r.Metrics) != 1 || r.Metrics[0].Min != tt.lo || r.Metrics[0].Max != tt.hi {
+		if r.Status != explorer.OK || len(r.Metrics) != 1 || r.Metrics[0].Min != int64(tt.lo) || r.Metrics[0].Max != int64(tt.hi) {
 			t.Errorf("n=%d detectors=%s: %v %+v; want messages %d to %d", tt.n, tt.detectors, r.Status, r.Metrics, tt.lo, tt.hi)
 		}
 	}
