@@ -168,24 +168,10 @@ func (g *stateGraph) tasksOf(c component) (all, some, taken bitset, cyclic bool)
 // takes, and look again inside what is left).
 func (g *stateGraph) fairCycle(c component, f Fairness) []int {
 	if !c.tasks && g.faultInside(c) {
-		// Strongly connected along all edges, faults included: look for a
-		// fair cycle in each part that is strongly connected along task
-		// edges. (Without a fault inside, c is such a part.)
-		comp, count := g.sccOf(c.member, true)
-		groups := make([][]int, count)
-		for _, u := range c.nodes {
-			if comp[u] >= 0 {
-				groups[comp[u]] = append(groups[comp[u]], u)
-			}
-		}
-		for k, nodes := range groups {
-			k := int32(k)
-			sub := component{nodes: nodes, member: func(i int) bool { return c.member(i) && comp[i] == k }, tasks: true}
-			if fc := g.fairCycle(sub, f); fc != nil {
-				return fc
-			}
-		}
-		return nil
+		// Strongly connected along all edges, faults included: look in
+		// each part that is strongly connected along task edges. (Without
+		// a fault inside, c is such a part.)
+		return g.fairCycleIn(c.nodes, c.member, f)
 	}
 	all, some, taken, cyclic := g.tasksOf(c)
 	if !cyclic {
@@ -214,18 +200,25 @@ func (g *stateGraph) fairCycle(c component, f Fairness) []int {
 	if len(keep) == 0 {
 		return nil
 	}
-	comp, count := g.sccOf(func(i int) bool { return keep[i] }, true)
+	return g.fairCycleIn(c.nodes, func(i int) bool { return keep[i] }, Strong)
+}
+
+// fairCycleIn returns a fair cycle (fairCycle) inside one of the parts of
+// the states of nodes where in holds that are strongly connected along task
+// edges, or nil.
+func (g *stateGraph) fairCycleIn(nodes []int, in func(int) bool, f Fairness) []int {
+	comp, count := g.sccOf(in, true)
 	groups := make([][]int, count)
-	for _, u := range c.nodes {
-		if keep[u] {
+	for _, u := range nodes {
+		if in(u) {
 			groups[comp[u]] = append(groups[comp[u]], u)
 		}
 	}
-	for k, nodes := range groups {
+	for k, part := range groups {
 		k := int32(k)
-		sub := component{nodes: nodes, member: func(i int) bool { return keep[i] && comp[i] == k }, tasks: true}
-		if f := g.fairCycle(sub, Strong); f != nil {
-			return f
+		sub := component{nodes: part, member: func(i int) bool { return in(i) && comp[i] == k }, tasks: true}
+		if fc := g.fairCycle(sub, f); fc != nil {
+			return fc
 		}
 	}
 	return nil
