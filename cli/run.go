@@ -313,9 +313,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		return exitUsage, err
 	}
 	var notChecked []string
-	if (cfg.Reduction == explorer.PartialOrder || cfg.Symmetry) && !c.IsSet("property") {
-		cfg.Properties, notChecked = safetyClaims(model, cfg.Properties)
-	}
+	cfg.Properties, notChecked = leaveOutLiveness(c, cfg, model)
 	if !c.Bool("quiet") {
 		cfg.Progress, cfg.ProgressEvery = progressLine(stderr), progressEvery
 	}
@@ -413,6 +411,17 @@ func engineConfig(c *urfave.Context, spec specs.Spec, catalog []specs.Spec) (exp
 		return cfg, "", usagef("--format %q: allowed values are text and json", format)
 	}
 	return cfg, format, nil
+}
+
+// leaveOutLiveness returns the properties a search with cfg checks on m,
+// and the claims it leaves out: by default, under partial-order reduction
+// or symmetry, the liveness claims (safetyClaims); with --property, what
+// was asked for (a liveness property is then refused).
+func leaveOutLiveness(c *urfave.Context, cfg explorer.Config, m explorer.Model) (props, notChecked []string) {
+	if (cfg.Reduction == explorer.PartialOrder || cfg.Symmetry) && !c.IsSet("property") {
+		return safetyClaims(m, cfg.Properties)
+	}
+	return cfg.Properties, nil
 }
 
 // safetyClaims splits claims into the safety properties and the liveness

@@ -228,9 +228,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 			}
 		}
 		var notChecked []string
-		if (run.Reduction == explorer.PartialOrder || run.Symmetry) && !c.IsSet("property") {
-			run.Properties, notChecked = safetyClaims(models[k], run.Properties)
-		}
+		run.Properties, notChecked = leaveOutLiveness(c, run, models[k])
 		if !c.Bool("quiet") {
 			run.Progress, run.ProgressEvery = progressLine(stderr), progressEvery
 		}
@@ -244,6 +242,8 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		cert := newCertificate(spec.Name, params[k].Canonical(), res)
 		for _, name := range notChecked {
 			cert.Verdicts[name] = notCheckedVerdict
+		}
+		if len(notChecked) > 0 {
 			cert.NotCheckedWhy = safetyOnlyWhy(run)
 		}
 		certs = append(certs, cert)
