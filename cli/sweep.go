@@ -241,7 +241,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		}
 		cert := newCertificate(spec.Name, params[k].Canonical(), res)
 		for _, name := range notChecked {
-			cert.Verdicts[name] = notCheckedVerdict
+			cert.Verdicts[name] = report.NotCheckedStatus
 		}
 		if len(notChecked) > 0 {
 			cert.NotCheckedWhy = safetyOnlyWhy(run)
@@ -325,10 +325,6 @@ func newCertificate(spec string, params map[string]any, r *explorer.Result) cert
 	return c
 }
 
-// notCheckedVerdict is a certificate's verdict of a claim the run did not
-// check: a liveness claim under --symmetry or --reduction por.
-const notCheckedVerdict = "not-checked"
-
 func writeSweepRow(w io.Writer, n int, c certificate) {
 	verdict := strings.ToUpper(c.Status)
 	var bad []string
@@ -343,7 +339,7 @@ func writeSweepRow(w io.Writer, n int, c certificate) {
 	}
 	var unchecked []string
 	for name, v := range c.Verdicts {
-		if v == notCheckedVerdict {
+		if v == report.NotCheckedStatus {
 			unchecked = append(unchecked, name)
 		}
 	}

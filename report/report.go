@@ -89,9 +89,13 @@ func (run Run) VerdictOf(p explorer.PropertyResult) string {
 	return p.Verdict.String()
 }
 
-// notCheckedVerdict is how the report writes the verdict of a claim the
-// run left out.
-const notCheckedVerdict = "not checked"
+// notCheckedVerdict is how the text report writes the verdict of a claim
+// the run left out, and NotCheckedStatus how JSON (and a sweep's
+// certificates) write it.
+const (
+	notCheckedVerdict = "not checked"
+	NotCheckedStatus  = "not-checked"
+)
 
 // OKLine is the verdict of a run whose properties hold: "OK, every property
 // holds", or, when it left claims out, which ones and why.
@@ -277,7 +281,7 @@ func JSON(w io.Writer, run Run) error {
 	}
 	for _, p := range r.Properties {
 		if run.notChecked(p) {
-			out.Properties = append(out.Properties, jsonProperty{Name: p.Name, Kind: p.Kind.String(), Status: "not-checked", Reason: run.NotCheckedWhy})
+			out.Properties = append(out.Properties, jsonProperty{Name: p.Name, Kind: p.Kind.String(), Status: NotCheckedStatus, Reason: run.NotCheckedWhy})
 			continue
 		}
 		if p.Verdict == explorer.Skipped {
