@@ -1,8 +1,6 @@
 package specs
 
 import (
-	"slices"
-
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/election"
@@ -87,20 +85,34 @@ func crMax(v *crView) int {
 // crLemma1 is Lemma 1 of the formal model: for every i other than i_max
 // and every j in [i_max, i), u_i is neither in send_j nor in
 // queue_{j,j+1}. An ID cannot get past i_max.
+//
+// It is checked in every state, so it reads each buffer and channel once
+// instead of once per i: an ID u at position j breaks the lemma when it is
+// the ID of a process i strictly between j and i_max going round the ring
+// (then j is in [i_max, i)). TestChangRobertsLemma1 compares it with the
+// lemma as stated, crLemma1Literal in the tests.
 func crLemma1(v *crView) bool {
 	n, imax := v.N(), crMax(v)
-	for i := 0; i < n; i++ {
-		if i == imax {
-			continue
-		}
-		u := v.Proc(i).U
-		for j := imax; j != i; j = (j + 1) % n {
-			if slices.Contains(v.Proc(j).Send, u) || slices.Contains(v.Chan(j, (j+1)%n), u) {
-				return false
-			}
+	for j := 0; j < n; j++ {
+		if crOwnedAhead(v, v.Proc(j).Send, j, imax) || crOwnedAhead(v, v.Chan(j, (j+1)%n), j, imax) {
+			return false
 		}
 	}
 	return true
+}
+
+// crOwnedAhead reports whether one of the IDs vals, found at position j,
+// is the ID of a process i in (j, imax) going round the ring.
+func crOwnedAhead(v *crView, vals []int, j, imax int) bool {
+	n := v.N()
+	for _, u := range vals {
+		for i := (j + 1) % n; i != imax; i = (i + 1) % n {
+			if v.Proc(i).U == u {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func changRoberts(broken bool) Spec {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -394,4 +395,114 @@ func TestChangRobertsQuiescence(t *testing.T) {
 			t.Errorf("%s: %v %+v, want quiescence to hold on the liveness graph", spec, r.Status, r.Violations)
 		}
 	}
+}
+
+// crLemma1Literal is Lemma 1 as ALGORITHMS.md 1.1 states it: for every i
+// other than i_max and every j in [i_max, i), u_i is neither in send_j nor
+// in queue_{j,j+1}.
+func crLemma1Literal(v *crView) bool {
+	n, imax := v.N(), crMax(v)
+	for i := 0; i < n; i++ {
+		if i == imax {
+			continue
+		}
+		u := v.Proc(i).U
+		for j := imax; j != i; j = (j + 1) % n {
+			if slices.Contains(v.Proc(j).Send, u) || slices.Contains(v.Chan(j, (j+1)%n), u) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// TestChangRobertsLemma1 compares crLemma1, which reads each buffer and
+// channel once, with the lemma as stated, in every reachable state of the
+// correct model and of the broken twin (whose smaller IDs travel past
+// i_max, so the lemma fails in most of its states), for both objectives,
+// and with repeated IDs, which the command line refuses but the lemma is
+// defined for.
+func TestChangRobertsLemma1(t *testing.T) {
+	idsets := []struct {
+		name string
+		sets [][]int
+	}{
+		{"n=3/all", crIDs(t, 3, "all")},
+		{"n=4/all", crIDs(t, 4, "all")},
+		{"n=5/all", crIDs(t, 5, "all")},
+		{"n=3/repeated", [][]int{{2, 1, 2}, {2, 2, 2}, {1, 1, 2}}},
+		{"n=4/repeated", [][]int{{1, 3, 3, 2}, {3, 1, 3, 1}}},
+	}
+	for _, tt := range idsets {
+		name, sets := tt.name, tt.sets
+		for _, broken := range []bool{false, true} {
+			for _, obj := range []objective{objMax, objMin} {
+				t.Run(fmt.Sprintf("%s/broken=%v/objective=%d", name, broken, obj), func(t *testing.T) {
+					var holds, fails, differ int
+					first := ""
+					initial := func(yield func([]crNode) bool) {
+						for _, ids := range sets {
+							procs := make([]crNode, len(ids))
+							for i, id := range ids {
+								procs[i] = crNode{U: id, Send: []int{id}, Broken: broken, Obj: obj}
+							}
+							if !yield(procs) {
+								return
+							}
+						}
+					}
+					m, err := automaton.New(automaton.Config[crNode, int]{
+						InitialSeq: initial,
+						Links:      automaton.Ring(len(sets[0])),
+						Invariants: []automaton.Invariant[crNode, int]{{Name: "same", Holds: func(v *crView) bool {
+							fast, literal := crLemma1(v), crLemma1Literal(v)
+							switch {
+							case fast != literal:
+								if differ++; first == "" {
+									first = fmt.Sprintf("crLemma1 %v, literal %v in %+v, channels %v", fast, literal, crProcs(v), crChans(v))
+								}
+							case fast:
+								holds++
+							default:
+								fails++
+							}
+							return true
+						}}},
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err := explorer.Check(m, explorer.Config{Workers: 1, Properties: []string{"same"}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r.Status != explorer.OK {
+						t.Fatalf("status %v (%s)", r.Status, r.Reason)
+					}
+					if differ > 0 {
+						t.Errorf("%d of %d states differ; the first: %s", differ, r.States, first)
+					}
+					if holds == 0 || (broken && fails == 0) {
+						t.Errorf("the lemma holds in %d states and fails in %d: the comparison needs both", holds, fails)
+					}
+				})
+			}
+		}
+	}
+}
+
+func crProcs(v *crView) []crNode {
+	var ps []crNode
+	for i := 0; i < v.N(); i++ {
+		ps = append(ps, *v.Proc(i))
+	}
+	return ps
+}
+
+func crChans(v *crView) [][]int {
+	var cs [][]int
+	for j := 0; j < v.N(); j++ {
+		cs = append(cs, v.Chan(j, (j+1)%v.N()))
+	}
+	return cs
 }
