@@ -19,6 +19,7 @@ type View[S any, M Message] struct {
 	ready   []bool
 	chans   [][]M
 	chReady []bool
+	chanIdx []int32 // from*N+to -> channel index, or -1 (the System's)
 	g       globals
 	arena   arena
 	// decoded[i] is the encoding procs[i] was last decoded from, with its
@@ -36,7 +37,7 @@ type viewSys[S any, M Message] interface {
 	numProcs() int
 	numLinks() int
 	link(c int) Link
-	chanIndex(from, to int) int
+	chanTable() []int32
 	crashes() int
 }
 
@@ -51,6 +52,7 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 		procArena: ownLines[arena](n),
 		chans:     ownLines[[]M](c),
 		chReady:   ownLines[bool](c),
+		chanIdx:   sys.chanTable(),
 	}
 }
 
@@ -119,15 +121,28 @@ func (v *View[S, M]) decodeProc(i int) {
 // head first (for an unordered channel, in canonical order), or nil if there
 // is no such channel.
 func (v *View[S, M]) Chan(from, to int) []M {
-	c := v.sys.chanIndex(from, to)
+	n := len(v.procs)
+	if uint(from) >= uint(n) || uint(to) >= uint(n) {
+		return nil
+	}
+	c := int(v.chanIdx[from*n+to])
 	if c < 0 {
 		return nil
 	}
 	if !v.chReady[c] {
-		v.sys.decodeChan(v, c)
-		v.chReady[c] = true
+		v.decodeChan(c) // kept out of Chan, which is then inlined
 	}
 	return v.chans[c]
+}
+
+// decodeChan makes chans[c] the messages of channel c.
+func (v *View[S, M]) decodeChan(c int) {
+	if k := 1 + len(v.procs) + c; v.bounds[2*k] == v.bounds[2*k+1] {
+		v.chans[c] = v.chans[c][:0] // empty, as most channels are
+	} else {
+		v.sys.decodeChan(v, c)
+	}
+	v.chReady[c] = true
 }
 
 // ChannelsEmpty reports whether every channel is empty.

@@ -12,10 +12,11 @@ import (
 	"github.com/vacheck/vacheck/explorer"
 )
 
-func (sys *System[S, M, P]) numProcs() int   { return sys.n }
-func (sys *System[S, M, P]) numLinks() int   { return len(sys.cfg.Links) }
-func (sys *System[S, M, P]) link(c int) Link { return sys.cfg.Links[c] }
-func (sys *System[S, M, P]) crashes() int    { return sys.cfg.Crashes }
+func (sys *System[S, M, P]) numProcs() int      { return sys.n }
+func (sys *System[S, M, P]) numLinks() int      { return len(sys.cfg.Links) }
+func (sys *System[S, M, P]) link(c int) Link    { return sys.cfg.Links[c] }
+func (sys *System[S, M, P]) crashes() int       { return sys.cfg.Crashes }
+func (sys *System[S, M, P]) chanTable() []int32 { return sys.chanIdx }
 func (sys *System[S, M, P]) chanIndex(from, to int) int {
 	if from < 0 || from >= sys.n || to < 0 || to >= sys.n {
 		return -1

@@ -94,21 +94,28 @@ func crMax(v *crView) int {
 func crLemma1(v *crView) bool {
 	n, imax := v.N(), crMax(v)
 	for j := 0; j < n; j++ {
-		if crOwnedAhead(v, v.Proc(j).Send, j, imax) || crOwnedAhead(v, v.Chan(j, (j+1)%n), j, imax) {
+		next := j + 1
+		if next == n {
+			next = 0
+		}
+		if crOwnedAhead(v, v.Proc(j).Send, next, imax) || crOwnedAhead(v, v.Chan(j, next), next, imax) {
 			return false
 		}
 	}
 	return true
 }
 
-// crOwnedAhead reports whether one of the IDs vals, found at position j,
-// is the ID of a process i in (j, imax) going round the ring.
-func crOwnedAhead(v *crView, vals []int, j, imax int) bool {
+// crOwnedAhead reports whether one of the IDs vals is the ID of a process
+// in [from, imax) going round the ring.
+func crOwnedAhead(v *crView, vals []int, from, imax int) bool {
 	n := v.N()
 	for _, u := range vals {
-		for i := (j + 1) % n; i != imax; i = (i + 1) % n {
+		for i := from; i != imax; {
 			if v.Proc(i).U == u {
 				return true
+			}
+			if i++; i == n {
+				i = 0
 			}
 		}
 	}
