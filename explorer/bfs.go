@@ -3,7 +3,6 @@ package explorer
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/vacheck/vacheck/internal/offheap"
 )
@@ -201,7 +200,12 @@ func merge(chains [][]*bucket, buf []uint64) *level {
 			heads = append(heads, h)
 		}
 	}
-	l.ref = slices.Grow(buf[:0], l.n)
+	if cap(buf) < l.n {
+		// Levels widen a little at a time: room for half as much again
+		// saves reallocating at every level.
+		buf = make([]uint64, 0, l.n+l.n/2)
+	}
+	l.ref = buf[:0]
 	for len(heads) > 0 {
 		best := 0
 		br, ba := chains[heads[0].chain][heads[0].b].key(heads[0].i)
@@ -278,8 +282,11 @@ func (s *search) bfs() {
 			}
 		}
 	}
-	// seen[w]: the fingerprints worker w has produced in this level.
+	// seen[w]: the fingerprints worker w has produced in this level;
+	// recent[w]: its table of recent keys (expander.offerKey), 64 KiB
+	// that a new one each level would make garbage of.
 	seen := make([]*fpSet, W)
+	recent := make([]*recentKeys, W)
 	for w := range seen {
 		seen[w] = newFPSet()
 	}
@@ -355,6 +362,10 @@ func (s *search) bfs() {
 				// Not with a reduction, which offers the successors of its
 				// subset without keys.
 				x.kx = kx
+				if recent[w] == nil {
+					recent[w] = new(recentKeys)
+				}
+				x.recent = recent[w]
 			}
 			if W == 1 && s.reducers == nil {
 				x.in = &inserter{s: s, want: want, deferred: deferred, found: make([]bfsFound, nprops)}
@@ -956,7 +967,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	}
 	x.local.Clear()
 	if x.kx != nil {
-		x.recent = new(recentKeys)
+		clear(x.recent.keys[:]) // the fingerprints are read only under a key
 	}
 	x.from = make([]int, len(x.out))
 	x.fresh = 0
