@@ -167,67 +167,66 @@ func (l *level) get(r int) ([]byte, uint64, stateRef) {
 	return b.state(i), b.fp(i), b.ref(i)
 }
 
-// merge orders the states of chains of buckets canonically. Each chain is
-// in key order: a shard's candidates, worker after worker, each worker's in
-// the order of the ranges it expanded. The order is written into buf's
-// memory, the order of a level no longer needed.
-func merge(chains [][]*bucket, buf []uint64) *level {
+// mergeWorkers orders the candidates of a BFS level canonically, by key,
+// into a level: out[w][sh] holds worker w's candidates for shard sh, in key
+// order, and the level's buckets are out[0][0], out[1][0], ..., out[0][1],
+// ... (a shard's, worker after worker). Each key is one transition, so the
+// order is one; and the workers expand consecutive ranges of the level, so
+// every candidate of worker w has a key below those of worker w+1. Each
+// worker's buckets therefore merge on their own, into their own stretch of
+// the order, all at once: par runs fn(w) for every worker and returns when
+// they are done. The order is written into buf's memory, the order of a
+// level no longer needed.
+func mergeWorkers(out [][]*bucket, buf []uint64, par func(fn func(w int))) *level {
+	W := len(out)
 	l := &level{}
-	for _, c := range chains {
-		for _, b := range c {
-			l.buckets = append(l.buckets, b)
-			l.n += b.len()
+	ends := make([]int, W+1) // worker w's stretch is ref[ends[w]:ends[w+1]]
+	for sh := 0; sh < W; sh++ {
+		for w := 0; w < W; w++ {
+			l.buckets = append(l.buckets, out[w][sh])
+			l.n += out[w][sh].len()
+			ends[w+1] += out[w][sh].len()
 		}
 	}
 	if len(l.buckets) == 1 {
 		return l
 	}
-	type head struct {
-		chain, b, i int // chain, bucket within the chain, index
-		id          int // bucket's index in l.buckets
-	}
-	heads := make([]head, 0, len(chains))
-	id := 0
-	for c, chain := range chains {
-		h := head{chain: c, id: id}
-		id += len(chain)
-		// Skip empty buckets at the front of the chain.
-		for h.b < len(chain) && chain[h.b].len() == 0 {
-			h.b++
-			h.id++
-		}
-		if h.b < len(chain) {
-			heads = append(heads, h)
-		}
+	for w := 0; w < W; w++ {
+		ends[w+1] += ends[w]
 	}
 	if cap(buf) < l.n {
 		// Levels widen a little at a time: room for half as much again
 		// saves reallocating at every level.
 		buf = make([]uint64, 0, l.n+l.n/2)
 	}
-	l.ref = buf[:0]
-	for len(heads) > 0 {
-		best := 0
-		br, ba := chains[heads[0].chain][heads[0].b].key(heads[0].i)
-		for k := 1; k < len(heads); k++ {
-			h := heads[k]
-			r, a := chains[h.chain][h.b].key(h.i)
-			if r < br || (r == br && a < ba) {
-				best, br, ba = k, r, a
+	l.ref = buf[:l.n]
+	par(func(w int) {
+		type head struct {
+			b     *bucket
+			id, i int // the bucket's index in l.buckets; the next entry
+		}
+		heads := make([]head, 0, W)
+		for sh := 0; sh < W; sh++ {
+			if b := out[w][sh]; b.len() > 0 {
+				heads = append(heads, head{b: b, id: sh*W + w})
 			}
 		}
-		h := &heads[best]
-		l.ref = append(l.ref, uint64(h.id)<<48|uint64(h.i))
-		h.i++
-		chain := chains[h.chain]
-		for h.b < len(chain) && h.i == chain[h.b].len() {
-			h.b, h.i = h.b+1, 0
-			h.id++
+		ref := l.ref[ends[w]:ends[w+1]]
+		for k := range ref {
+			best := 0
+			br, ba := heads[0].b.key(heads[0].i)
+			for j := 1; j < len(heads); j++ {
+				if r, a := heads[j].b.key(heads[j].i); r < br || r == br && a < ba {
+					best, br, ba = j, r, a
+				}
+			}
+			h := &heads[best]
+			ref[k] = uint64(h.id)<<48 | uint64(h.i)
+			if h.i++; h.i == h.b.len() {
+				heads = append(heads[:best], heads[best+1:]...)
+			}
 		}
-		if h.b == len(chain) {
-			heads = append(heads[:best], heads[best+1:]...)
-		}
-	}
+	})
 	return l
 }
 
@@ -269,7 +268,7 @@ func (s *search) bfs() {
 			return
 		}
 	}
-	cur := merge([][]*bucket{{l0}}, nil)
+	cur := &level{buckets: []*bucket{l0}, n: l0.len()}
 	// cands[set][w][sh]: successors found by worker w that belong to shard
 	// sh; the two sets alternate between levels.
 	var cands [2][][]*bucket
@@ -528,12 +527,6 @@ func (s *search) bfs() {
 				s.record(p, best.fp, best.ref)
 			}
 		}
-		chains := make([][]*bucket, W)
-		for sh := range chains {
-			for w := 0; w < W; w++ {
-				chains[sh] = append(chains[sh], out[w][sh])
-			}
-		}
 		// Keyed workers leave the successors that repeat one met longer
 		// ago to the visited set: about 2% of those they build in
 		// chang-roberts, but a fifth in bully-broken. Where more than one
@@ -545,7 +538,7 @@ func (s *search) bfs() {
 		}
 		repeats := passed - (s.states.Load() - statesBefore)
 		local = repeats*16 > passed
-		cur = merge(chains, cur.ref)
+		cur = mergeWorkers(out, cur.ref, s.parallel)
 		if cur.n > 0 {
 			s.depth.Store(int64(depth + 1))
 		}
