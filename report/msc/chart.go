@@ -7,7 +7,8 @@
 // states, not from the action labels, because one step may send several
 // messages (a broadcast): a message that appears in queue_{i,j} is sent by
 // process i in that step, one that leaves it is received by process j (or
-// lost, when the step is not j's receive of it, as when j crashes). FIFO
+// lost, when the step is not j's receive of it, as when j crashes, or when
+// j is down and its receive only drops it). FIFO
 // channels match receives to sends in order; unordered channels by value,
 // the oldest pending send first, so that a message that overtakes another
 // is visible as crossing arrows.
@@ -251,7 +252,15 @@ func Build(t explorer.Trace, unordered bool) (*Chart, error) {
 			if at < 0 && len(p) > 0 {
 				at = 0
 			}
-			if at >= 0 {
+			switch {
+			case at >= 0 && c.Crashed[len(c.Crashed)-1][b]:
+				// A crashed process takes the message out of its channel
+				// and does nothing with it: the message is lost.
+				m := p[at]
+				c.Messages[m].Lost = idx
+				st.Lost = append(st.Lost, m)
+				pending[ch] = append(append([]int(nil), p[:at]...), p[at+1:]...)
+			case at >= 0:
 				m := p[at]
 				c.Messages[m].Received = idx
 				c.Messages[m].Overtakes = append([]int(nil), p[:at]...)

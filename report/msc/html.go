@@ -167,6 +167,7 @@ func writeSVG(b *strings.Builder, c *Chart) {
 	fmt.Fprintf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"msc\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"ui-monospace, Menlo, Consolas, monospace\" font-size=\"12\">\n", width, height, width, height)
 	b.WriteString(`<defs>
 <marker id="head" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="headfill"/></marker>
+<marker id="headover" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="headover"/></marker>
 <marker id="open" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="white" stroke="#555" stroke-width="1.2"/></marker>
 <marker id="lost" viewBox="0 0 10 10" refX="5" refY="5" markerUnits="userSpaceOnUse" markerWidth="12" markerHeight="12"><path d="M1,1 L9,9 M9,1 L1,9" stroke="#c0392b" stroke-width="2"/></marker>
 </defs>
@@ -211,7 +212,18 @@ func writeSVG(b *strings.Builder, c *Chart) {
 		}
 		b.WriteString("</g>\n")
 	}
+	// The step names drawn beside the lifelines, which message labels
+	// keep clear of, as of each other.
+	var taken []box
+	for k, st := range c.Steps {
+		if k > 0 && st.Actor >= 0 && st.Actor < c.N && (st.Kind == Local || st.Kind == Recover) {
+			x, y := svgX(st.Actor), svgY(k)
+			w := textW(shorten(st.Name, 14))
+			taken = append(taken, box{x - 9 - w, y - 7, x - 9, y + 6}, box{x - 6, y - 6, x + 6, y + 6})
+		}
+	}
 	// the messages
+	loops := make([][][3]int, c.N) // per process: each loop's y1, y2 and width
 	for i, m := range c.Messages {
 		x1, y1 := svgX(m.From), svgY(m.Sent)
 		x2, y2 := svgX(m.To), 0
@@ -222,14 +234,18 @@ func writeSVG(b *strings.Builder, c *Chart) {
 			y2, endStep = svgY(m.Received), m.Received
 		case m.Lost >= 0:
 			y2, endStep, cls, marker = svgY(m.Lost), m.Lost, "msg lost", "url(#lost)"
-		default:
-			y2, cls, marker = svgY(last)+svgRowH*3/4, "msg transit", "url(#open)"
 			if m.From != m.To {
-				x2 = x1 + (x2-x1)*3/4
+				// Its cross short of the lifeline, clear of the step's dot.
+				f := 1 - 12/float64(abs(x2-x1))
+				x2, y2 = x1+int(f*float64(x2-x1)), svgY(m.Sent)+int(f*float64(y2-svgY(m.Sent)))
 			}
+		default:
+			// Below the last step, as far as its receiver's lifeline,
+			// dashed and with an open head: on its way, not received.
+			y2, cls, marker = svgY(last)+svgRowH*3/4, "msg transit", "url(#open)"
 		}
 		if len(m.Overtakes) > 0 {
-			cls += " overtake"
+			cls, marker = cls+" overtake", "url(#headover)"
 		}
 		title := fmt.Sprintf("m%d %s from p%d to p%d: sent in step %d", m.ID, m.Value, m.From+1, m.To+1, m.Sent)
 		switch {
@@ -247,19 +263,32 @@ func writeSVG(b *strings.Builder, c *Chart) {
 			title += fmt.Sprintf(" m%d", c.Messages[o].ID)
 		}
 		fmt.Fprintf(b, "<g class=\"%s\" data-msg=\"%d\" data-sent=\"%d\" data-end=\"%d\"><title>%s</title>\n", cls, i, m.Sent, endStep, esc(title))
+		label := shorten(m.Value, 18)
+		w := textW(label)
 		var lx, ly int
 		anchor := "middle"
 		if m.From == m.To {
+			// A loop to oneself; loops that overlap in time are nested,
+			// each one wider than those it encloses or crosses.
 			bend := 46
+			for _, o := range loops[m.From] {
+				if o[0] < y2 && y1 < o[1] && o[2]+14 > bend {
+					bend = o[2] + 14
+				}
+			}
+			loops[m.From] = append(loops[m.From], [3]int{y1, y2, bend})
 			fmt.Fprintf(b, "<path d=\"M%d,%d C%d,%d %d,%d %d,%d\" fill=\"none\" marker-end=\"%s\"/>\n", x1, y1, x1+bend, y1, x1+bend, y2, x1+6, y2, marker)
-			lx, ly, anchor = x1+bend-8, (y1+y2)/2+4, "start"
+			anchor = "start"
+			var cands [][2]int
+			for _, dy := range []int{0, -12, 12, -24, 24} {
+				cands = append(cands, [2]int{x1 + bend*3/4, (y1+y2)/2 + 4 + dy})
+			}
+			lx, ly, taken = pickLabel(cands, w, 0, taken)
 		} else {
 			fmt.Fprintf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" marker-end=\"%s\"/>\n", x1, y1, x2, y2, marker)
-			// the label halfway to the next lifeline, clear of the others
-			f := float64(svgColW/2) / float64(max(1, abs(x2-x1)))
-			lx, ly = x1+int(f*float64(x2-x1)), y1+int(f*float64(y2-y1))-4
+			lx, ly, taken = placeLabel(x1, y1, x2, y2, w, taken)
 		}
-		fmt.Fprintf(b, "<text class=\"mlabel\" x=\"%d\" y=\"%d\" text-anchor=\"%s\">%s</text>\n</g>\n", lx, ly, anchor, esc(shorten(m.Value, 18)))
+		fmt.Fprintf(b, "<text class=\"mlabel\" x=\"%d\" y=\"%d\" text-anchor=\"%s\">%s</text>\n</g>\n", lx, ly, anchor, esc(label))
 	}
 	// the events on the lifelines
 	for k, st := range c.Steps {
@@ -282,6 +311,71 @@ func writeSVG(b *strings.Builder, c *Chart) {
 		}
 	}
 	b.WriteString("</svg>\n")
+}
+
+// box is a rectangle of the chart, for keeping labels apart.
+type box struct{ x0, y0, x1, y1 int }
+
+func (a box) overlaps(b box) bool { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 }
+
+// textW estimates the width of a label in the chart's small monospace
+// font (10.5 px, about 6.3 px a character).
+func textW(s string) int { return len([]rune(s))*63/10 + 2 }
+
+// placeLabel places the label, w wide, of the arrow from (x1,y1) to
+// (x2,y2) on the arrow, clear of the boxes taken: halfway to the next
+// lifeline if there is room, else halfway between two later lifelines,
+// else a quarter of a column before or after those points, else at one of
+// those points below the arrow, else where it overlaps least. It returns the label's position (its middle, on the
+// baseline) and taken with the label's box added.
+func placeLabel(x1, y1, x2, y2, w int, taken []box) (int, int, []box) {
+	span, dir := abs(x2-x1), 1
+	if x2 < x1 {
+		dir = -1
+	}
+	var ds []int
+	for _, shift := range []int{0, -svgColW / 4, svgColW / 4} {
+		for d := svgColW / 2; d < span; d += svgColW {
+			if d+shift > 12 && d+shift < span-12 {
+				ds = append(ds, d+shift)
+			}
+		}
+	}
+	if len(ds) == 0 {
+		ds = []int{span / 2}
+	}
+	var cands [][2]int
+	for _, below := range []int{0, 14} { // above the arrow, else below it
+		for _, d := range ds {
+			cands = append(cands, [2]int{x1 + dir*d, y1 + (y2-y1)*d/span - 4 + below})
+		}
+	}
+	return pickLabel(cands, w, w/2, taken)
+}
+
+// pickLabel returns the first of the candidate positions cands (x, y of
+// the baseline) of a label w wide, starting left of x, whose box is
+// clear of those taken, or else the one that overlaps fewest; and taken
+// with that box added.
+func pickLabel(cands [][2]int, w, left int, taken []box) (int, int, []box) {
+	best, bestN := 0, -1
+	var bb box
+	for k, c := range cands {
+		b := box{c[0] - left, c[1] - 10, c[0] - left + w, c[1] + 3}
+		n := 0
+		for _, t := range taken {
+			if b.overlaps(t) {
+				n++
+			}
+		}
+		if bestN < 0 || n < bestN {
+			best, bestN, bb = k, n, b
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return cands[best][0], cands[best][1], append(taken, bb)
 }
 
 func abs(x int) int {

@@ -2,6 +2,8 @@ package msc
 
 import (
 	"bytes"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,5 +171,84 @@ func TestHTMLEscapesAndIsSelfContained(t *testing.T) {
 	}
 	if strings.Contains(strings.ReplaceAll(page, "http://www.w3.org/2000/svg", ""), "http") {
 		t.Error("the page refers to the network")
+	}
+}
+
+// TestBuildReceiveWhileCrashedLoses: a crashed process's receive takes the
+// message out of its channel and does nothing with it; the chart shows the
+// message lost in that step, not received.
+func TestBuildReceiveWhileCrashedLoses(t *testing.T) {
+	crashed := func(ps ...any) explorer.Var { return explorer.Var{Name: "crashed", Value: ps} }
+	tr := explorer.Trace{
+		InitialState: state(0, 0, nil, nil, crashed()),
+		Steps: []explorer.Step{
+			{Action: "send(7)_{1,2}", State: state(1, 0, []any{7}, nil, crashed())},
+			{Action: "crash_{2}", State: state(1, 0, []any{7}, nil, crashed(2))},
+			{Action: "receive(7)_{1,2}", State: state(1, 0, nil, nil, crashed(2))},
+		},
+	}
+	c, err := Build(tr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := c.Messages[0]; m.Lost != 3 || m.Received != -1 {
+		t.Errorf("m1: %+v, want lost in step 3", m)
+	}
+	if s := c.Steps[3]; s.Kind != Receive || s.Recv != -1 || len(s.Lost) != 1 {
+		t.Errorf("step 3: %+v, want a receive that loses m1", s)
+	}
+	if text := c.Text(); !strings.Contains(text, "lost m1 7") || strings.Contains(text, "m1▶") {
+		t.Errorf("the chart should show m1 lost, not received:\n%s", text)
+	}
+}
+
+// TestSVGArrowsAndLabels: an arrow still in transit ends on its receiver's
+// lifeline, below the last step; the labels of arrows that start together
+// do not overprint each other, nor those of loops to oneself that nest.
+func TestSVGArrowsAndLabels(t *testing.T) {
+	q := func(vs ...any) []any { return vs }
+	three := func(x int, q12, q13, q11 []any) []explorer.Var {
+		return []explorer.Var{{Name: "p1.x", Value: x}, {Name: "p2.x", Value: 0}, {Name: "p3.x", Value: 0},
+			{Name: "queue_{1,1}", Value: q11}, {Name: "queue_{1,2}", Value: q12}, {Name: "queue_{1,3}", Value: q13}}
+	}
+	tr := explorer.Trace{
+		InitialState: three(0, q(), q(), q()),
+		Steps: []explorer.Step{
+			// one step sends a long message to each of the others and two to itself
+			{Action: "go_{1}", State: three(1, q("REQUEST(1,1)"), q("REQUEST(1,1)"), q("SELF-A", "SELF-B"))},
+			{Action: "receive(SELF-A)_{1,1}", State: three(1, q("REQUEST(1,1)"), q("REQUEST(1,1)"), q("SELF-B"))},
+			{Action: "receive(SELF-B)_{1,1}", State: three(1, q("REQUEST(1,1)"), q("REQUEST(1,1)"), q())},
+		},
+	}
+	c, err := Build(tr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeSVG(&b, c)
+	svg := b.String()
+	// m3, to p3, in transit: its line ends at p3's lifeline.
+	line := regexp.MustCompile(`data-msg="(\d+)"[^>]*><title>[^<]*to p3[^<]*in transit[^<]*</title>\s*<line x1="\d+" y1="\d+" x2="(\d+)"`).FindStringSubmatch(svg)
+	if line == nil || line[2] != strconv.Itoa(svgX(2)) {
+		t.Errorf("the arrow in transit to p3 ends at %v, want x2=%d (p3's lifeline)", line, svgX(2))
+	}
+	var boxes []box
+	for _, m := range regexp.MustCompile(`<text class="mlabel" x="(\d+)" y="(\d+)" text-anchor="(\w+)">([^<]*)</text>`).FindAllStringSubmatch(svg, -1) {
+		x, _ := strconv.Atoi(m[1])
+		y, _ := strconv.Atoi(m[2])
+		w := textW(m[4])
+		if m[3] == "middle" {
+			x -= w / 2
+		}
+		bb := box{x, y - 10, x + w, y + 3}
+		for _, o := range boxes {
+			if bb.overlaps(o) {
+				t.Errorf("the label %q at (%d,%d) overlaps another", m[4], x, y)
+			}
+		}
+		boxes = append(boxes, bb)
+	}
+	if len(boxes) != 4 {
+		t.Errorf("%d labels, want 4", len(boxes))
 	}
 }

@@ -81,7 +81,9 @@
   document.querySelectorAll("section.chart").forEach(function (sec) {
     var c = new Chart(sec);
     charts.push(c);
-    c.go(0);
+    // At the last step: the whole run drawn, and the state it ends in (the
+    // violation); First replays it from the start.
+    c.go(c.last);
   });
   if (charts.length) activate(charts[0]);
 

@@ -17,7 +17,7 @@ const (
 )
 
 // Legend explains the glyphs of the text chart.
-const Legend = "● a step  ╌m1╌> sent  ──m1─▶ received  ╌m1╌▷ in transit at the end  ✕ crash or lost"
+const Legend = "● a step  ╌m1╌> sent  ──m1─▶ received  ╌m1╌▷ in transit at the end (◁ leftwards)  ↺m1 sent to itself  ✕ crash or lost"
 
 // Text renders the chart as plain text, one row per step (a step that
 // receives and sends across the same lifelines takes two), with the action
