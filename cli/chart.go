@@ -171,12 +171,5 @@ func chartPage(run report.Run) (msc.Page, bool) {
 }
 
 func traceLine(t explorer.Trace, st explorer.Strategy) string {
-	kind := "shortest"
-	switch {
-	case len(t.Cycle) > 0:
-		kind = "lasso: a prefix, then a cycle"
-	case st == explorer.DFS:
-		kind = "depth-first, not necessarily shortest"
-	}
-	return fmt.Sprintf("Trace (%s, %d steps) from initial state #%d.", kind, len(t.Steps)+len(t.Cycle), t.Initial+1)
+	return fmt.Sprintf("Trace (%s) from initial state #%d.", report.TraceKind(t, st), t.Initial+1)
 }

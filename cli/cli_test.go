@@ -178,3 +178,30 @@ func TestSweepEndsAtBudget(t *testing.T) {
 		t.Errorf("sweep output:\n%s", stdout)
 	}
 }
+
+// TestStoppedSearchSaysSo: a search that stops at its first violation says,
+// under its figures and in JSON, that they are those of the states it had
+// explored; one that goes on with --continue to the end does not.
+func TestStoppedSearchSaysSo(t *testing.T) {
+	const line = "the search stopped at the first violation: the figures are those of the states it had explored (--continue goes on)"
+	code, out, _ := vacheck("check", "chang-roberts-broken", "--n", "3", "--quiet")
+	if code != exitViolated || !strings.Contains(out, line) {
+		t.Errorf("exit %d, want %q in\n%s", code, line, out)
+	}
+	code, out, _ = vacheck("check", "chang-roberts-broken", "--n", "3", "--quiet", "--format", "json")
+	if code != exitViolated || !strings.Contains(out, `"exhaustive": false`) {
+		t.Errorf("JSON: exit %d, want exhaustive false in\n%s", code, out)
+	}
+	code, out, _ = vacheck("check", "chang-roberts-broken", "--n", "3", "--quiet", "--continue")
+	if code != exitViolated || strings.Contains(out, "the search stopped") {
+		t.Errorf("--continue: exit %d, want no stop line in\n%s", code, out)
+	}
+	code, out, _ = vacheck("check", "chang-roberts-broken", "--n", "3", "--quiet", "--continue", "--format", "json")
+	if code != exitViolated || !strings.Contains(out, `"exhaustive": true`) {
+		t.Errorf("--continue JSON: exit %d, want exhaustive true in\n%s", code, out)
+	}
+	code, out, _ = vacheck("check", "chang-roberts", "--n", "3", "--quiet", "--format", "json")
+	if code != exitOK || !strings.Contains(out, `"exhaustive": true`) {
+		t.Errorf("ok: exit %d, want exhaustive true in\n%s", code, out)
+	}
+}

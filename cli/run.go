@@ -337,7 +337,8 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	}
 	_, reducible := model.NewWorker().(explorer.Reducer)
 	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Reducible: reducible,
-		Involved: views.involved, TraceDiff: views.diff, NotChecked: notChecked, NotCheckedWhy: safetyOnlyWhy(cfg), Metrics: cfg.Metrics}
+		Involved: views.involved, TraceDiff: views.diff, NotChecked: notChecked, NotCheckedWhy: safetyOnlyWhy(cfg), Metrics: cfg.Metrics,
+		Continue: cfg.Continue}
 	if views.msc {
 		run.Show = "msc"
 	}

@@ -63,6 +63,7 @@ type certificate struct {
 	States      int64             `json:"states"`
 	Transitions int64             `json:"transitions"`
 	Depth       int               `json:"depth"`
+	Exhaustive  bool              `json:"exhaustive"`
 	Terminal    int64             `json:"terminal_states"`
 	Verdicts    map[string]string `json:"verdicts"`
 	// NotCheckedWhy says why the verdicts "not-checked" were not checked.
@@ -297,7 +298,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 func newCertificate(spec string, params map[string]any, r *explorer.Result) certificate {
 	c := certificate{
 		Spec: spec, Params: params, Version: version(), Status: r.Status.String(), Reason: r.Reason,
-		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Terminal: r.Terminal,
+		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Exhaustive: r.Exhaustive, Terminal: r.Terminal,
 		Verdicts: map[string]string{}, Strategy: r.Strategy.String(), Reduction: r.Reduction.String(),
 		Symmetry: r.Symmetry, RawStates: r.RawStates,
 		Fairness: r.Fairness.String(), FingerprintBits: 64, CollisionBound: r.CollisionProbability(),

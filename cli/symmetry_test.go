@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,9 +78,13 @@ func TestSymmetryNamesTheClaimsItLeavesOut(t *testing.T) {
 	var run struct {
 		Status     string `json:"status"`
 		Properties []struct{ Name, Status, Reason string }
+		NotChecked []string `json:"not_checked"`
 	}
 	if err := json.Unmarshal([]byte(out), &run); err != nil || code != exitOK || run.Status != "ok" {
 		t.Fatalf("JSON: exit %d, %v\n%s", code, err, out)
+	}
+	if !slices.Equal(run.NotChecked, []string{"termination"}) {
+		t.Errorf("JSON: not_checked %v, want [termination] beside status ok", run.NotChecked)
 	}
 	found := false
 	for _, p := range run.Properties {

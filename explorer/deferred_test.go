@@ -440,3 +440,29 @@ func TestContinueDecidesAssertions(t *testing.T) {
 		}
 	}
 }
+
+// TestExhaustive: a search that stops at its first violation says that it
+// did not explore every state; one that goes on (Continue) until no state
+// is left, or finds nothing, says that it did.
+func TestExhaustive(t *testing.T) {
+	g := &graph{init: []int{0}, next: func(s int) []int {
+		if s < 3 {
+			return []int{s + 1}
+		}
+		return nil
+	}, bad: func(s int) bool { return s == 1 }}
+	for _, strat := range []explorer.Strategy{explorer.BFS, explorer.DFS} {
+		for _, tt := range []struct {
+			cont bool
+			bad  func(int) bool
+			want bool
+		}{{false, g.bad, false}, {true, g.bad, true}, {false, func(int) bool { return false }, true}} {
+			// good2 holds, so that Continue goes on to the last state.
+			m := &checkedGraph{graph: &graph{init: g.init, next: g.next, bad: tt.bad}, bad2: func(int) bool { return false }}
+			r := check(t, m, explorer.Config{Strategy: strat, Continue: tt.cont, Properties: []string{"good", "good2"}})
+			if r.Exhaustive != tt.want {
+				t.Errorf("%v, continue %v: %v after %d states, exhaustive %v; want %v", strat, tt.cont, r.Status, r.States, r.Exhaustive, tt.want)
+			}
+		}
+	}
+}

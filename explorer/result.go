@@ -135,7 +135,12 @@ type Result struct {
 	Transitions int64 // successors computed, including those already seen
 	Depth       int   // largest BFS level reached (DFS: largest stack depth)
 	Terminal    int64 // terminal states found
-	Cut         int64 // states beyond the model's declared bound, not expanded
+	// Exhaustive says that the safety search explored every reachable
+	// state (within the model's bound, if it declares one). A search that
+	// stopped at a violation, at a limit or on an error did not: its
+	// figures are those of the states it reached until then.
+	Exhaustive bool
+	Cut        int64 // states beyond the model's declared bound, not expanded
 	// Reduction is the reduction the search applied; Reduced is the number
 	// of states it expanded with only some of their enabled transitions.
 	Reduction Reduction

@@ -691,6 +691,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	}
 	safety := s.safetyDone && s.failure == nil
 	complete := safety && s.incomplete == ""
+	r.Exhaustive = complete
 	bounded := r.Cut > 0
 	all := append(append([]properties.Info(nil), s.props...), properties.DeadlockInfo)
 	for k, p := range all {

@@ -48,6 +48,9 @@ type Run struct {
 	// compute (it stopped at a violation, hit a limit, failed) is reported
 	// as not computed, with why, rather than left out.
 	Metrics []string
+	// Continue says that the search went on past its first violation
+	// (--continue), for what the report says of a search that stopped.
+	Continue bool
 }
 
 // missingMetrics returns the metrics asked for that the run did not
@@ -212,19 +215,25 @@ type jsonStats struct {
 }
 
 type jsonRun struct {
-	Spec        string                `json:"spec"`
-	Bug         string                `json:"bug,omitempty"`
-	Params      map[string]any        `json:"params"`
-	Status      string                `json:"status"`
-	Reason      string                `json:"reason,omitempty"`
-	States      int64                 `json:"states"`
-	Transitions int64                 `json:"transitions"`
-	Depth       int                   `json:"depth"`
-	Elapsed     float64               `json:"elapsed_seconds"`
-	Properties  []jsonProperty        `json:"properties"`
-	Violations  []jsonViolation       `json:"violations"`
-	Error       *jsonViolation        `json:"error_trace,omitempty"`
-	Metrics     map[string]jsonMetric `json:"metrics,omitempty"`
+	Spec        string         `json:"spec"`
+	Bug         string         `json:"bug,omitempty"`
+	Params      map[string]any `json:"params"`
+	Status      string         `json:"status"`
+	Reason      string         `json:"reason,omitempty"`
+	States      int64          `json:"states"`
+	Transitions int64          `json:"transitions"`
+	Depth       int            `json:"depth"`
+	// Exhaustive: every reachable state was explored; false when the
+	// search stopped at a violation or a limit, its figures partial.
+	Exhaustive bool           `json:"exhaustive"`
+	Elapsed    float64        `json:"elapsed_seconds"`
+	Properties []jsonProperty `json:"properties"`
+	// NotChecked names the claims left out (each also a property with
+	// status not-checked), so that a script reading status "ok" sees them.
+	NotChecked []string              `json:"not_checked,omitempty"`
+	Violations []jsonViolation       `json:"violations"`
+	Error      *jsonViolation        `json:"error_trace,omitempty"`
+	Metrics    map[string]jsonMetric `json:"metrics,omitempty"`
 	// NotComputed gives, for each metric asked for and not computed, why.
 	NotComputed map[string]string `json:"metrics_not_computed,omitempty"`
 	Fairness    string            `json:"fairness"`
@@ -266,7 +275,7 @@ func JSON(w io.Writer, run Run) error {
 	r := run.Result
 	out := jsonRun{
 		Spec: run.Spec, Bug: run.Bug, Params: run.Params, Status: r.Status.String(), Reason: r.Reason,
-		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Elapsed: r.Elapsed.Seconds(),
+		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Exhaustive: r.Exhaustive, Elapsed: r.Elapsed.Seconds(),
 		Properties: []jsonProperty{}, Violations: []jsonViolation{},
 		Stats: jsonStats{
 			Strategy: r.Strategy.String(), Workers: r.Workers, Terminal: r.Terminal, Cut: r.Cut,
@@ -282,6 +291,7 @@ func JSON(w io.Writer, run Run) error {
 	for _, p := range r.Properties {
 		if run.notChecked(p) {
 			out.Properties = append(out.Properties, jsonProperty{Name: p.Name, Kind: p.Kind.String(), Status: NotCheckedStatus, Reason: run.NotCheckedWhy})
+			out.NotChecked = append(out.NotChecked, p.Name)
 			continue
 		}
 		if p.Verdict == explorer.Skipped {
@@ -361,6 +371,13 @@ func Text(w io.Writer, run Run) error {
 	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
 		formatSeconds(r.Elapsed.Seconds()), Group(int64(r.StatesPerSecond())), formatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
+	if r.Status == explorer.Violated && !r.Exhaustive {
+		if run.Continue {
+			b.WriteString("the search stopped once every property had a counterexample: the figures are those of the states it had explored\n")
+		} else {
+			b.WriteString("the search stopped at the first violation: the figures are those of the states it had explored (--continue goes on)\n")
+		}
+	}
 	if r.Reduction == explorer.PartialOrder {
 		fmt.Fprintf(&b, "partial-order reduction: %s of the states were expanded with only some of their transitions; the counts are those of the reduced state space (safety properties only)\n", Group(r.Reduced))
 	}
@@ -448,15 +465,21 @@ func Text(w io.Writer, run Run) error {
 	return err
 }
 
-func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run Run) {
-	kind := "shortest"
+// TraceKind describes a counterexample found by a search of strategy st:
+// "shortest, 5 steps", "depth-first, not necessarily shortest, 5 steps",
+// or for a lasso "lasso: a prefix of 3 steps, then a cycle of 4".
+func TraceKind(t explorer.Trace, st explorer.Strategy) string {
 	switch {
 	case len(t.Cycle) > 0:
-		kind = "lasso: a prefix, then a cycle"
+		return fmt.Sprintf("lasso: a prefix of %d steps, then a cycle of %d", len(t.Steps), len(t.Cycle))
 	case st == explorer.DFS:
-		kind = "depth-first, not necessarily shortest"
+		return fmt.Sprintf("depth-first, not necessarily shortest, %d steps", len(t.Steps))
 	}
-	fmt.Fprintf(b, "Counterexample (%s, %d steps) from initial state #%d:\n", kind, len(t.Steps), t.Initial+1)
+	return fmt.Sprintf("shortest, %d steps", len(t.Steps))
+}
+
+func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run Run) {
+	fmt.Fprintf(b, "Counterexample (%s) from initial state #%d:\n", TraceKind(t, st), t.Initial+1)
 	if run.Involved {
 		t = involvedOnly(b, t)
 	}
