@@ -18,14 +18,24 @@ import (
 var progressEvery = 3 * time.Second
 
 // progressLine returns the explorer's Progress callback: one line per call
-// with the states, the rate since the previous line, the BFS level or DFS
-// depth, the queue of states waiting, the memory and the fingerprint
-// collision estimate, e.g.
+// with the states, the rate since the previous line, the BFS level (with
+// how much of it is expanded) or DFS depth, the queue of states waiting,
+// the memory and the fingerprint collision estimate, e.g.
 //
-//	vacheck: 6s  1,234,567 states (205,761/s)  level 14  queue 45,678  512.3 MiB  collision 4.1e-08
+//	vacheck: 6s  1,234,567 states (205,761/s)  level 14, 40% expanded  queue 45,678  512.3 MiB  collision 4.1e-08
+//
+// After the search, while the state graph for liveness is built and
+// checked, it says so instead:
+//
+//	vacheck: 9s  2,345,678 states searched; building the state graph for liveness  1.2 GiB
 func progressLine(w io.Writer) func(explorer.Progress) {
 	var last explorer.Progress
 	return func(p explorer.Progress) {
+		if p.Phase != explorer.Searching {
+			fmt.Fprintf(w, "vacheck: %.0fs  %s states searched; %s  %s\n",
+				p.Elapsed.Seconds(), report.Group(p.States), p.Phase, report.FormatBytes(p.Memory))
+			return
+		}
 		rate := 0.0
 		if dt := (p.Elapsed - last.Elapsed).Seconds(); dt > 0 {
 			rate = float64(p.States-last.States) / dt
@@ -34,10 +44,14 @@ func progressLine(w io.Writer) func(explorer.Progress) {
 		where := fmt.Sprintf("level %d", p.Depth)
 		if p.Strategy == explorer.DFS {
 			where = fmt.Sprintf("depth %d", p.Depth)
+		} else if p.Queue > 0 {
+			// States grow a level at a time: how far the level is says
+			// that a wide one is under way.
+			where += fmt.Sprintf(", %d%% expanded", min(99, 100*p.Expanded/p.Queue))
 		}
 		collision := (&explorer.Result{States: p.States}).CollisionProbability()
 		fmt.Fprintf(w, "vacheck: %.0fs  %s states (%s/s)  %s  queue %s  %s  collision %.1e\n",
-			p.Elapsed.Seconds(), report.Group(p.States), report.Group(int64(rate)), where, report.Group(p.Queue), bytesString(p.Memory), collision)
+			p.Elapsed.Seconds(), report.Group(p.States), report.Group(int64(rate)), where, report.Group(p.Queue), report.FormatBytes(p.Memory), collision)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/specs"
 )
 
@@ -152,7 +153,7 @@ func TestProgressOnNonTerminal(t *testing.T) {
 	if len(lines) < 2 {
 		t.Fatalf("want several progress lines, got %q", errb.String())
 	}
-	for _, want := range []string{"vacheck: ", " states (", "/s)  level ", "  queue ", " MiB  collision "} {
+	for _, want := range []string{"vacheck: ", " states (", "/s)  level ", "% expanded  queue ", "iB  collision "} {
 		if !strings.Contains(lines[0], want) {
 			t.Errorf("progress line %q does not contain %q", lines[0], want)
 		}
@@ -173,4 +174,19 @@ func TestProgressOnNonTerminal(t *testing.T) {
 func TestMain(m *testing.M) {
 	progressEvery = time.Hour
 	os.Exit(m.Run())
+}
+
+// TestProgressLineSaysWhatIsUnderWay: a wide BFS level shows how far it
+// is expanded, so that an unchanged state count does not look stuck; after
+// the search, the line names the liveness phase instead of a rate.
+func TestProgressLineSaysWhatIsUnderWay(t *testing.T) {
+	var b strings.Builder
+	line := progressLine(&b)
+	line(explorer.Progress{Strategy: explorer.BFS, States: 1000, Depth: 7, Queue: 400, Expanded: 100, Elapsed: 3 * time.Second, Memory: 3 << 30})
+	line(explorer.Progress{Strategy: explorer.BFS, Phase: explorer.BuildingGraph, States: 5000, Elapsed: 6 * time.Second, Memory: 3 << 30})
+	for _, want := range []string{"level 7, 25% expanded  queue 400  3.0 GiB", "5,000 states searched; building the state graph for liveness  3.0 GiB"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the progress lines lack %q:\n%s", want, b.String())
+		}
+	}
 }

@@ -101,7 +101,7 @@ func checkpointConfig(c *urfave.Context, stderr io.Writer, spec specs.Spec, para
 				fmt.Fprintf(stderr, "vacheck: warning: %v (the search goes on)\n", s.Err)
 			case !quiet:
 				fmt.Fprintf(stderr, "vacheck: checkpoint saved in %s: %s states, depth %d, %s in %.1fs\n",
-					dir, report.Group(s.States), s.Depth, bytesString(uint64(s.Bytes)), s.Took.Seconds())
+					dir, report.Group(s.States), s.Depth, report.FormatBytes(uint64(s.Bytes)), s.Took.Seconds())
 			}
 		},
 	}, nil

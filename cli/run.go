@@ -457,10 +457,6 @@ func safetyOnlyWhy(cfg explorer.Config) string {
 	return ""
 }
 
-func bytesString(b uint64) string {
-	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-}
-
 // views are the --show and --trace choices of how a result reads.
 type views struct {
 	involved bool // --show involved

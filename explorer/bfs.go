@@ -332,6 +332,7 @@ func (s *search) bfs() {
 		out := cands[depth%2]
 		s.depth.Store(int64(depth))
 		s.queue.Store(int64(cur.n))
+		s.expanded.Store(0)
 		expand := s.cfg.MaxDepth == 0 || depth < s.cfg.MaxDepth
 		dead := make([]bfsFound, W)
 		fails := make([]bfsFound, W)
@@ -986,8 +987,13 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		if x.fresh >= dedupeBatch {
 			x.dedupe()
 		}
-		if x.r&255 == 0 && (s.stopped() || x.r&4095 == 0 && s.overMemory()) {
-			break
+		if x.r&255 == 0 {
+			if x.r > lo {
+				s.expanded.Add(256) // about: ranges need not start at a multiple
+			}
+			if s.stopped() || x.r&4095 == 0 && s.overMemory() {
+				break
+			}
 		}
 		if x.pending >= memSampleBytes && s.cfg.MaxMemory > 0 {
 			x.pending = 0

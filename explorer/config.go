@@ -156,15 +156,41 @@ type Config struct {
 
 // Progress is a snapshot of a running search.
 type Progress struct {
-	Strategy            Strategy
+	Strategy Strategy
+	// Phase is what the search is doing.
+	Phase               Phase
 	States, Transitions int64
 	// Depth is the BFS level being expanded, or the deepest DFS stack.
 	Depth int
 	// Queue is the number of states waiting to be expanded: the BFS level
 	// being expanded, or the DFS stack.
-	Queue   int64
-	Elapsed time.Duration
-	Memory  uint64
+	Queue int64
+	// Expanded is, in a BFS, about how many states of the level being
+	// expanded the workers have expanded so far (States grows level by
+	// level, so a wide level can take a while without it changing).
+	Expanded int64
+	Elapsed  time.Duration
+	Memory   uint64
+}
+
+// Phase is a phase of a search, for progress reports.
+type Phase int32
+
+// The phases of a search.
+const (
+	Searching     Phase = iota // the search of the state space
+	BuildingGraph              // building the state graph for liveness and metrics
+	CheckingLive               // checking liveness properties and metrics on the graph
+)
+
+func (p Phase) String() string {
+	switch p {
+	case BuildingGraph:
+		return "building the state graph for liveness"
+	case CheckingLive:
+		return "checking liveness on the state graph"
+	}
+	return "searching"
 }
 
 // ErrConfig reports a Config or a property selection the explorer cannot

@@ -772,6 +772,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 		s.freeVisited()
 	}
 	start := time.Now()
+	s.phase.Store(int32(BuildingGraph))
 	sp := newGraphSpec(live, s.selected, s.cfg.Metrics)
 	g, err := s.recordedGraph(rec, sp)
 	recorded := err == nil
@@ -796,6 +797,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 		return
 	}
 	defer g.free()
+	s.phase.Store(int32(CheckingLive))
 	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start), Recorded: recorded}
 	s.liveVerdict = make([]Verdict, len(live))
 	for k := range live {

@@ -97,6 +97,11 @@ type search struct {
 
 	// rec records the state graph for liveness and metrics during a BFS.
 	rec *graphRecorder
+	// phase is what the search is doing, for progress reports (a Phase);
+	// expanded counts, roughly, the states of the BFS level being expanded
+	// that the workers have expanded.
+	phase    atomic.Int32
+	expanded atomic.Int64
 	// safetyDone says that the safety search explored every state (within
 	// the model's bound) and was not ended by a limit or a counterexample:
 	// its verdicts are final whatever happens in the liveness phase;
@@ -323,9 +328,9 @@ func (s *search) monitor(done <-chan struct{}) {
 			if s.cfg.Progress != nil && now.Sub(lastProgress) >= s.cfg.ProgressEvery {
 				lastProgress = now
 				s.cfg.Progress(Progress{
-					Strategy: s.cfg.Strategy,
-					States:   s.states.Load(), Transitions: s.transitions.Load(),
-					Depth: int(s.depth.Load()), Queue: s.queue.Load(),
+					Strategy: s.cfg.Strategy, Phase: Phase(s.phase.Load()),
+					States: s.states.Load(), Transitions: s.transitions.Load(),
+					Depth: int(s.depth.Load()), Queue: s.queue.Load(), Expanded: s.expanded.Load(),
 					Elapsed: now.Sub(s.start), Memory: mem,
 				})
 			}

@@ -369,7 +369,7 @@ func Text(w io.Writer, run Run) error {
 	fmt.Fprintf(&b, "%s distinct states, %s transitions, depth %d, %s terminal states\n",
 		Group(r.States), Group(r.Transitions), r.Depth, Group(r.Terminal))
 	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
-		formatSeconds(r.Elapsed.Seconds()), Group(int64(r.StatesPerSecond())), formatBytes(r.PeakMemory),
+		formatSeconds(r.Elapsed.Seconds()), Group(int64(r.StatesPerSecond())), FormatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
 	if r.Status == explorer.Violated && !r.Exhaustive {
 		if run.Continue {
@@ -430,7 +430,7 @@ func Text(w io.Writer, run Run) error {
 	}
 	if r.Graph != nil {
 		fmt.Fprintf(&b, "\nliveness: %s fairness, state graph of %s states and %s edges, %s, built in %s\n",
-			r.Fairness, Group(r.Graph.States), Group(r.Graph.Edges), formatBytes(r.Graph.Bytes), formatSeconds(r.Graph.Elapsed.Seconds()))
+			r.Fairness, Group(r.Graph.States), Group(r.Graph.Edges), FormatBytes(r.Graph.Bytes), formatSeconds(r.Graph.Elapsed.Seconds()))
 	}
 	if r.Failure != nil {
 		fmt.Fprintf(&b, "\nMODEL ERROR: %s\nThe state whose expansion failed is reached by:\n", r.Reason)
@@ -724,7 +724,9 @@ func formatSeconds(s float64) string {
 	return fmt.Sprintf("%.2f s", s)
 }
 
-func formatBytes(b uint64) string {
+// FormatBytes formats a memory size in KiB, MiB or GiB, as reports and
+// progress lines print it.
+func FormatBytes(b uint64) string {
 	switch {
 	case b >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
