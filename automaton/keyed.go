@@ -72,7 +72,7 @@ func (w *worker[S, M, P]) Keyed() bool {
 
 // CheckExpandKeyed implements explorer.KeyedExpander.
 func (w *worker[S, M, P]) CheckExpandKeyed(s []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	if p, checkErr = w.check(&w.v, s, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+	if p, checkErr = w.checkStop(s, want, stop); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
 		return p, checkErr, 0, nil
 	}
 	n, err = w.expandKeyed(offer, emit)

@@ -219,11 +219,28 @@ func (w *worker[S, M, P]) Successors(s []byte, emit func(explorer.Transition, []
 // evaluated on the view Steps then reads, so that each process is decoded
 // once for both.
 func (w *worker[S, M, P]) CheckExpand(s []byte, want, stop uint64, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	if p, checkErr = w.check(&w.v, s, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+	if p, checkErr = w.checkStop(s, want, stop); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
 		return p, checkErr, 0, nil
 	}
 	n, err = w.expand(emit)
 	return p, nil, n, err
+}
+
+// checkStop is check for CheckExpand: the first property among want that s
+// violates, unless s also violates one whose bit is set in stop (a model
+// assumption, after which the state is not expanded): then that one. It
+// leaves s loaded in w.v.
+func (w *worker[S, M, P]) checkStop(s []byte, want, stop uint64) (int, error) {
+	p, err := w.check(&w.v, s, want)
+	if err != nil || p < 0 || stop&(1<<uint(p)) != 0 {
+		return p, err
+	}
+	if rest := want & stop &^ (1 << uint(p)); rest != 0 {
+		if q, err := w.check(&w.v, s, rest); err != nil || q >= 0 {
+			return q, err
+		}
+	}
+	return p, nil
 }
 
 // Bounded implements explorer.CheckExpander.

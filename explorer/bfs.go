@@ -1021,7 +1021,11 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			}
 			switch {
 			case x.want != 0:
-				if !x.checks.add(s, int64(x.r), fp, ref, p, checkErr) {
+				var mask uint64
+				if checkErr == nil {
+					mask, checkErr = violated(wk, st, x.want, p)
+				}
+				if !x.checks.add(s, int64(x.r), fp, ref, mask, checkErr) {
 					if x.rec != nil {
 						// Recorded, but not expanded: the graph lacks its edges.
 						x.rec.fail(errIncomplete)
@@ -1167,15 +1171,22 @@ func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64,
 	if in.want != 0 && !in.deferred {
 		var p int
 		var err error
+		want := in.want
 		switch v := c.verdict(k); {
 		case v == unchecked:
-			p, err = wk.Check(st, in.want)
+			p, err = wk.Check(st, want)
 		case v == verdictHolds:
 			p = -1
 		case v >= verdictViolates:
+			// Checked in phase 1, which notes the first property violated.
 			p = int(v - verdictViolates)
+			want |= 1 << uint(p)
 		default:
 			err = c.errs[verdictError-v]
+		}
+		var mask uint64
+		if err == nil {
+			mask, err = violated(wk, st, want, p)
 		}
 		if err != nil {
 			fail.offer(rank, act, h, ref)
@@ -1184,11 +1195,9 @@ func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64,
 			}
 			return true, false
 		}
-		if p >= 0 {
-			in.found[p].offer(rank, act, h, ref)
-			if in.s.assert&(1<<uint(p)) != 0 {
-				return true, false // a broken model assumption: do not go on from here
-			}
+		eachBit(mask, func(p int) { in.found[p].offer(rank, act, h, ref) })
+		if in.s.assert&mask != 0 {
+			return true, false // a broken model assumption: do not go on from here
 		}
 	}
 	if ok, err := inBound(wk, st); err != nil || !ok {
@@ -1254,9 +1263,10 @@ type levelChecks struct {
 
 func newChecks(nprops int) *levelChecks { return &levelChecks{found: make([]bfsFound, nprops)} }
 
-// add notes what checking the state of rank r gave, and reports whether
-// the state is to be expanded.
-func (c *levelChecks) add(s *search, r int64, fp uint64, ref stateRef, p int, err error) bool {
+// add notes what checking the state of rank r gave, the properties it
+// violates (a mask, see violated) or the error, and reports whether the
+// state is to be expanded.
+func (c *levelChecks) add(s *search, r int64, fp uint64, ref stateRef, mask uint64, err error) bool {
 	if err != nil {
 		if !c.fail.ok || r < c.fail.rank {
 			c.fail.offer(r, 0, fp, ref)
@@ -1264,11 +1274,8 @@ func (c *levelChecks) add(s *search, r int64, fp uint64, ref stateRef, p int, er
 		}
 		return false
 	}
-	if p < 0 {
-		return true
-	}
-	c.found[p].offer(r, 0, fp, ref)
-	if s.assert&(1<<uint(p)) != 0 {
+	eachBit(mask, func(p int) { c.found[p].offer(r, 0, fp, ref) })
+	if s.assert&mask != 0 {
 		c.asserted++
 		return false
 	}
@@ -1315,13 +1322,17 @@ func (s *search) checkLevel(cur *level, want uint64, from []int) *levelChecks {
 		defer func() {
 			if p := recover(); p != nil {
 				_, fp, ref := cur.get(r)
-				c.add(s, int64(r), fp, ref, -1, fmt.Errorf("the model panicked while checking a state: %v", p))
+				c.add(s, int64(r), fp, ref, 0, fmt.Errorf("the model panicked while checking a state: %v", p))
 			}
 		}()
 		for ; r < hi; r++ {
 			st, fp, ref := cur.get(r)
 			p, err := s.workers[w].Check(st, want)
-			c.add(s, int64(r), fp, ref, p, err)
+			var mask uint64
+			if err == nil {
+				mask, err = violated(s.workers[w], st, want, p)
+			}
+			c.add(s, int64(r), fp, ref, mask, err)
 			if err != nil {
 				return // later states cannot come first
 			}

@@ -98,8 +98,17 @@ type checkExpandWorker struct{ checkedWorker }
 
 func (w checkExpandWorker) Bounded() bool { return w.g.cut != nil }
 
+// checkStop is Check as CheckExpand answers it: a violated property whose
+// bit is set in stop, if there is one, before the first.
+func (w checkedWorker) checkStop(b []byte, want, stop uint64) (int, error) {
+	if q, err := w.Check(b, want&stop); err != nil || q >= 0 {
+		return q, err
+	}
+	return w.Check(b, want)
+}
+
 func (w checkExpandWorker) CheckExpand(b []byte, want, stop uint64, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	if p, checkErr = w.Check(b, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+	if p, checkErr = w.checkStop(b, want, stop); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
 		return p, checkErr, 0, nil
 	}
 	n, err = w.Successors(b, emit)
@@ -125,7 +134,7 @@ func (w keyedWorker) Keyed() bool { return true }
 func (w keyedWorker) CheckExpandKeyed(b []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
 	p = -1
 	if want != 0 { // else the search checks the states when it stores them
-		if p, checkErr = w.Check(b, want); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+		if p, checkErr = w.checkStop(b, want, stop); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
 			return p, checkErr, 0, nil
 		}
 	}
@@ -358,7 +367,10 @@ func TestDeferredChecksSurviveACheckpoint(t *testing.T) {
 			stopped := cfg
 			stopped.Context = ctx
 			stopped.Checkpoint = &explorer.Checkpoint{File: file, Every: time.Hour, Build: "b", Model: "m"}
-			r := check(t, &haltGraph{checkedGraph: mk(), stopAt: 2, cancel: cancel}, stopped)
+			// Stopped as state 1 is stored: state 2, of the same level, breaks
+			// two properties (and with assert one that keeps it from being
+			// expanded, so that it is never asked for its bound).
+			r := check(t, &haltGraph{checkedGraph: mk(), stopAt: 1, cancel: cancel}, stopped)
 			if r.Status == want.Status && r.States == want.States {
 				t.Fatalf("expand %v: the search was not stopped (%v, %d states)", expand, r.Status, r.States)
 			}
@@ -462,6 +474,47 @@ func TestExhaustive(t *testing.T) {
 			r := check(t, m, explorer.Config{Strategy: strat, Continue: tt.cont, Properties: []string{"good", "good2"}})
 			if r.Exhaustive != tt.want {
 				t.Errorf("%v, continue %v: %v after %d states, exhaustive %v; want %v", strat, tt.cont, r.Status, r.States, r.Exhaustive, tt.want)
+			}
+		}
+	}
+}
+
+// TestEveryViolationOfAState: a state that breaks two properties is a
+// counterexample to both, whether the search goes on after the first
+// (Continue) or not, whatever the search and however it checks (when it
+// stores a state, when it expands it, with keys); an initial state too.
+// Checks name one property at a time, and the second property, broken
+// only where the first is, was once reported holding. When the second is
+// an assertion, the state is not expanded.
+func TestEveryViolationOfAState(t *testing.T) {
+	next := edges(map[int][]int{0: {1}, 1: {2}, 2: {3}})
+	for _, at := range []int{0, 1} { // the state that breaks both
+		for _, assert := range []bool{false, true} {
+			for k := 0; k < 3; k++ {
+				for _, cont := range []bool{false, true} {
+					for _, cfg := range configs {
+						bad := func(s int) bool { return s == at }
+						g := &checkedGraph{graph: &graph{init: []int{0}, next: next, bad: bad}, bad2: bad, assert2: assert, expand: k > 0, keyed: k == 2}
+						cfg.Continue = cont
+						r := check(t, g, cfg)
+						got := map[string]explorer.Verdict{}
+						for _, p := range r.Properties {
+							got[p.Name] = p.Verdict
+						}
+						name := fmt.Sprintf("state %d, assert %v, expand %v, keyed %v, continue %v, %v/%d", at, assert, k > 0, k == 2, cont, cfg.Strategy, cfg.Workers)
+						if got["good"] != explorer.ViolatedVerdict || got["good2"] != explorer.ViolatedVerdict {
+							t.Errorf("%s: good %v, good2 %v; want both violated", name, got["good"], got["good2"])
+						}
+						for _, v := range r.Violations {
+							if len(v.Trace.Steps) != at {
+								t.Errorf("%s: the counterexample to %s has %d steps, want %d", name, v.Property, len(v.Trace.Steps), at)
+							}
+						}
+						if want := int64(at + 1); cont && assert && r.States != want {
+							t.Errorf("%s: %d states; the state that breaks an assertion is expanded", name, r.States)
+						}
+					}
+				}
 			}
 		}
 	}

@@ -224,16 +224,21 @@ func (s *search) dfs() {
 			}
 			if s.want != 0 {
 				p, err := w.Check(succ.state(k), s.want)
+				var mask uint64
+				if err == nil {
+					mask, err = violated(w, succ.state(k), s.want, p)
+				}
 				if err != nil {
 					s.failPath(h, pathTo(trail, here), err)
 					return
 				}
-				if p >= 0 {
-					s.recordPath(p, h, pathTo(trail, here))
+				if mask != 0 {
+					path := pathTo(trail, here)
+					eachBit(mask, func(p int) { s.recordPath(p, h, path) })
 					if s.done() {
 						return
 					}
-					if s.assert&(1<<uint(p)) != 0 {
+					if s.assert&mask != 0 {
 						continue
 					}
 				}

@@ -108,10 +108,13 @@ type Describer interface {
 // breadth-first search whose workers have it checks each state when it
 // expands it, instead of when it stores it (the results are the same).
 type CheckExpander interface {
-	// CheckExpand is Check(s, want), then, unless the check failed or
-	// found a property whose bit is set in stop, Successors(s, emit). p is
-	// what Check returns and checkErr its error; n and err are what
-	// Successors returns, 0 and nil when s was not expanded.
+	// CheckExpand is Check(s, want), then, unless the check failed or s
+	// violates a property whose bit is set in stop (not only the first
+	// one Check names: when that one's bit is not set, it returns instead
+	// a violated property whose bit is set, if there is one),
+	// Successors(s, emit). p is that property, or -1, and checkErr the
+	// check's error; n and err are what Successors returns, 0 and nil when
+	// s was not expanded.
 	CheckExpand(s []byte, want, stop uint64, emit func(t Transition, next []byte)) (p int, checkErr error, n int, err error)
 	// Bounded reports whether the model bounds its states (Bounder): a
 	// state outside the bound is stored and never expanded, so the search

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -404,6 +405,34 @@ func (s *search) done() bool {
 	return dl && pending == 0
 }
 
+// violated returns, as a mask, every property among want that the state st
+// violates, given p, the first that Check found (or -1): Check names one
+// property, so each further one is found by asking it again without those
+// found. A state that violates two properties is then a counterexample to
+// both, not only to the first (with Continue, the second would otherwise be
+// reported holding if it failed only where the first did).
+func violated(w Worker, st []byte, want uint64, p int) (uint64, error) {
+	var mask uint64
+	for p >= 0 {
+		mask |= 1 << uint(p)
+		if want &^= mask; want == 0 {
+			break
+		}
+		var err error
+		if p, err = w.Check(st, want); err != nil {
+			return mask, err
+		}
+	}
+	return mask, nil
+}
+
+// eachBit calls fn with the index of every bit set in mask, lowest first.
+func eachBit(mask uint64, fn func(p int)) {
+	for ; mask != 0; mask &= mask - 1 {
+		fn(bits.TrailingZeros64(mask))
+	}
+}
+
 // record notes a counterexample to property prop at the state r, with
 // fingerprint fp, the first for it.
 func (s *search) record(prop int, fp uint64, r stateRef) {
@@ -473,17 +502,22 @@ func (s *search) addInitial(w Worker) (out []int, refs []stateRef, err error) {
 			return false
 		}
 		s.raw.Add(o)
-		out, refs = append(out, i), append(refs, r)
 		if s.want != 0 {
 			k, err := w.Check(st, s.want)
+			var mask uint64
+			if err == nil {
+				mask, err = violated(w, st, s.want, k)
+				eachBit(mask, func(p int) { s.record(p, h, r) })
+			}
 			if err != nil {
 				s.fail(h, r, err)
 				return false
 			}
-			if k >= 0 {
-				s.record(k, h, r)
+			if s.assert&mask != 0 {
+				return true // a broken model assumption: stored, not expanded
 			}
 		}
+		out, refs = append(out, i), append(refs, r)
 		return true
 	})
 	return out, refs, err

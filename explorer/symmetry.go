@@ -3,6 +3,7 @@ package explorer
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 )
 
 // Symmetric is an optional interface of a Model that declares symmetries of
@@ -163,20 +164,19 @@ func (w *symWorker) agree(s, rep []byte) error {
 	q := w.q
 	props := q.Model.Properties()
 	if q.want != 0 {
-		a, err := w.probe.Check(s, q.want)
-		if err != nil {
-			return err
-		}
-		b, err := w.probe.Check(rep, q.want)
-		if err != nil {
-			return err
-		}
-		if a != b {
-			k := max(a, b)
-			if a >= 0 && b >= 0 {
-				k = min(a, b)
+		// Every property's verdict, not only the first one broken.
+		var masks [2]uint64
+		for i, st := range [][]byte{s, rep} {
+			p, err := w.probe.Check(st, q.want)
+			if err == nil {
+				masks[i], err = violated(w.probe, st, q.want, p)
 			}
-			return w.broken(fmt.Sprintf("the property %s has a different verdict in a successor and in its representative", props[k].Name))
+			if err != nil {
+				return err
+			}
+		}
+		if d := masks[0] ^ masks[1]; d != 0 {
+			return w.broken(fmt.Sprintf("the property %s has a different verdict in a successor and in its representative", props[bits.TrailingZeros64(d)].Name))
 		}
 	}
 	sa, err := w.transitions(s)
