@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
@@ -28,5 +29,36 @@ func TestBrokenTwinsUnderContinue(t *testing.T) {
 	}
 	if twins < 20 {
 		t.Errorf("only %d broken twins in the catalog", twins)
+	}
+}
+
+// TestContinueFindsPropertiesBrokenTogether: properties that a twin breaks
+// only in states where it breaks another are violated with --continue, in
+// every search. virtual-tree-broken's parent cycle breaks T1 and T2 in the
+// same state; peterson-broken at N=3 elects a non-maximal value exactly
+// where VALID fails. Both were once reported holding, because a check
+// names one broken property at a time.
+func TestContinueFindsPropertiesBrokenTogether(t *testing.T) {
+	for _, tt := range []struct {
+		spec  string
+		flags map[string]string
+		props []string
+	}{
+		{"virtual-tree-broken", nil, []string{"t1-acyclic", "t2-levels"}},
+		{"peterson-broken", map[string]string{"n": "3"}, []string{"validity", "elected-is-imax"}},
+	} {
+		m := build(t, tt.spec, tt.flags)
+		for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+			cfg.Continue, cfg.Properties = true, tt.props
+			r, err := explorer.Check(m, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range r.Properties {
+				if slices.Contains(tt.props, p.Name) && p.Verdict != explorer.ViolatedVerdict {
+					t.Errorf("%s %v/%d --continue: %s %v, want violated", tt.spec, cfg.Strategy, cfg.Workers, p.Name, p.Verdict)
+				}
+			}
+		}
 	}
 }
