@@ -90,7 +90,7 @@ var ErrCheckpoint = errors.New("explorer: checkpoint refused")
 // version changes with the format.
 const (
 	checkpointMagic   = "vacheck checkpoint\n"
-	checkpointVersion = 2
+	checkpointVersion = 3
 )
 
 // BuildID identifies the running program: its VCS revision and whether
@@ -125,12 +125,15 @@ func BuildID() string {
 // consistent point of the search.
 type ckState struct {
 	states, transitions, terminal, cut, reduced, depth int64
-	violations                                         []found
-	incomplete                                         string
-	level                                              *level // BFS: the level to expand next, at depth
-	trail                                              []dfsStep
-	stack                                              []dfsEntry
-	seen                                               *fpSet // DFS visited set
+	// raw and rawTerminal: under symmetry, the states and terminal states
+	// of the model the orbits stored so far hold.
+	raw, rawTerminal int64
+	violations       []found
+	incomplete       string
+	level            *level // BFS: the level to expand next, at depth
+	trail            []dfsStep
+	stack            []dfsEntry
+	seen             *fpSet // DFS visited set
 }
 
 // resumed is what a resumed search starts from, besides the visited set
@@ -153,6 +156,7 @@ func (s *search) mark() ckState {
 	return ckState{
 		states: s.states.Load(), transitions: s.transitions.Load(), terminal: s.terminal.Load(),
 		cut: s.cut.Load(), reduced: s.reduced.Load(), depth: s.depth.Load(),
+		raw: s.raw.Load(), rawTerminal: s.rawTerminal.Load(),
 		violations: s.violations[:len(s.violations):len(s.violations)], incomplete: s.incomplete,
 	}
 }
@@ -224,6 +228,8 @@ func (s *search) saveCheckpoint(st ckState) {
 		w.i64(st.cut)
 		w.i64(st.reduced)
 		w.i64(st.depth)
+		w.i64(st.raw)
+		w.i64(st.rawTerminal)
 		w.i64(int64(s.prior + time.Since(s.start)))
 		w.str(st.incomplete)
 		w.u64(uint64(len(st.violations)))
@@ -413,6 +419,8 @@ func (s *search) loadCheckpoint() error {
 	s.reduced.Store(r.i64())
 	depth := r.i64()
 	s.depth.Store(depth)
+	s.raw.Store(r.i64())
+	s.rawTerminal.Store(r.i64())
 	s.prior = time.Duration(r.i64())
 	s.incomplete = r.str()
 	nv := r.count(18)

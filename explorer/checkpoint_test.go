@@ -305,3 +305,25 @@ func TestCheckpointWriteFailure(t *testing.T) {
 		t.Errorf("%s: %v", dir, err)
 	}
 }
+
+// TestCheckpointKeepsRawCounts: under symmetry a resumed search reports the
+// states and terminal states of the model its orbits hold as the search it
+// continues would have: a checkpoint saves them.
+func TestCheckpointKeepsRawCounts(t *testing.T) {
+	for _, cfg := range []explorer.Config{{Strategy: explorer.BFS, Workers: 2, Symmetry: true}, {Strategy: explorer.DFS, Symmetry: true}} {
+		m := swap{bad: -1}
+		want := check(t, m, cfg)
+		if want.RawStates != 16 || want.RawTerminal != 1 || want.States != 10 {
+			t.Fatalf("%v: %d orbits of %d states, %d terminal; want 10 of 16, 1", cfg.Strategy, want.States, want.RawStates, want.RawTerminal)
+		}
+		file := filepath.Join(t.TempDir(), "ckpt")
+		cfg.Checkpoint = &explorer.Checkpoint{File: file, Every: time.Nanosecond, Build: "b", Model: "swap"}
+		check(t, m, cfg)
+		cfg.Checkpoint.Resume = true
+		got := check(t, m, cfg)
+		if got.RawStates != want.RawStates || got.RawTerminal != want.RawTerminal || got.States != want.States {
+			t.Errorf("%v resumed: %d orbits of %d states, %d terminal; want %d of %d, %d",
+				cfg.Strategy, got.States, got.RawStates, got.RawTerminal, want.States, want.RawStates, want.RawTerminal)
+		}
+	}
+}
