@@ -459,6 +459,7 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 		default:
 			return nil, Usagef("clocks", c, "allowed values are absolute, relative and minimal")
 		}
+		p.Set("clocks", p.String("clocks"))
 		// Processes interact only by messages, and the invariants read
 		// the user state and myTs: request, enter and exit are visible,
 		// receives are not. (The framework has no partial-order reduction
