@@ -139,14 +139,17 @@ func abandonCheckpoint(ck *explorer.Checkpoint) {
 // finishCheckpoint removes the checkpoint of a run that ended with a
 // verdict (or failed), with its directory if vacheck created it and nothing
 // else is in it, and tells how to continue one that ended incomplete.
-func finishCheckpoint(ck *explorer.Checkpoint, status explorer.Status, stderr io.Writer) {
+func finishCheckpoint(ck *explorer.Checkpoint, res *explorer.Result, cont bool, stderr io.Writer) {
 	if ck == nil {
 		return
 	}
 	dir := filepath.Dir(ck.File)
 	_, err := os.Stat(ck.File)
+	// A run with --continue that was stopped after a violation has
+	// properties left to decide: like an incomplete one, it can go on.
+	stopped := res.Status == explorer.Incomplete || cont && res.Status == explorer.Violated && res.Reason != ""
 	switch {
-	case status != explorer.Incomplete:
+	case !stopped:
 		if err == nil {
 			if err := os.Remove(ck.File); err != nil {
 				fmt.Fprintf(stderr, "vacheck: warning: removing the finished checkpoint: %v\n", err)

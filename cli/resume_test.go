@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vacheck/vacheck/explorer"
 )
 
 // jsonCounts is what a resumed run must reproduce of a check's JSON.
@@ -284,6 +286,36 @@ func TestCheckpointDirectoryTidy(t *testing.T) {
 		}
 		if code != exitOK || err != nil || len(entries) != want {
 			t.Errorf("%s, made by the user: exit %d, %v left (%v); want exit 0 and the directory with %d entries", d, code, entries, err, want)
+		}
+	}
+}
+
+// TestFinishCheckpointKeepsAStoppedContinue: a run ended with a verdict
+// removes its checkpoint, but one with --continue that was stopped after a
+// violation keeps it, like an incomplete run: its other properties are yet
+// to be decided, and resuming decides them.
+func TestFinishCheckpointKeepsAStoppedContinue(t *testing.T) {
+	for _, tt := range []struct {
+		res  explorer.Result
+		cont bool
+		kept bool
+	}{
+		{explorer.Result{Status: explorer.Violated, Reason: "interrupted by SIGINT"}, true, true},
+		{explorer.Result{Status: explorer.Violated}, true, false},
+		{explorer.Result{Status: explorer.Violated, Reason: "interrupted by SIGINT"}, false, false},
+		{explorer.Result{Status: explorer.Incomplete, Reason: "interrupted by SIGINT"}, false, true},
+		{explorer.Result{Status: explorer.OK}, true, false},
+	} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, checkpointFile)
+		if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		finishCheckpoint(&explorer.Checkpoint{File: file}, &tt.res, tt.cont, &stderr)
+		_, err := os.Stat(file)
+		if kept := err == nil; kept != tt.kept {
+			t.Errorf("%v (%q), continue %v: kept %v, want %v; %s", tt.res.Status, tt.res.Reason, tt.cont, kept, tt.kept, stderr.String())
 		}
 	}
 }

@@ -549,6 +549,13 @@ func (s *search) bfs() {
 		// wanted then.
 		next := s.mark()
 		next.level, next.depth = cur, int64(depth+1)
+		if cur.n == 0 && !limited {
+			// The last level had no new successor: the end of the search,
+			// at its depth.
+			end := next
+			end.depth = int64(depth)
+			s.saveBeforeLiveness(end)
+		}
 		if deferred && (s.done() || s.stopped() || limited) {
 			// The search ends with this level stored but not expanded.
 			s.checkStored(cur, depth)

@@ -519,3 +519,39 @@ func TestEveryViolationOfAState(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointBeforeLiveness: a search that keeps checkpoints saves the
+// end of its safety search when a liveness phase follows, so that stopped
+// in that phase it can be resumed, which only redoes the liveness phase;
+// so does a search with --continue stopped after a violation.
+func TestCheckpointBeforeLiveness(t *testing.T) {
+	adj := map[int][]int{0: {1, 2}, 1: {3}, 2: {3, 4}, 4: {5}}
+	mk := func() liveChecked {
+		g := &graph{init: []int{0}, next: edges(adj), bad: func(s int) bool { return s == 4 }}
+		return liveChecked{&checkedGraph{graph: g, noGoal: func(s int) bool { return s == 5 }}}
+	}
+	for _, cfg := range []explorer.Config{{Workers: 2, Continue: true}, {Strategy: explorer.DFS, Continue: true}} {
+		want := check(t, mk(), cfg)
+		file := filepath.Join(t.TempDir(), "ckpt")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		saves := 0
+		stopped := cfg
+		stopped.Context = ctx
+		stopped.Checkpoint = &explorer.Checkpoint{File: file, Every: time.Hour, Build: "b", Model: "m",
+			Saved: func(s explorer.CheckpointSaved) {
+				saves++
+				cancel(errors.New("stopped by the test")) // now, in the liveness phase
+			}}
+		r := check(t, mk(), stopped)
+		if saves != 1 || r.Status != explorer.Violated || !strings.Contains(r.Reason, "liveness") {
+			t.Fatalf("%v: %d saves, %v (%s); want one save, then a stop in the liveness phase", cfg.Strategy, saves, r.Status, r.Reason)
+		}
+		resumed := cfg
+		resumed.Checkpoint = &explorer.Checkpoint{File: file, Every: time.Hour, Build: "b", Model: "m", Resume: true}
+		got := check(t, mk(), resumed)
+		if got.Status != want.Status || got.States != want.States || got.Depth != want.Depth || fmt.Sprint(got.Properties) != fmt.Sprint(want.Properties) {
+			t.Errorf("%v resumed: %v %d states depth %d %v; uninterrupted %v %d depth %d %v",
+				cfg.Strategy, got.Status, got.States, got.Depth, got.Properties, want.Status, want.States, want.Depth, want.Properties)
+		}
+	}
+}

@@ -266,6 +266,9 @@ func (s *search) dfs() {
 			push(succ.state(i), succ.fp(i), e.depth+1, succ.act(i))
 		}
 	}
+	mark := s.mark()
+	mark.trail, mark.stack, mark.seen = trail, stack, seen
+	s.saveBeforeLiveness(mark)
 }
 
 // dfsReduced expands cur with the reducer's subset of its transitions into

@@ -98,6 +98,9 @@ type search struct {
 
 	// rec records the state graph for liveness and metrics during a BFS.
 	rec *graphRecorder
+	// livePhase says that liveness properties or metrics are asked for: a
+	// phase on the state graph follows the safety search.
+	livePhase bool
 	// phase is what the search is doing, for progress reports (a Phase);
 	// expanded counts, roughly, the states of the BFS level being expanded
 	// that the workers have expanded.
@@ -185,6 +188,10 @@ func Check(m Model, cfg Config) (*Result, error) {
 		}
 	}
 	s.checkDL = selected(properties.DeadlockFreedom)
+	s.livePhase = len(cfg.Metrics) > 0
+	for _, p := range live {
+		s.livePhase = s.livePhase || selected(p.Name)
+	}
 	if quotient != nil {
 		quotient.want, quotient.checkDL = s.want, s.checkDL
 	}
@@ -297,6 +304,18 @@ func (s *search) freeVisited() {
 			s.shards[i] = nil
 		}
 	}
+}
+
+// saveBeforeLiveness saves st, the end of a safety search that explored
+// every state, when a liveness or metrics phase follows and the search
+// keeps checkpoints: stopped in that phase, the search keeps its safety
+// part, and resuming it only builds the state graph again.
+func (s *search) saveBeforeLiveness(st ckState) {
+	if s.cfg.Checkpoint == nil || !s.livePhase || s.failure != nil || s.incomplete != "" || s.stopped() ||
+		len(s.violations) > 0 && !s.cfg.Continue || s.done() {
+		return
+	}
+	s.saveCheckpoint(st)
 }
 
 func (s *search) shard(h uint64) int { return int(h % uint64(len(s.shards))) }

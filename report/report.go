@@ -372,9 +372,12 @@ func Text(w io.Writer, run Run) error {
 		formatSeconds(r.Elapsed.Seconds()), Group(int64(r.StatesPerSecond())), FormatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
 	if r.Status == explorer.Violated && !r.Exhaustive {
-		if run.Continue {
+		switch {
+		case r.Reason != "":
+			fmt.Fprintf(&b, "the search was stopped (%s): the figures are those of the states it had explored, and the properties it had not decided are unknown\n", r.Reason)
+		case run.Continue:
 			b.WriteString("the search stopped once every property had a counterexample: the figures are those of the states it had explored\n")
-		} else {
+		default:
 			b.WriteString("the search stopped at the first violation: the figures are those of the states it had explored (--continue goes on)\n")
 		}
 	}
