@@ -3,6 +3,7 @@ package explorer
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/vacheck/vacheck/internal/offheap"
 )
@@ -478,7 +479,7 @@ func (s *search) bfs() {
 			for _, c := range counts {
 				trans += c
 			}
-			if trans > 0 {
+			if trans > 0 && s.newBeyond(cur) {
 				s.incomplete = fmt.Sprintf("depth limit reached (--max-depth %d): states at depth %d have successors that were not explored", s.cfg.MaxDepth, depth)
 			}
 			return
@@ -571,6 +572,30 @@ func (s *search) bfs() {
 			return
 		}
 	}
+}
+
+// newBeyond reports whether a state of the level cur, the last the depth
+// limit lets the search expand, has a successor that is not stored: only
+// then does the limit leave states unexplored. (A level whose successors
+// all lead back to stored states ends the search as if it were the last.)
+// A successor the model cannot compute counts as new.
+func (s *search) newBeyond(cur *level) bool {
+	var found atomic.Bool
+	s.parallel(func(w int) {
+		lo, hi := split(cur.n, len(s.workers), w)
+		for r := lo; r < hi && !found.Load(); r++ {
+			st, _, _ := cur.get(r)
+			_, err := s.workers[w].Successors(st, func(_ Transition, next []byte) {
+				if h := fingerprint(next); !s.shards[s.shard(h)].Has(h) {
+					found.Store(true)
+				}
+			})
+			if err != nil {
+				found.Store(true)
+			}
+		}
+	})
+	return found.Load()
 }
 
 // bfsKey is the canonical key of a successor in its level: its

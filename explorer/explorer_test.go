@@ -317,6 +317,19 @@ func TestLimitsEndTheSearchAsIncomplete(t *testing.T) {
 	if r := check(t, g, explorer.Config{MaxDepth: 2}); r.Status != explorer.OK {
 		t.Errorf("max-depth equal to the depth: %v %q, want ok", r.Status, r.Reason)
 	}
+	// Nor does one whose last level leads only back to stored states (a
+	// breadth-first search knows its levels; every worker count), but a
+	// single new state beyond it does.
+	back := edges(map[int][]int{0: {1, 2}, 1: {3}, 2: {3, 0}, 3: {1, 3}})
+	beyond := edges(map[int][]int{0: {1, 2}, 1: {3}, 2: {3, 0}, 3: {1, 4}})
+	for _, w := range []int{1, 2, 3} {
+		if r := check(t, &graph{init: []int{0}, next: back}, explorer.Config{Workers: w, MaxDepth: 2}); r.Status != explorer.OK || r.States != 4 {
+			t.Errorf("%d workers, max-depth 2, successors all stored: %v %q %d states, want ok, 4", w, r.Status, r.Reason, r.States)
+		}
+		if r := check(t, &graph{init: []int{0}, next: beyond}, explorer.Config{Workers: w, MaxDepth: 2}); r.Status != explorer.Incomplete {
+			t.Errorf("%d workers, max-depth 2, a new state beyond: %v, want incomplete", w, r.Status)
+		}
+	}
 }
 
 func TestBFSMaxStatesStopsAtALevelBoundary(t *testing.T) {
