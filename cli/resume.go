@@ -139,15 +139,16 @@ func abandonCheckpoint(ck *explorer.Checkpoint) {
 // finishCheckpoint removes the checkpoint of a run that ended with a
 // verdict (or failed), with its directory if vacheck created it and nothing
 // else is in it, and tells how to continue one that ended incomplete.
-func finishCheckpoint(ck *explorer.Checkpoint, res *explorer.Result, cont bool, stderr io.Writer) {
+func finishCheckpoint(ck *explorer.Checkpoint, res *explorer.Result, stderr io.Writer) {
 	if ck == nil {
 		return
 	}
 	dir := filepath.Dir(ck.File)
 	_, err := os.Stat(ck.File)
-	// A run with --continue that was stopped after a violation has
-	// properties left to decide: like an incomplete one, it can go on.
-	stopped := res.Status == explorer.Incomplete || cont && res.Status == explorer.Violated && res.Reason != ""
+	// A run stopped after a violation (with --continue, or in the liveness
+	// phase) has properties left to decide: like an incomplete one, it can
+	// go on.
+	stopped := res.Status == explorer.Incomplete || res.Status == explorer.Violated && res.Reason != ""
 	switch {
 	case !stopped:
 		if err == nil {

@@ -290,21 +290,21 @@ func TestCheckpointDirectoryTidy(t *testing.T) {
 	}
 }
 
-// TestFinishCheckpointKeepsAStoppedContinue: a run ended with a verdict
-// removes its checkpoint, but one with --continue that was stopped after a
-// violation keeps it, like an incomplete run: its other properties are yet
-// to be decided, and resuming decides them.
-func TestFinishCheckpointKeepsAStoppedContinue(t *testing.T) {
+// TestFinishCheckpointKeepsAStoppedViolatedRun: a run ended with a verdict
+// removes its checkpoint, but one stopped after a violation (with
+// --continue, or in the liveness phase) keeps it, like an incomplete run:
+// its other properties are yet to be decided, and resuming decides them.
+func TestFinishCheckpointKeepsAStoppedViolatedRun(t *testing.T) {
 	for _, tt := range []struct {
 		res  explorer.Result
-		cont bool
 		kept bool
 	}{
-		{explorer.Result{Status: explorer.Violated, Reason: "interrupted by SIGINT"}, true, true},
-		{explorer.Result{Status: explorer.Violated}, true, false},
-		{explorer.Result{Status: explorer.Violated, Reason: "interrupted by SIGINT"}, false, false},
-		{explorer.Result{Status: explorer.Incomplete, Reason: "interrupted by SIGINT"}, false, true},
-		{explorer.Result{Status: explorer.OK}, true, false},
+		{explorer.Result{Status: explorer.Violated, Reason: "interrupted by SIGINT"}, true},
+		{explorer.Result{Status: explorer.Violated, Reason: "interrupted by SIGINT while checking liveness on the state graph"}, true},
+		{explorer.Result{Status: explorer.Violated}, false},
+		{explorer.Result{Status: explorer.Incomplete, Reason: "interrupted by SIGINT"}, true},
+		{explorer.Result{Status: explorer.OK}, false},
+		{explorer.Result{Status: explorer.Failed, Reason: "the model panicked"}, false},
 	} {
 		dir := t.TempDir()
 		file := filepath.Join(dir, checkpointFile)
@@ -312,10 +312,10 @@ func TestFinishCheckpointKeepsAStoppedContinue(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stderr bytes.Buffer
-		finishCheckpoint(&explorer.Checkpoint{File: file}, &tt.res, tt.cont, &stderr)
+		finishCheckpoint(&explorer.Checkpoint{File: file}, &tt.res, &stderr)
 		_, err := os.Stat(file)
 		if kept := err == nil; kept != tt.kept {
-			t.Errorf("%v (%q), continue %v: kept %v, want %v; %s", tt.res.Status, tt.res.Reason, tt.cont, kept, tt.kept, stderr.String())
+			t.Errorf("%v (%q): kept %v, want %v; %s", tt.res.Status, tt.res.Reason, kept, tt.kept, stderr.String())
 		}
 	}
 }

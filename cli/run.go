@@ -327,7 +327,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		abandonCheckpoint(cfg.Checkpoint)
 	} else {
-		finishCheckpoint(cfg.Checkpoint, res, cfg.Continue, stderr)
+		finishCheckpoint(cfg.Checkpoint, res, stderr)
 	}
 	if err == nil {
 		err = checkTypedMetrics(spec.Name, res)

@@ -262,6 +262,9 @@ func (s *search) bfs() {
 		l0, first = s.resume.level, s.resume.depth
 	} else {
 		for k, i := range s.inits {
+			if s.initStop[k] {
+				continue
+			}
 			st := s.initial[i]
 			l0.add(st, fingerprint(st), uint32(i), 0, s.initRefs[k])
 		}
@@ -481,7 +484,13 @@ func (s *search) bfs() {
 			}
 			if trans > 0 && s.newBeyond(cur) {
 				s.incomplete = fmt.Sprintf("depth limit reached (--max-depth %d): states at depth %d have successors that were not explored", s.cfg.MaxDepth, depth)
+				return
 			}
+			// Nothing lies beyond: the end of the search.
+			s.exhausted = true
+			end := s.mark()
+			end.level = &level{buckets: []*bucket{{}}}
+			s.saveBeforeLiveness(end)
 			return
 		}
 		if s.done() && !s.cfg.Continue {
@@ -552,17 +561,17 @@ func (s *search) bfs() {
 		next.level, next.depth = cur, int64(depth+1)
 		if cur.n == 0 && !limited {
 			// The last level had no new successor: the end of the search,
-			// at its depth.
-			end := next
-			end.depth = int64(depth)
-			s.saveBeforeLiveness(end)
+			// at the depth it reports, whatever stops it from now on.
+			s.exhausted = true
+			next.depth = s.depth.Load()
+			s.saveBeforeLiveness(next)
 		}
 		if deferred && (s.done() || s.stopped() || limited) {
 			// The search ends with this level stored but not expanded.
 			s.checkStored(cur, depth)
 		}
 		if s.done() || s.stopped() {
-			if !s.done() && !limited && s.checkpointDue() && s.incomplete == "" {
+			if !s.done() && !limited && cur.n > 0 && s.checkpointDue() && s.incomplete == "" {
 				s.saveCheckpoint(next)
 			}
 			return
@@ -572,20 +581,43 @@ func (s *search) bfs() {
 			return
 		}
 	}
+	s.exhausted = true // no level left: also when resumed at the end
 }
 
 // newBeyond reports whether a state of the level cur, the last the depth
 // limit lets the search expand, has a successor that is not stored: only
 // then does the limit leave states unexplored. (A level whose successors
 // all lead back to stored states ends the search as if it were the last.)
-// A successor the model cannot compute counts as new.
+// A state the search would not expand (it breaks an assertion, or lies
+// outside the model's bound) is left out; a successor the model cannot
+// compute, or a check that fails or panics, counts as new.
 func (s *search) newBeyond(cur *level) bool {
 	var found atomic.Bool
 	s.parallel(func(w int) {
+		defer func() {
+			if p := recover(); p != nil {
+				found.Store(true)
+			}
+		}()
+		wk := s.workers[w]
 		lo, hi := split(cur.n, len(s.workers), w)
 		for r := lo; r < hi && !found.Load(); r++ {
 			st, _, _ := cur.get(r)
-			_, err := s.workers[w].Successors(st, func(_ Transition, next []byte) {
+			if a := s.want & s.assert; a != 0 {
+				if p, err := wk.Check(st, a); err != nil || p >= 0 {
+					if err != nil {
+						found.Store(true)
+					}
+					continue
+				}
+			}
+			if ok, err := inBound(wk, st); err != nil || !ok {
+				if err != nil {
+					found.Store(true)
+				}
+				continue
+			}
+			_, err := wk.Successors(st, func(_ Transition, next []byte) {
 				if h := fingerprint(next); !s.shards[s.shard(h)].Has(h) {
 					found.Store(true)
 				}

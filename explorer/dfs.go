@@ -90,6 +90,9 @@ func (s *search) dfs() {
 			return
 		}
 		for k := len(inits) - 1; k >= 0; k-- {
+			if s.initStop[k] {
+				continue // stored (in seen too), not expanded
+			}
 			st := s.initial[inits[k]]
 			push(st, fingerprint(st), 0, uint32(inits[k]))
 		}
@@ -266,6 +269,7 @@ func (s *search) dfs() {
 			push(succ.state(i), succ.fp(i), e.depth+1, succ.act(i))
 		}
 	}
+	s.exhausted = true
 	mark := s.mark()
 	mark.trail, mark.stack, mark.seen = trail, stack, seen
 	s.saveBeforeLiveness(mark)

@@ -136,9 +136,11 @@ type Result struct {
 	Depth       int   // largest BFS level reached (DFS: largest stack depth)
 	Terminal    int64 // terminal states found
 	// Exhaustive says that the safety search explored every reachable
-	// state (within the model's bound, if it declares one). A search that
-	// stopped at a violation, at a limit or on an error did not: its
-	// figures are those of the states it reached until then.
+	// state (within the model's bound, if it declares one), so that the
+	// counts are those of the whole state space, even if a limit stopped
+	// the liveness phase after it. A search that stopped at a violation,
+	// at a limit or on an error did not: its figures are those of the
+	// states it reached until then.
 	Exhaustive bool
 	Cut        int64 // states beyond the model's declared bound, not expanded
 	// Reduction is the reduction the search applied; Reduced is the number

@@ -75,6 +75,9 @@ type search struct {
 	initial  [][]byte
 	inits    []int      // the initial states stored, by index
 	initRefs []stateRef // and their references in the visited set
+	// initStop[k] says that inits[k] broke a model assumption (an
+	// assertion): stored, and not expanded.
+	initStop []bool
 
 	states, transitions, terminal atomic.Int64
 	cut                           atomic.Int64
@@ -111,6 +114,10 @@ type search struct {
 	// its verdicts are final whatever happens in the liveness phase;
 	// finished, that every phase completed before a limit was reached.
 	safetyDone, finished bool
+	// exhausted says that the safety search ended because no state was
+	// left to expand (not because it was stopped, found what it looked
+	// for, or failed): a stop that comes after it cannot undo that.
+	exhausted bool
 	// liveVerdict is the verdict on each liveness property; a property the
 	// liveness phase did not finish (a limit reached) is Unknown.
 	liveVerdict    []Verdict
@@ -230,7 +237,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 	go func() { defer wg.Done(); s.monitor(done) }()
 	// The initial states are stored (and built, for an InitialStreamer)
 	// under the limits, like every other state.
-	s.inits, s.initRefs, err = s.addInitial(s.workers[0])
+	s.inits, s.initRefs, s.initStop, err = s.addInitial(s.workers[0])
 	if err != nil {
 		close(done)
 		wg.Wait()
@@ -248,14 +255,14 @@ func Check(m Model, cfg Config) (*Result, error) {
 		defer s.rec.close()
 		s.bfs()
 	}
-	s.safetyDone = s.failure == nil && s.incomplete == "" && !s.stopped() && !s.done()
+	s.safetyDone = s.failure == nil && s.incomplete == "" && s.exhausted && !s.done()
 	if s.failure == nil && s.incomplete == "" && !s.stopped() && (len(s.violations) == 0 || cfg.Continue) {
 		s.runLiveness(live)
 		if s.incomplete == "" && s.failure == nil && s.stopped() {
 			s.incomplete = s.limitReason() // a limit reached during the liveness phase
 		}
 	}
-	s.finished = s.safetyDone && s.incomplete == "" && !s.stopped()
+	s.finished = s.safetyDone && s.incomplete == "" && (!s.stopped() || !s.livePhase)
 	close(done)
 	wg.Wait()
 	s.sampleMemory()
@@ -308,10 +315,11 @@ func (s *search) freeVisited() {
 
 // saveBeforeLiveness saves st, the end of a safety search that explored
 // every state, when a liveness or metrics phase follows and the search
-// keeps checkpoints: stopped in that phase, the search keeps its safety
-// part, and resuming it only builds the state graph again.
+// keeps checkpoints: stopped in that phase (or as it ends: a consistent
+// point all the same), the search keeps its safety part, and resuming it
+// only builds the state graph again.
 func (s *search) saveBeforeLiveness(st ckState) {
-	if s.cfg.Checkpoint == nil || !s.livePhase || s.failure != nil || s.incomplete != "" || s.stopped() ||
+	if s.cfg.Checkpoint == nil || !s.livePhase || s.failure != nil || s.incomplete != "" ||
 		len(s.violations) > 0 && !s.cfg.Continue || s.done() {
 		return
 	}
@@ -432,7 +440,7 @@ func (s *search) done() bool {
 // reported holding if it failed only where the first did).
 func violated(w Worker, st []byte, want uint64, p int) (uint64, error) {
 	var mask uint64
-	for p >= 0 {
+	for p >= 0 && p < 64 && mask&(1<<uint(p)) == 0 { // (a Check that repeats itself ends it)
 		mask |= 1 << uint(p)
 		if want &^= mask; want == 0 {
 			break
@@ -483,8 +491,9 @@ func (s *search) recordFound(f found) {
 // addInitial builds and stores the initial states (level 0) in order,
 // checking each, until a limit is reached. It returns the indices of the
 // initial states that are new, in order, their references in the visited
-// set, and the model's error building them.
-func (s *search) addInitial(w Worker) (out []int, refs []stateRef, err error) {
+// set, whether each broke an assertion (and is not to be expanded), and
+// the model's error building them.
+func (s *search) addInitial(w Worker) (out []int, refs []stateRef, stop []bool, err error) {
 	var h uint64
 	var r stateRef
 	defer func() {
@@ -521,6 +530,7 @@ func (s *search) addInitial(w Worker) (out []int, refs []stateRef, err error) {
 			return false
 		}
 		s.raw.Add(o)
+		broken := false
 		if s.want != 0 {
 			k, err := w.Check(st, s.want)
 			var mask uint64
@@ -532,14 +542,12 @@ func (s *search) addInitial(w Worker) (out []int, refs []stateRef, err error) {
 				s.fail(h, r, err)
 				return false
 			}
-			if s.assert&mask != 0 {
-				return true // a broken model assumption: stored, not expanded
-			}
+			broken = s.assert&mask != 0 // a model assumption: stored, not expanded
 		}
-		out, refs = append(out, i), append(refs, r)
+		out, refs, stop = append(out, i), append(refs, r), append(stop, broken)
 		return true
 	})
-	return out, refs, err
+	return out, refs, stop, err
 }
 
 // roomToGrow reports whether the swiss map m may take one more entry. A
@@ -749,7 +757,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	}
 	safety := s.safetyDone && s.failure == nil
 	complete := safety && s.incomplete == ""
-	r.Exhaustive = complete
+	r.Exhaustive = safety
 	bounded := r.Cut > 0
 	all := append(append([]properties.Info(nil), s.props...), properties.DeadlockInfo)
 	for k, p := range all {

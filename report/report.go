@@ -371,8 +371,10 @@ func Text(w io.Writer, run Run) error {
 	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
 		formatSeconds(r.Elapsed.Seconds()), Group(int64(r.StatesPerSecond())), FormatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
-	if r.Status == explorer.Violated && !r.Exhaustive {
+	if r.Status == explorer.Violated && (!r.Exhaustive || r.Reason != "") {
 		switch {
+		case r.Reason != "" && r.Exhaustive:
+			fmt.Fprintf(&b, "the search was stopped (%s) after it had explored every state: the properties it had not decided are unknown\n", r.Reason)
 		case r.Reason != "":
 			fmt.Fprintf(&b, "the search was stopped (%s): the figures are those of the states it had explored, and the properties it had not decided are unknown\n", r.Reason)
 		case run.Continue:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -223,7 +224,7 @@ func writeSVG(b *strings.Builder, c *Chart) {
 		}
 	}
 	// the messages
-	loops := make([][][3]int, c.N) // per process: each loop's y1, y2 and width
+	bends := loopBends(c, last)
 	for i, m := range c.Messages {
 		x1, y1 := svgX(m.From), svgY(m.Sent)
 		x2, y2 := svgX(m.To), 0
@@ -268,15 +269,7 @@ func writeSVG(b *strings.Builder, c *Chart) {
 		var lx, ly int
 		anchor := "middle"
 		if m.From == m.To {
-			// A loop to oneself; loops that overlap in time are nested,
-			// each one wider than those it encloses or crosses.
-			bend := 46
-			for _, o := range loops[m.From] {
-				if o[0] < y2 && y1 < o[1] && o[2]+14 > bend {
-					bend = o[2] + 14
-				}
-			}
-			loops[m.From] = append(loops[m.From], [3]int{y1, y2, bend})
+			bend := bends[i]
 			fmt.Fprintf(b, "<path d=\"M%d,%d C%d,%d %d,%d %d,%d\" fill=\"none\" marker-end=\"%s\"/>\n", x1, y1, x1+bend, y1, x1+bend, y2, x1+6, y2, marker)
 			anchor = "start"
 			var cands [][2]int
@@ -311,6 +304,40 @@ func writeSVG(b *strings.Builder, c *Chart) {
 		}
 	}
 	b.WriteString("</svg>\n")
+}
+
+// loopBends returns the width of each loop to oneself (by message index):
+// loops of one process that overlap in time are nested, each wider than
+// every shorter one it overlaps, so that a loop drawn inside another stays
+// inside it.
+func loopBends(c *Chart, last int) map[int]int {
+	type loop struct{ i, proc, y1, y2 int }
+	var loops []loop
+	for i, m := range c.Messages {
+		if m.From != m.To {
+			continue
+		}
+		y2 := svgY(last) + svgRowH*3/4 // in transit
+		switch {
+		case m.Received >= 0:
+			y2 = svgY(m.Received)
+		case m.Lost >= 0:
+			y2 = svgY(m.Lost)
+		}
+		loops = append(loops, loop{i, m.From, svgY(m.Sent), y2})
+	}
+	sort.SliceStable(loops, func(a, b int) bool { return loops[a].y2-loops[a].y1 < loops[b].y2-loops[b].y1 })
+	bends := map[int]int{}
+	for k, l := range loops {
+		bend := 46
+		for _, o := range loops[:k] {
+			if o.proc == l.proc && o.y1 <= l.y2 && l.y1 <= o.y2 && bends[o.i]+14 > bend {
+				bend = bends[o.i] + 14
+			}
+		}
+		bends[l.i] = bend
+	}
+	return bends
 }
 
 // box is a rectangle of the chart, for keeping labels apart.

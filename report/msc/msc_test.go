@@ -252,3 +252,30 @@ func TestSVGArrowsAndLabels(t *testing.T) {
 		t.Errorf("%d labels, want 4", len(boxes))
 	}
 }
+
+// TestSVGNestedLoopsNest: a loop to oneself received inside the span of an
+// earlier one (unordered: A sent, B sent, B received, A received) is drawn
+// narrower than the loop around it, so that the two do not cross.
+func TestSVGNestedLoopsNest(t *testing.T) {
+	q := func(vs ...any) []any { return vs }
+	st := func(q11 []any) []explorer.Var {
+		return []explorer.Var{{Name: "p1.x", Value: 0}, {Name: "p2.x", Value: 0}, {Name: "queue_{1,1}", Value: q11}}
+	}
+	tr := explorer.Trace{
+		InitialState: st(q()),
+		Steps: []explorer.Step{
+			{Action: "a_{1}", State: st(q("A"))},
+			{Action: "b_{1}", State: st(q("A", "B"))},
+			{Action: "receive(B)_{1,1}", State: st(q("A"))},
+			{Action: "receive(A)_{1,1}", State: st(q())},
+		},
+	}
+	c, err := Build(tr, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bends := loopBends(c, len(c.Steps)-1)
+	if a, b := bends[0], bends[1]; a <= b {
+		t.Errorf("the outer loop (A, steps 1-4) is %d wide, the inner (B, steps 2-3) %d: want the outer wider", a, b)
+	}
+}
