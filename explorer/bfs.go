@@ -499,6 +499,7 @@ func (s *search) bfs() {
 		}
 		viols := make([][]bfsFound, W)
 		var limited bool
+		var short atomic.Bool // phase 2 stored the level only in part
 		if x1 != nil {
 			in := x1.in
 			s.states.Add(in.added)
@@ -516,6 +517,9 @@ func (s *search) bfs() {
 			s.parallel(func(sh int) {
 				in := &inserter{s: s, sh: sh, want: want, deferred: deferred, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
 				in.run(out, &fails[sh], &failErr[sh])
+				if in.short {
+					short.Store(true)
+				}
 				s.states.Add(in.added)
 				s.raw.Add(in.raw)
 				s.cut.Add(in.cut)
@@ -559,7 +563,7 @@ func (s *search) bfs() {
 		// wanted then.
 		next := s.mark()
 		next.level, next.depth = cur, int64(depth+1)
-		if cur.n == 0 && !limited {
+		if cur.n == 0 && !limited && !short.Load() {
 			// The last level had no new successor: the end of the search,
 			// at the depth it reports, whatever stops it from now on.
 			s.exhausted = true
@@ -1165,7 +1169,10 @@ type inserter struct {
 	failErr error
 	// deferred: a state is checked when it is expanded (deferChecks).
 	deferred bool
-	_        [64]byte
+	// short: the memory limit stopped it before it had looked at every
+	// candidate of its shard.
+	short bool
+	_     [64]byte
 }
 
 func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
@@ -1196,7 +1203,13 @@ func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
 				return
 			}
 			if g := m.growth(h); g > 0 && !roomFor(s, g) {
+				// The memory limit: this candidate and every later one of
+				// the shard are left out, the level stored only in part.
 				c.truncate(kept)
+				for _, b := range out[w+1:] {
+					b[in.sh].truncate(0)
+				}
+				in.short = true
 				return
 			}
 			if _, keep := in.insert(m, wk, c, k, h, fail, failErr); keep {
