@@ -1404,11 +1404,7 @@ func (s *search) checkLevel(cur *level, want uint64, from []int) *levelChecks {
 		}()
 		for ; r < hi; r++ {
 			st, fp, ref := cur.get(r)
-			p, err := s.workers[w].Check(st, want)
-			var mask uint64
-			if err == nil {
-				mask, err = violated(s.workers[w], st, want, p)
-			}
+			mask, err := violations(s.workers[w], st, want)
 			c.add(s, int64(r), fp, ref, mask, err)
 			if err != nil {
 				return // later states cannot come first

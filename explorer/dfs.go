@@ -226,11 +226,7 @@ func (s *search) dfs() {
 				s.raw.Add(o)
 			}
 			if s.want != 0 {
-				p, err := w.Check(succ.state(k), s.want)
-				var mask uint64
-				if err == nil {
-					mask, err = violated(w, succ.state(k), s.want, p)
-				}
+				mask, err := violations(w, succ.state(k), s.want)
 				if err != nil {
 					s.failPath(h, pathTo(trail, here), err)
 					return

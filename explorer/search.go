@@ -453,6 +453,16 @@ func violated(w Worker, st []byte, want uint64, p int) (uint64, error) {
 	return mask, nil
 }
 
+// violations is Check followed by violated: every property among want
+// that st violates, as a mask.
+func violations(w Worker, st []byte, want uint64) (uint64, error) {
+	p, err := w.Check(st, want)
+	if err != nil {
+		return 0, err
+	}
+	return violated(w, st, want, p)
+}
+
 // eachBit calls fn with the index of every bit set in mask, lowest first.
 func eachBit(mask uint64, fn func(p int)) {
 	for ; mask != 0; mask &= mask - 1 {
@@ -532,12 +542,8 @@ func (s *search) addInitial(w Worker) (out []int, refs []stateRef, stop []bool, 
 		s.raw.Add(o)
 		broken := false
 		if s.want != 0 {
-			k, err := w.Check(st, s.want)
-			var mask uint64
-			if err == nil {
-				mask, err = violated(w, st, s.want, k)
-				eachBit(mask, func(p int) { s.record(p, h, r) })
-			}
+			mask, err := violations(w, st, s.want)
+			eachBit(mask, func(p int) { s.record(p, h, r) })
 			if err != nil {
 				s.fail(h, r, err)
 				return false
