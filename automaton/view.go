@@ -121,16 +121,12 @@ func (v *View[S, M]) decodeProc(i int) {
 // head first (for an unordered channel, in canonical order), or nil if there
 // is no such channel.
 func (v *View[S, M]) Chan(from, to int) []M {
-	n := len(v.procs)
-	if uint(from) >= uint(n) || uint(to) >= uint(n) {
-		return nil
-	}
-	c := int(v.chanIdx[from*n+to])
+	c := chanAt(v.chanIdx, len(v.procs), from, to)
 	if c < 0 {
 		return nil
 	}
 	if !v.chReady[c] {
-		v.decodeChan(c) // kept out of Chan, which is then inlined
+		v.decodeChan(c) // kept out of Chan, which stays short
 	}
 	return v.chans[c]
 }

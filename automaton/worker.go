@@ -12,16 +12,20 @@ import (
 	"github.com/vacheck/vacheck/explorer"
 )
 
-func (sys *System[S, M, P]) numProcs() int      { return sys.n }
-func (sys *System[S, M, P]) numLinks() int      { return len(sys.cfg.Links) }
-func (sys *System[S, M, P]) link(c int) Link    { return sys.cfg.Links[c] }
-func (sys *System[S, M, P]) crashes() int       { return sys.cfg.Crashes }
-func (sys *System[S, M, P]) chanTable() []int32 { return sys.chanIdx }
-func (sys *System[S, M, P]) chanIndex(from, to int) int {
-	if from < 0 || from >= sys.n || to < 0 || to >= sys.n {
+func (sys *System[S, M, P]) numProcs() int              { return sys.n }
+func (sys *System[S, M, P]) numLinks() int              { return len(sys.cfg.Links) }
+func (sys *System[S, M, P]) link(c int) Link            { return sys.cfg.Links[c] }
+func (sys *System[S, M, P]) crashes() int               { return sys.cfg.Crashes }
+func (sys *System[S, M, P]) chanTable() []int32         { return sys.chanIdx }
+func (sys *System[S, M, P]) chanIndex(from, to int) int { return chanAt(sys.chanIdx, sys.n, from, to) }
+
+// chanAt returns the index of the channel from process from to process to
+// in table (from*n+to -> index, or -1), or -1 if there is no such channel.
+func chanAt(table []int32, n, from, to int) int {
+	if uint(from) >= uint(n) || uint(to) >= uint(n) {
 		return -1
 	}
-	return int(sys.chanIdx[from*sys.n+to])
+	return int(table[from*n+to])
 }
 
 // decodeProc decodes process i of v's state into v.procs[i].
