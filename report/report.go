@@ -223,8 +223,8 @@ type jsonRun struct {
 	States      int64          `json:"states"`
 	Transitions int64          `json:"transitions"`
 	Depth       int            `json:"depth"`
-	// Exhaustive: every reachable state was explored; false when the
-	// search stopped at a violation or a limit, its figures partial.
+	// Exhaustive: the safety search explored every reachable state; false
+	// when it stopped at a violation or a limit, its figures partial.
 	Exhaustive bool           `json:"exhaustive"`
 	Elapsed    float64        `json:"elapsed_seconds"`
 	Properties []jsonProperty `json:"properties"`

@@ -227,14 +227,14 @@ func writeSVG(b *strings.Builder, c *Chart) {
 	bends := loopBends(c, last)
 	for i, m := range c.Messages {
 		x1, y1 := svgX(m.From), svgY(m.Sent)
-		x2, y2 := svgX(m.To), 0
+		x2, y2 := svgX(m.To), endY(m, last)
 		cls, marker := "msg", "url(#head)"
 		endStep := -1
 		switch {
 		case m.Received >= 0:
-			y2, endStep = svgY(m.Received), m.Received
+			endStep = m.Received
 		case m.Lost >= 0:
-			y2, endStep, cls, marker = svgY(m.Lost), m.Lost, "msg lost", "url(#lost)"
+			endStep, cls, marker = m.Lost, "msg lost", "url(#lost)"
 			if m.From != m.To {
 				// Its cross short of the lifeline, clear of the step's dot.
 				f := 1 - 12/float64(abs(x2-x1))
@@ -243,7 +243,7 @@ func writeSVG(b *strings.Builder, c *Chart) {
 		default:
 			// Below the last step, as far as its receiver's lifeline,
 			// dashed and with an open head: on its way, not received.
-			y2, cls, marker = svgY(last)+svgRowH*3/4, "msg transit", "url(#open)"
+			cls, marker = "msg transit", "url(#open)"
 		}
 		if len(m.Overtakes) > 0 {
 			cls, marker = cls+" overtake", "url(#headover)"
@@ -306,6 +306,19 @@ func writeSVG(b *strings.Builder, c *Chart) {
 	b.WriteString("</svg>\n")
 }
 
+// endY returns the height at which the arrow of m ends: the row of the
+// step that received or lost it, or below the last step (row last) while
+// it is in transit.
+func endY(m Message, last int) int {
+	switch {
+	case m.Received >= 0:
+		return svgY(m.Received)
+	case m.Lost >= 0:
+		return svgY(m.Lost)
+	}
+	return svgY(last) + svgRowH*3/4
+}
+
 // loopBends returns the width of each loop to oneself (by message index):
 // loops of one process that overlap in time are nested, each wider than
 // every shorter one it overlaps, so that a loop drawn inside another stays
@@ -317,14 +330,7 @@ func loopBends(c *Chart, last int) map[int]int {
 		if m.From != m.To {
 			continue
 		}
-		y2 := svgY(last) + svgRowH*3/4 // in transit
-		switch {
-		case m.Received >= 0:
-			y2 = svgY(m.Received)
-		case m.Lost >= 0:
-			y2 = svgY(m.Lost)
-		}
-		loops = append(loops, loop{i, m.From, svgY(m.Sent), y2})
+		loops = append(loops, loop{i, m.From, svgY(m.Sent), endY(m, last)})
 	}
 	sort.SliceStable(loops, func(a, b int) bool { return loops[a].y2-loops[a].y1 < loops[b].y2-loops[b].y1 })
 	bends := map[int]int{}
