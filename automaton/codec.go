@@ -462,7 +462,13 @@ func uintCodec[T unsigned]() (encFunc, decFunc, error) {
 type arena struct {
 	buf []uint64
 	off int
+	// chunk is the size in words of the buffers it allocates; 0 means
+	// arenaChunk.
+	chunk int
 }
+
+// arenaChunk is the default size in words of an arena's buffers.
+const arenaChunk = 8192
 
 func (a *arena) alloc(size uintptr) unsafe.Pointer {
 	words := int((size + 7) / 8)
@@ -470,7 +476,10 @@ func (a *arena) alloc(size uintptr) unsafe.Pointer {
 		words = 1 // a distinct, valid address even for zero-size elements
 	}
 	if a.off+words > len(a.buf) {
-		n := 8192
+		n := a.chunk
+		if n == 0 {
+			n = arenaChunk
+		}
 		for n < 2*words {
 			n *= 2
 		}

@@ -72,20 +72,38 @@ func (w *worker[S, M, P]) Keyed() bool {
 
 // CheckExpandKeyed implements explorer.KeyedExpander.
 func (w *worker[S, M, P]) CheckExpandKeyed(s []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	if p, checkErr = w.checkStop(s, want, stop); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
+	sum, checkErr := w.loadKeyed(s)
+	if checkErr == nil {
+		p, checkErr = w.checkLoaded(&w.v, want)
+		p, checkErr = w.stopFirst(p, checkErr, want, stop)
+	}
+	if checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
 		return p, checkErr, 0, nil
 	}
-	n, err = w.expandKeyed(offer, emit)
+	n, err = w.expandKeyed(sum, offer, emit)
 	return p, nil, n, err
 }
 
-// expandKeyed is expand, asking offer before it builds each successor.
-func (w *worker[S, M, P]) expandKeyed(offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (n int, err error) {
+// loadKeyed loads s into w.v with its segments' keys, in w.keys, and
+// returns its key. The view's cache of decoded processes finds a process
+// by its key.
+func (w *worker[S, M, P]) loadKeyed(s []byte) (sum uint64, err error) {
+	defer catch(&err)
+	v := &w.v
+	w.load(v, s)
+	keys := w.keys[:len(v.bounds)/2]
+	sum = stateKey(v, keys, w.emptyKeys)
+	v.keys = keys
+	return sum, nil
+}
+
+// expandKeyed is expand, asking offer before it builds each successor, for
+// the state loadKeyed loaded, whose key is sum.
+func (w *worker[S, M, P]) expandKeyed(sum uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (n int, err error) {
 	defer catch(&err)
 	w.enumerate()
 	v, sys := &w.v, w.sys
-	keys := w.keys[:len(v.bounds)/2]
-	sum := stateKey(v, keys, w.emptyKeys)
+	keys := v.keys
 	for _, a := range w.acts {
 		t, procChanged, globalsChanged := w.step(a)
 		key := sum

@@ -13,9 +13,11 @@ func (w *worker[S, M, P]) normalize(where func() string) {
 	sys, v := w.sys, &w.nv
 	v.load(w.out, sys.decodeGlobals)
 	for i := 0; i < sys.n; i++ {
+		// Normalize rewrites procs[i]: decoded into memory of its own,
+		// not shared with the view's cache.
 		v.procArena[i].reset()
-		sys.decodeProc(v, i)
-		v.decoded[i] = nil // procs[i] is about to change
+		sys.decodeProc(&v.procs[i], i, v.seg(1+i), &v.procArena[i])
+		v.cur[i] = &v.procs[i]
 		v.ready[i] = true
 	}
 	for c := range sys.cfg.Links {

@@ -16,23 +16,57 @@ type View[S any, M Message] struct {
 	bounds  []int // payload start and end of every segment
 	self    int
 	procs   []S
+	cur     []*S // the state of each process: in the cache, or in procs (normalize)
 	ready   []bool
 	chans   [][]M
 	chReady []bool
 	chanIdx []int32 // from*N+to -> channel index, or -1 (the System's)
 	g       globals
 	arena   arena
-	// decoded[i] is the encoding procs[i] was last decoded from, with its
-	// own arena, so that a process whose encoding did not change from the
-	// previous state is not decoded again.
-	decoded   [][]byte
+	// cache holds, per process, the values it was decoded to lately (see
+	// decodeProc).
+	cache []procEntry[S]
+	// keys, when the worker computed them for the state loaded, holds the
+	// key of each segment (stateKey); nil otherwise.
+	keys []uint64
+	// procArena[i] holds the slices of procs[i] when normalize decodes it
+	// to rewrite it.
 	procArena []arena
 }
+
+// procCacheSize is the number of entries of a view's cache per process: a
+// process of the catalog's models takes few distinct values, most states
+// of a level share them, and each decoding costs more than a lookup.
+const procCacheSize = 1 << procCacheBits
+
+// procCacheBits is the number of bits of the hash that pick an entry.
+const procCacheBits = 6
+
+// procEntry is an entry of a view's cache of decoded processes: enc, when
+// used, decodes to val, whose slices are in mem; key is enc's segKey.
+type procEntry[S any] struct {
+	used bool
+	key  uint64
+	enc  []byte
+	val  S
+	mem  arena
+}
+
+// procEntryWords and procEntryBytes are the room an entry has for its
+// value's slices (in words) and its encoding, in memory the view allocates
+// for all its entries at once: a process's slices and encoding are short,
+// and a search that allocates nothing as it goes runs without the
+// collector (whose write barriers slow every copy of a value with slices).
+// A longer value or encoding gets memory of its own.
+const (
+	procEntryWords = 16
+	procEntryBytes = 16
+)
 
 // viewSys is what a View needs from its System, without the process type
 // parameter.
 type viewSys[S any, M Message] interface {
-	decodeProc(v *View[S, M], i int)
+	decodeProc(dst *S, i int, seg []byte, a *arena)
 	decodeChan(v *View[S, M], c int)
 	numProcs() int
 	numLinks() int
@@ -47,8 +81,9 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 		sys:       sys,
 		bounds:    ownLines[int](2 * (1 + n + c)),
 		procs:     ownLines[S](n),
+		cur:       ownLines[*S](n),
 		ready:     ownLines[bool](n),
-		decoded:   ownLines[[]byte](n),
+		cache:     newProcCache[S](n * procCacheSize),
 		procArena: ownLines[arena](n),
 		chans:     ownLines[[]M](c),
 		chReady:   ownLines[bool](c),
@@ -56,10 +91,23 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 	}
 }
 
+func newProcCache[S any](size int) []procEntry[S] {
+	cache := ownLines[procEntry[S]](size)
+	words := ownLines[uint64](size * procEntryWords)
+	encs := ownLines[byte](size * procEntryBytes)
+	for k := range cache {
+		w, b := k*procEntryWords, k*procEntryBytes
+		cache[k].mem = arena{buf: words[w : w+procEntryWords : w+procEntryWords], chunk: procEntryWords}
+		cache[k].enc = encs[b : b : b+procEntryBytes]
+	}
+	return cache
+}
+
 // load points the view at state s and forgets what it had decoded.
 // decodeGlobals may be nil when states carry no environment's bookkeeping.
 func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 	v.state = s
+	v.keys = nil
 	off := 0
 	for k := 0; k < len(v.bounds); k += 2 {
 		var l uint64
@@ -100,20 +148,35 @@ func (v *View[S, M]) Proc(i int) *S {
 	if !v.ready[i] {
 		v.decodeProc(i) // kept out of Proc, which is then inlined
 	}
-	return &v.procs[i]
+	return v.cur[i]
 }
 
-// decodeProc makes procs[i] the state of process i, decoding it unless its
-// encoding is the one it was decoded from last.
+// decodeProc makes cur[i] the state of process i. It looks the encoding up
+// in the process's entries of the cache, by its key (segKey), and decodes
+// it into the entry it finds unless that entry holds it already: the same
+// key and length, and for an encoding of up to 7 bytes that is enough
+// (segKey tells them all apart). A cached value is never written: views
+// hand out values read-only, and a step works on a deep copy
+// (worker.decodeWork).
 func (v *View[S, M]) decodeProc(i int) {
-	if seg := v.seg(1 + i); v.decoded[i] == nil || !bytes.Equal(seg, v.decoded[i]) {
-		v.procArena[i].reset()
-		v.sys.decodeProc(v, i)
-		if v.decoded[i] == nil || cap(v.decoded[i]) < len(seg) {
-			v.decoded[i] = ownLines[byte](len(seg))
-		}
-		v.decoded[i] = append(v.decoded[i][:0], seg...)
+	seg := v.seg(1 + i)
+	var h uint64
+	if v.keys != nil {
+		h = v.keys[1+i]
+	} else {
+		h = segKey(1+i, seg)
 	}
+	e := &v.cache[i*procCacheSize+int(h>>(64-procCacheBits))]
+	if !e.used || e.key != h || len(seg) != len(e.enc) || len(seg) > 7 && !bytes.Equal(seg, e.enc) {
+		// The value it held goes: it was cur[i] of an earlier state at
+		// most, which no one may keep (see View).
+		e.used = false // until it is decoded: decoding may panic
+		e.mem.reset()
+		v.sys.decodeProc(&e.val, i, seg, &e.mem)
+		e.enc = append(e.enc[:0], seg...)
+		e.key, e.used = h, true
+	}
+	v.cur[i] = &e.val
 	v.ready[i] = true
 }
 

@@ -28,14 +28,15 @@ func chanAt(table []int32, n, from, to int) int {
 	return int(table[from*n+to])
 }
 
-// decodeProc decodes process i of v's state into v.procs[i].
-func (sys *System[S, M, P]) decodeProc(v *View[S, M], i int) {
+// decodeProc decodes seg, an encoding of process i, into *dst, its slices
+// in memory from a.
+func (sys *System[S, M, P]) decodeProc(dst *S, i int, seg []byte, a *arena) {
 	if len(sys.pc.consts) > 0 {
 		// Constant fields come from the prototype; decoding overwrites
 		// every other field and gives slices fresh memory.
-		v.procs[i] = sys.protos[i]
+		*dst = sys.protos[i]
 	}
-	if _, err := sys.pc.dec(unsafe.Pointer(&v.procs[i]), v.seg(1+i), &v.procArena[i]); err != nil {
+	if _, err := sys.pc.dec(unsafe.Pointer(dst), seg, a); err != nil {
 		panic(fmt.Errorf("decoding process %d: %w", i+1, err))
 	}
 }
@@ -236,11 +237,17 @@ func (w *worker[S, M, P]) CheckExpand(s []byte, want, stop uint64, emit func(exp
 // leaves s loaded in w.v.
 func (w *worker[S, M, P]) checkStop(s []byte, want, stop uint64) (int, error) {
 	p, err := w.check(&w.v, s, want)
+	return w.stopFirst(p, err, want, stop)
+}
+
+// stopFirst is checkStop once the state loaded in w.v was checked for want,
+// with property p violated first (or -1) or error err.
+func (w *worker[S, M, P]) stopFirst(p int, err error, want, stop uint64) (int, error) {
 	if err != nil || p < 0 || stop&(1<<uint(p)) != 0 {
 		return p, err
 	}
 	if rest := want & stop &^ (1 << uint(p)); rest != 0 {
-		if q, err := w.check(&w.v, s, rest); err != nil || q >= 0 {
+		if q, err := w.checkLoaded(&w.v, rest); err != nil || q >= 0 {
 			return q, err
 		}
 	}
@@ -595,26 +602,38 @@ func (w *worker[S, M, P]) Check(s []byte, want uint64) (k int, err error) {
 func (w *worker[S, M, P]) check(v *View[S, M], s []byte, want uint64) (k int, err error) {
 	defer catch(&err)
 	w.load(v, s)
+	return w.violates(v, want), nil
+}
+
+// checkLoaded is check of the state loaded in v.
+func (w *worker[S, M, P]) checkLoaded(v *View[S, M], want uint64) (k int, err error) {
+	defer catch(&err)
+	return w.violates(v, want), nil
+}
+
+// violates returns the first property among want that the state loaded in
+// v violates, or -1.
+func (w *worker[S, M, P]) violates(v *View[S, M], want uint64) int {
 	for k, inv := range w.sys.cfg.Invariants {
 		if want&(1<<uint(k)) != 0 && !inv.Holds(v) {
-			return k, nil
+			return k
 		}
 	}
 	if f := v.g.failed; f != 0 {
 		if k := len(w.sys.cfg.Invariants) + f - 1; want&(1<<uint(k)) != 0 {
-			return k, nil
+			return k
 		}
 	}
 	n := w.sys.n
 	if want&(1<<uint(len(w.sys.cfg.Invariants)+len(w.sys.cfg.Assertions))) == 0 {
-		return -1, nil
+		return -1
 	}
 	for c := range w.sys.cfg.Links {
 		if seg := v.seg(1 + n + c); len(seg) > w.sys.capacity && channel.Len(seg) > w.sys.capacity {
-			return len(w.sys.cfg.Invariants) + len(w.sys.cfg.Assertions), nil
+			return len(w.sys.cfg.Invariants) + len(w.sys.cfg.Assertions)
 		}
 	}
-	return -1, nil
+	return -1
 }
 
 // ValidEnd implements explorer.Worker.
