@@ -51,11 +51,11 @@ func segKey(k int, b []byte) uint64 {
 // channel, most often).
 func stateKey[S any, M Message](v *View[S, M], keys, empty []uint64) uint64 {
 	var sum uint64
-	for k := range keys {
-		if lo, hi := v.bounds[2*k], v.bounds[2*k+1]; lo == hi {
+	for k, b := range v.segs[:len(keys)] {
+		if len(b) == 0 {
 			keys[k] = empty[k]
 		} else {
-			keys[k] = segKey(k, v.state[lo:hi])
+			keys[k] = segKey(k, b)
 		}
 		sum += keys[k]
 	}

@@ -18,7 +18,6 @@ func (w *worker[S, M, P]) normalize(where func() string) {
 		v.procArena[i].reset()
 		sys.decodeProc(&v.procs[i], i, v.seg(1+i), &v.procArena[i])
 		v.cur[i] = &v.procs[i]
-		v.ready[i] = true
 	}
 	for c := range sys.cfg.Links {
 		sys.decodeChan(v, c)

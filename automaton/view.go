@@ -11,13 +11,15 @@ import (
 // oracle), Steps read the system through it. Values it returns must not be
 // modified and must not be kept after the call that received the View.
 type View[S any, M Message] struct {
-	sys     viewSys[S, M]
-	state   []byte
-	bounds  []int // payload start and end of every segment
-	self    int
-	procs   []S
-	cur     []*S // the state of each process: in the cache, or in procs (normalize)
-	ready   []bool
+	sys    viewSys[S, M]
+	state  []byte
+	bounds []int    // payload start and end of every segment
+	segs   [][]byte // the payload of every segment (seg)
+	self   int
+	procs  []S
+	// cur[i] is the state of process i once decoded, nil before: in the
+	// cache, or in procs (normalize).
+	cur     []*S
 	chans   [][]M
 	chReady []bool
 	chanIdx []int32 // from*N+to -> channel index, or -1 (the System's)
@@ -82,7 +84,7 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 		bounds:    ownLines[int](2 * (1 + n + c)),
 		procs:     ownLines[S](n),
 		cur:       ownLines[*S](n),
-		ready:     ownLines[bool](n),
+		segs:      ownLines[[]byte](1 + n + c),
 		cache:     newProcCache[S](n * procCacheSize),
 		procArena: ownLines[arena](n),
 		chans:     ownLines[[]M](c),
@@ -108,8 +110,8 @@ func newProcCache[S any](size int) []procEntry[S] {
 func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 	v.state = s
 	v.keys = nil
-	off := 0
-	for k := 0; k < len(v.bounds); k += 2 {
+	off, bounds := 0, v.bounds
+	for k := range v.segs {
 		var l uint64
 		if s[off] < 0x80 {
 			l = uint64(s[off])
@@ -119,10 +121,14 @@ func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 			l, m = binary.Uvarint(s[off:])
 			off += m
 		}
-		v.bounds[k], v.bounds[k+1] = off, off+int(l)
-		off += int(l)
+		end := off + int(l)
+		bounds[2*k], bounds[2*k+1] = off, end
+		// With the capacity of the rest of the state: segKey reads a
+		// short payload in one load.
+		v.segs[k] = s[off:end]
+		off = end
 	}
-	clear(v.ready)
+	clear(v.cur)
 	clear(v.chReady)
 	v.arena.reset()
 	if decodeGlobals == nil {
@@ -134,7 +140,7 @@ func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 
 // seg returns the payload of segment k: 0 the environment, 1..N the
 // processes, then the channels.
-func (v *View[S, M]) seg(k int) []byte { return v.state[v.bounds[2*k]:v.bounds[2*k+1]] }
+func (v *View[S, M]) seg(k int) []byte { return v.segs[k] }
 
 // N returns the number of processes.
 func (v *View[S, M]) N() int { return len(v.procs) }
@@ -145,10 +151,10 @@ func (v *View[S, M]) Self() int { return v.self }
 
 // Proc returns the state of process i (0-based).
 func (v *View[S, M]) Proc(i int) *S {
-	if !v.ready[i] {
-		v.decodeProc(i) // kept out of Proc, which is then inlined
+	if p := v.cur[i]; p != nil {
+		return p
 	}
-	return v.cur[i]
+	return v.decodeProc(i) // kept out of Proc, which is then inlined
 }
 
 // decodeProc makes cur[i] the state of process i. It looks the encoding up
@@ -158,7 +164,7 @@ func (v *View[S, M]) Proc(i int) *S {
 // (segKey tells them all apart). A cached value is never written: views
 // hand out values read-only, and a step works on a deep copy
 // (worker.decodeWork).
-func (v *View[S, M]) decodeProc(i int) {
+func (v *View[S, M]) decodeProc(i int) *S {
 	seg := v.seg(1 + i)
 	var h uint64
 	if v.keys != nil {
@@ -177,7 +183,7 @@ func (v *View[S, M]) decodeProc(i int) {
 		e.key, e.used = h, true
 	}
 	v.cur[i] = &e.val
-	v.ready[i] = true
+	return &e.val
 }
 
 // Chan returns the messages in the channel from process from to process to,
@@ -196,7 +202,7 @@ func (v *View[S, M]) Chan(from, to int) []M {
 
 // decodeChan makes chans[c] the messages of channel c.
 func (v *View[S, M]) decodeChan(c int) {
-	if k := 1 + len(v.procs) + c; v.bounds[2*k] == v.bounds[2*k+1] {
+	if len(v.segs[1+len(v.procs)+c]) == 0 {
 		v.chans[c] = v.chans[c][:0] // empty, as most channels are
 	} else {
 		v.sys.decodeChan(v, c)
