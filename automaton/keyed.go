@@ -2,7 +2,6 @@ package automaton
 
 import (
 	"encoding/binary"
-	"unsafe"
 
 	"github.com/zeebo/xxh3"
 
@@ -105,14 +104,13 @@ func (w *worker[S, M, P]) expandKeyed(sum uint64, offer func(explorer.Transition
 	v, sys := &w.v, w.sys
 	keys := v.keys
 	for _, a := range w.acts {
-		t, procChanged, globalsChanged := w.step(a)
+		t, procChanged, globalsChanged, enc, pkey := w.stepKeyed(a)
 		key := sum
 		if globalsChanged {
 			key += segKey(0, w.gseg) - keys[0]
 		}
 		if procChanged {
-			w.penc = sys.pc.enc(unsafe.Pointer(&w.work), w.penc[:0])
-			key += segKey(1+a.proc, w.penc) - keys[1+a.proc]
+			key += pkey - keys[1+a.proc]
 		}
 		for _, c := range w.touched {
 			k := 1 + sys.n + c
@@ -123,7 +121,7 @@ func (w *worker[S, M, P]) expandKeyed(sum uint64, offer func(explorer.Transition
 			}
 		}
 		if offer(t, key) {
-			w.assembleWith(a.proc, procChanged, globalsChanged, w.penc)
+			w.assembleWith(a.proc, procChanged, globalsChanged, enc)
 			emit(t, w.out)
 		}
 	}

@@ -17,7 +17,7 @@ func (w *worker[S, M, P]) normalize(where func() string) {
 		// not shared with the view's cache.
 		v.procArena[i].reset()
 		sys.decodeProc(&v.procs[i], i, v.seg(1+i), &v.procArena[i])
-		v.cur[i] = &v.procs[i]
+		v.cur[i], v.ents[i] = &v.procs[i], nil
 	}
 	for c := range sys.cfg.Links {
 		sys.decodeChan(v, c)

@@ -18,8 +18,10 @@ type View[S any, M Message] struct {
 	self   int
 	procs  []S
 	// cur[i] is the state of process i once decoded, nil before: in the
-	// cache, or in procs (normalize).
+	// cache, or in procs (normalize). ents[i] is then its cache entry, or
+	// nil.
 	cur     []*S
+	ents    []*procEntry[S]
 	chans   [][]M
 	chReady []bool
 	chanIdx []int32 // from*N+to -> channel index, or -1 (the System's)
@@ -46,12 +48,17 @@ const procCacheBits = 6
 
 // procEntry is an entry of a view's cache of decoded processes: enc, when
 // used, decodes to val, whose slices are in mem; key is enc's segKey.
+// memos, in the view a worker expands states in, remember what the
+// process's transitions did from this value (worker.stepKeyed); they go
+// when the entry takes another value.
 type procEntry[S any] struct {
-	used bool
-	key  uint64
-	enc  []byte
-	val  S
-	mem  arena
+	used  bool
+	key   uint64
+	enc   []byte
+	val   S
+	mem   arena
+	memos []effectMemo // memoSlots of them, or none
+	next  uint8        // the slot of memos the next new effect takes
 }
 
 // procEntryWords and procEntryBytes are the room an entry has for its
@@ -84,12 +91,21 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 		bounds:    ownLines[int](2 * (1 + n + c)),
 		procs:     ownLines[S](n),
 		cur:       ownLines[*S](n),
+		ents:      ownLines[*procEntry[S]](n),
 		segs:      ownLines[[]byte](1 + n + c),
 		cache:     newProcCache[S](n * procCacheSize),
 		procArena: ownLines[arena](n),
 		chans:     ownLines[[]M](c),
 		chReady:   ownLines[bool](c),
 		chanIdx:   sys.chanTable(),
+	}
+}
+
+// rememberEffects gives each entry of v's cache room to remember effects.
+func (v *View[S, M]) rememberEffects() {
+	memos := ownLines[effectMemo](len(v.cache) * memoSlots)
+	for k := range v.cache {
+		v.cache[k].memos = memos[k*memoSlots : (k+1)*memoSlots : (k+1)*memoSlots]
 	}
 }
 
@@ -177,12 +193,15 @@ func (v *View[S, M]) decodeProc(i int) *S {
 		// The value it held goes: it was cur[i] of an earlier state at
 		// most, which no one may keep (see View).
 		e.used = false // until it is decoded: decoding may panic
+		for k := range e.memos {
+			e.memos[k].used = false
+		}
 		e.mem.reset()
 		v.sys.decodeProc(&e.val, i, seg, &e.mem)
 		e.enc = append(e.enc[:0], seg...)
 		e.key, e.used = h, true
 	}
-	v.cur[i] = &e.val
+	v.cur[i], v.ents[i] = &e.val, e
 	return &e.val
 }
 

@@ -92,9 +92,13 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	touched     []int // channels touched by the current action
 	sent        int32
 	out         []byte
-	keys        []uint64            // expandKeyed: the key of each segment of the expanded state
-	penc        []byte              // expandKeyed: the stepping process's new segment
-	emptyKeys   []uint64            // expandKeyed: the key of each segment when it is empty
+	keys        []uint64 // expandKeyed: the key of each segment of the expanded state
+	penc        []byte   // expandKeyed: the stepping process's new segment
+	emptyKeys   []uint64 // expandKeyed: the key of each segment when it is empty
+	memo        bool     // stepKeyed may remember effects (memoizable)
+	recording   bool     // send records what it sends, in recSends and recBuf
+	recSends    []memoSend
+	recBuf      []byte
 	failed      int                 // 1 + the index of the assertion the current effect failed
 	lastFailed  int                 // failed, for the transition apply performed last
 	lastT       explorer.Transition // Reduced: the transition invisible1 stepped last
@@ -146,6 +150,9 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 	}
 	if sys.hasGlobals() {
 		w.decodeGlobals = sys.decodeGlobals
+	}
+	if w.memo = sys.memoizable(); w.memo {
+		w.v.rememberEffects()
 	}
 	w.fx = Effects[M]{n: sys.n, send: w.send, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }}
 	return w
@@ -525,19 +532,29 @@ func (w *worker[S, M, P]) send(to int, m M) {
 	if sys.tw > 0 {
 		w.msgBuf = w.stamp(w.msgBuf, to == self)
 	}
-	if !w.pendSet[c] {
-		w.pend[c] = sys.disc.Append(w.pend[c][:0], w.v.seg(1+sys.n+c), w.msgBuf)
-		w.pendSet[c] = true
-		w.touched = append(w.touched, c)
-	} else {
-		w.spare = sys.disc.Append(w.spare[:0], w.pend[c], w.msgBuf)
-		w.pend[c], w.spare = w.spare, w.pend[c]
+	w.appendPend(c, w.msgBuf)
+	if w.recording {
+		w.recBuf = append(w.recBuf, w.msgBuf...)
+		w.recSends = append(w.recSends, memoSend{c: int32(c), end: int32(len(w.recBuf))})
 	}
 	if to != self {
 		w.sent++
 		if w.track {
 			w.sentTypes = append(w.sentTypes, messageType(m))
 		}
+	}
+}
+
+// appendPend appends the encoded message msg to channel c's new segment.
+func (w *worker[S, M, P]) appendPend(c int, msg []byte) {
+	sys := w.sys
+	if !w.pendSet[c] {
+		w.pend[c] = sys.disc.Append(w.pend[c][:0], w.v.seg(1+sys.n+c), msg)
+		w.pendSet[c] = true
+		w.touched = append(w.touched, c)
+	} else {
+		w.spare = sys.disc.Append(w.spare[:0], w.pend[c], msg)
+		w.pend[c], w.spare = w.spare, w.pend[c]
 	}
 }
 
