@@ -114,7 +114,23 @@ func AgreementAt[S any, M automaton.Message](known func(v *automaton.View[S, M],
 // leader it knows), or false for none; winner returns the winning ID of the
 // state (Max, Min, or the best among the actual initiators).
 func Validity[S any, M automaton.Message](claim func(p *S) (id int, ok bool), winner func(v *automaton.View[S, M]) int) automaton.Invariant[S, M] {
-	return ValidityAt(func(v *automaton.View[S, M], i int) (int, bool) { return claim(v.Proc(i)) }, winner)
+	inv := ValidityAt(func(v *automaton.View[S, M], i int) (int, bool) { return claim(v.Proc(i)) }, winner)
+	// The same, in one loop: it is checked in every state.
+	inv.Holds = func(v *automaton.View[S, M]) bool {
+		w, computed := 0, false
+		for i := 0; i < v.N(); i++ {
+			if l, ok := claim(v.Proc(i)); ok {
+				if !computed {
+					w, computed = winner(v), true
+				}
+				if l != w {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return inv
 }
 
 // ValidityAt is Validity with the claim of process i read from the whole
