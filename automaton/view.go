@@ -28,8 +28,10 @@ type View[S any, M Message] struct {
 	g       globals
 	arena   arena
 	// cache holds, per process, the values it was decoded to lately (see
-	// decodeProc).
+	// decodeProc); it is made when the view first decodes a process, with
+	// room to remember effects when memos is set (rememberEffects).
 	cache []procEntry[S]
+	memos bool
 	// keys, when the worker computed them for the state loaded, holds the
 	// key of each segment (stateKey); nil otherwise.
 	keys []uint64
@@ -93,7 +95,6 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 		cur:       ownLines[*S](n),
 		ents:      ownLines[*procEntry[S]](n),
 		segs:      ownLines[[]byte](1 + n + c),
-		cache:     newProcCache[S](n * procCacheSize),
 		procArena: ownLines[arena](n),
 		chans:     ownLines[[]M](c),
 		chReady:   ownLines[bool](c),
@@ -101,24 +102,29 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 	}
 }
 
-// rememberEffects gives each entry of v's cache room to remember effects.
-func (v *View[S, M]) rememberEffects() {
-	memos := ownLines[effectMemo](len(v.cache) * memoSlots)
-	for k := range v.cache {
-		v.cache[k].memos = memos[k*memoSlots : (k+1)*memoSlots : (k+1)*memoSlots]
-	}
-}
+// rememberEffects has v's cache, once made, give each entry room to
+// remember effects.
+func (v *View[S, M]) rememberEffects() { v.memos = true }
 
-func newProcCache[S any](size int) []procEntry[S] {
-	cache := ownLines[procEntry[S]](size)
+// makeCache makes v's cache: the entries of every process, with their room
+// for slices and encodings (and effects) in memory allocated at once.
+func (v *View[S, M]) makeCache() {
+	size := len(v.procs) * procCacheSize
+	v.cache = ownLines[procEntry[S]](size)
 	words := ownLines[uint64](size * procEntryWords)
 	encs := ownLines[byte](size * procEntryBytes)
-	for k := range cache {
-		w, b := k*procEntryWords, k*procEntryBytes
-		cache[k].mem = arena{buf: words[w : w+procEntryWords : w+procEntryWords], chunk: procEntryWords}
-		cache[k].enc = encs[b : b : b+procEntryBytes]
+	var memos []effectMemo
+	if v.memos {
+		memos = ownLines[effectMemo](size * memoSlots)
 	}
-	return cache
+	for k := range v.cache {
+		e, w, b := &v.cache[k], k*procEntryWords, k*procEntryBytes
+		e.mem = arena{buf: words[w : w+procEntryWords : w+procEntryWords], chunk: procEntryWords}
+		e.enc = encs[b : b : b+procEntryBytes]
+		if memos != nil {
+			e.memos = memos[k*memoSlots : (k+1)*memoSlots : (k+1)*memoSlots]
+		}
+	}
 }
 
 // load points the view at state s and forgets what it had decoded.
@@ -187,6 +193,9 @@ func (v *View[S, M]) decodeProc(i int) *S {
 		h = v.keys[1+i]
 	} else {
 		h = segKey(1+i, seg)
+	}
+	if v.cache == nil {
+		v.makeCache()
 	}
 	e := &v.cache[i*procCacheSize+int(h>>(64-procCacheBits))]
 	if !e.used || e.key != h || len(seg) != len(e.enc) || len(seg) > 7 && !bytes.Equal(seg, e.enc) {
