@@ -111,6 +111,7 @@ func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
 		}
 	}()
 	w := sys.newWorker()
+	w.memo, w.v.memos = false, false // one state: no room for effects
 	w.load(&w.v, s)
 	w.enumerate()
 	if a < 0 || a >= len(w.acts) {

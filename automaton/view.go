@@ -102,9 +102,17 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 	}
 }
 
-// rememberEffects has v's cache, once made, give each entry room to
-// remember effects.
-func (v *View[S, M]) rememberEffects() { v.memos = true }
+// rememberEffects gives each entry of v's cache room to remember effects,
+// now or when the cache is made.
+func (v *View[S, M]) rememberEffects() {
+	v.memos = true
+	if v.cache != nil {
+		memos := ownLines[effectMemo](len(v.cache) * memoSlots)
+		for k := range v.cache {
+			v.cache[k].memos = memos[k*memoSlots : (k+1)*memoSlots : (k+1)*memoSlots]
+		}
+	}
+}
 
 // makeCache makes v's cache: the entries of every process, with their room
 // for slices and encodings (and effects) in memory allocated at once.

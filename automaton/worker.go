@@ -158,7 +158,10 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 	return w
 }
 
-func (w *worker[S, M, P]) load(v *View[S, M], s []byte) { v.load(s, w.decodeGlobals) }
+func (w *worker[S, M, P]) load(v *View[S, M], s []byte) {
+	w.recording = false // in case an effect that was recorded panicked
+	v.load(s, w.decodeGlobals)
+}
 
 // enumerate lists the transitions enabled in w.v: every up process's steps
 // in process order, then deliveries in channel order, then crashes.
