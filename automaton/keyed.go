@@ -90,7 +90,7 @@ func (w *worker[S, M, P]) loadKeyed(s []byte) (sum uint64, err error) {
 	defer catch(&err)
 	v := &w.v
 	w.load(v, s)
-	keys := w.keys[:len(v.bounds)/2]
+	keys := w.keys[:len(v.segs)]
 	sum = stateKey(v, keys, w.emptyKeys)
 	v.keys = keys
 	return sum, nil

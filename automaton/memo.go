@@ -112,18 +112,11 @@ func (m *effectMemo) matches(a action, steps []Step, msg []byte) bool {
 // touches in w.pend, the environment's segment in w.gseg when an assertion
 // failed.
 func (w *worker[S, M, P]) replay(a action, m *effectMemo) (t explorer.Transition, globalsChanged bool) {
-	sys, v := w.sys, &w.v
-	for _, c := range w.touched {
-		w.pendSet[c] = false
-	}
-	w.touched = w.touched[:0]
+	w.untouch()
 	t = explorer.Transition{Task: int32(a.proc), Messages: m.sent}
 	if a.kind == Input {
-		seg := v.seg(1 + sys.n + a.ch)
-		w.pend[a.ch] = sys.disc.Remove(w.pend[a.ch][:0], seg, a.start, a.end)
-		w.pendSet[a.ch] = true
-		w.touched = append(w.touched, a.ch)
-		t.Task = int32(sys.n + a.ch)
+		w.removeDelivered(a)
+		t.Task = int32(w.sys.n + a.ch)
 	}
 	start := int32(0)
 	for _, s := range m.sends {
@@ -137,11 +130,7 @@ func (w *worker[S, M, P]) replay(a action, m *effectMemo) (t explorer.Transition
 	if m.failed == 0 {
 		return t, false
 	}
-	g := v.g
+	g := w.v.g
 	g.failed = m.failed
-	if g != v.g {
-		w.gseg = sys.encodeGlobals(w.gseg[:0], g)
-		globalsChanged = true
-	}
-	return t, globalsChanged
+	return t, w.settleGlobals(g)
 }

@@ -29,7 +29,7 @@ type View[S any, M Message] struct {
 	arena   arena
 	// cache holds, per process, the values it was decoded to lately (see
 	// decodeProc); it is made when the view first decodes a process, with
-	// room to remember effects when memos is set (rememberEffects).
+	// room to remember effects when memos is set (worker.stepKeyed).
 	cache []procEntry[S]
 	memos bool
 	// keys, when the worker computed them for the state loaded, holds the
@@ -99,18 +99,6 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 		chans:     ownLines[[]M](c),
 		chReady:   ownLines[bool](c),
 		chanIdx:   sys.chanTable(),
-	}
-}
-
-// rememberEffects gives each entry of v's cache room to remember effects,
-// now or when the cache is made.
-func (v *View[S, M]) rememberEffects() {
-	v.memos = true
-	if v.cache != nil {
-		memos := ownLines[effectMemo](len(v.cache) * memoSlots)
-		for k := range v.cache {
-			v.cache[k].memos = memos[k*memoSlots : (k+1)*memoSlots : (k+1)*memoSlots]
-		}
 	}
 }
 

@@ -151,9 +151,8 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 	if sys.hasGlobals() {
 		w.decodeGlobals = sys.decodeGlobals
 	}
-	if w.memo = sys.memoizable(); w.memo {
-		w.v.rememberEffects()
-	}
+	w.memo = sys.memoizable()
+	w.v.memos = w.memo
 	w.fx = Effects[M]{n: sys.n, send: w.send, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }}
 	return w
 }
@@ -358,11 +357,37 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 		g.failed = w.failed
 		w.failed = 0
 	}
-	if g != w.v.g {
-		w.gseg = sys.encodeGlobals(w.gseg[:0], g)
-		globalsChanged = true
+	return t, procChanged, w.settleGlobals(g)
+}
+
+// settleGlobals makes w.gseg the encoding of g, the environment's
+// bookkeeping after a step, unless it is that of the expanded state, and
+// reports whether it is not.
+func (w *worker[S, M, P]) settleGlobals(g globals) bool {
+	if g == w.v.g {
+		return false
 	}
-	return t, procChanged, globalsChanged
+	w.gseg = w.sys.encodeGlobals(w.gseg[:0], g)
+	return true
+}
+
+// untouch forgets the channels the last step touched.
+func (w *worker[S, M, P]) untouch() {
+	for _, c := range w.touched {
+		w.pendSet[c] = false
+	}
+	w.touched = w.touched[:0]
+}
+
+// removeDelivered makes the new segment of delivery a's channel the
+// channel without the message delivered, and returns the channel's segment
+// in the expanded state.
+func (w *worker[S, M, P]) removeDelivered(a action) []byte {
+	seg := w.v.seg(1 + w.sys.n + a.ch)
+	w.pend[a.ch] = w.sys.disc.Remove(w.pend[a.ch][:0], seg, a.start, a.end)
+	w.pendSet[a.ch] = true
+	w.touched = append(w.touched, a.ch)
+	return seg
 }
 
 // effect performs the effect of transition a on the worker's scratch state
@@ -371,10 +396,7 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged bool) {
 	sys, v := w.sys, &w.v
 	w.workArena.reset()
-	for _, c := range w.touched {
-		w.pendSet[c] = false
-	}
-	w.touched = w.touched[:0]
+	w.untouch()
 	w.sent = 0
 	w.sentTypes = w.sentTypes[:0]
 	w.servedBy = w.servedBy[:0]
@@ -394,14 +416,11 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 		P(&w.work).Do(w.steps[a.step], &w.fx)
 		procChanged = true
 	case Input:
-		seg := v.seg(1 + sys.n + a.ch)
-		w.pend[a.ch] = sys.disc.Remove(w.pend[a.ch][:0], seg, a.start, a.end)
+		seg := w.removeDelivered(a)
 		if w.clearChans {
 			w.segScratch = append(w.segScratch[:0], w.pend[a.ch]...)
 			w.pend[a.ch] = w.clearSeg(w.pend[a.ch][:0], w.segScratch)
 		}
-		w.pendSet[a.ch] = true
-		w.touched = append(w.touched, a.ch)
 		t.Task = int32(sys.n + a.ch)
 		if v.Up(a.proc) {
 			if _, err := sys.mc.dec(unsafe.Pointer(&w.msg), seg[a.start:a.end], &w.workArena); err != nil {
