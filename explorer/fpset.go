@@ -67,7 +67,11 @@ func (t *fpTable) grow(scratch *[]uint64) {
 	old := append((*scratch)[:0], t.slots.Slice()...)
 	t.slots.Resize(t.grownSize())
 	s := t.slots.Slice()
-	clear(s[:len(old)]) // the rest was never used: zero
+	// The part never used is zero already, but clearing it all writes
+	// each new page before place reads it: a page first read is mapped to
+	// the system's shared zero page, and the write that follows faults
+	// again, and flushes the other threads' TLBs with interrupts.
+	clear(s)
 
 	for _, h := range old {
 		if h != 0 {

@@ -890,8 +890,18 @@ func newFPIndex(fps []uint64, halt func(int) bool, workers int) (fpIndex, error)
 	x := fpIndex{fps: fps, mem: offheap.Make[uint64](size)}
 	x.slots = x.mem.Slice()
 	workers = max(1, min(workers, len(fps)/indexBatch))
-	var twice, halted, verify atomic.Bool
+	// The slots are written before they are read, each goroutine a part:
+	// see fpTable.grow.
 	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			clear(x.slots[len(x.slots)*w/workers : len(x.slots)*(w+1)/workers])
+		}()
+	}
+	wg.Wait()
+	var twice, halted, verify atomic.Bool
 	for w := 0; w < workers; w++ {
 		lo, hi := len(fps)*w/workers, len(fps)*(w+1)/workers
 		wg.Add(1)
