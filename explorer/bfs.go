@@ -800,7 +800,7 @@ func (x *expander) offerKey(t Transition, key uint64) bool {
 	x.slot = key % uint64(len(x.recent.keys))
 	if x.recent.keys[x.slot] == key && key != 0 {
 		if x.rec != nil {
-			x.rec.edge(t, x.recent.fps[x.slot])
+			x.rec.edgeAgain(t, x.recent.edges[x.slot])
 		}
 		return false
 	}
@@ -810,12 +810,13 @@ func (x *expander) offerKey(t Transition, key uint64) bool {
 
 // emitKeyed offers a successor that offerKey found new, which its worker
 // builds right after offerKey: the slot offerKey found holds its key and
-// fingerprint from now on.
+// its edge of the state graph from now on.
 func (x *expander) emitKeyed(t Transition, next []byte) {
 	h := fingerprint(next)
-	x.recent.keys[x.slot], x.recent.fps[x.slot] = x.key, h
+	x.recent.keys[x.slot] = x.key
 	if x.rec != nil {
 		x.rec.edge(t, h)
+		x.recent.edges[x.slot] = x.rec.lastEdge()
 	}
 	x.offer(next, h, x.ka)
 }
@@ -881,12 +882,13 @@ func (x *expander) insertFresh() {
 }
 
 // recentKeys is an expander's table of recent keys (offerKey), with the
-// fingerprint of each for the state graph, which records the transitions
-// to states dropped by their keys too. The keys take 32 KiB, the size of a
-// processor's first-level data cache; the fingerprints are read only for
-// the state graph.
+// edge of the state graph that recorded each (graphSink.lastEdge), which
+// records the transitions to states dropped by their keys too. The keys
+// take 32 KiB, the size of a processor's first-level data cache; the edges
+// are read only for the state graph.
 type recentKeys struct {
-	keys, fps [4096]uint64
+	keys  [4096]uint64
+	edges [4096]uint32
 }
 
 // probeSample is how rarely the expander looks a successor up in the

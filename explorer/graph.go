@@ -342,14 +342,18 @@ type graphChunk struct {
 	nedges          []uint32 // edges per state
 	cut             []int32  // the states beyond the bound (buildGraph only)
 	preds           []uint64 // nbits per state, packed
-	targets         []uint64 // each edge's target
-	task            taskCol
-	msgs            []int32
-	typed           [][]int32
-	time, sync      []int32
-	served          []uint32 // per edge, the number of its entry keys
-	servedKeys      []int32
-	entered         map[int32][]uint64 // by the state's index in the chunk
+	targets         []uint64 // each edge's target: its fingerprint, or see again
+	// again has bit e set when edge e leads where an earlier edge of the
+	// chunk leads (edgeAgain): its entry in the targets is that edge's
+	// index, and resolving it takes no lookup.
+	again      []uint64
+	task       taskCol
+	msgs       []int32
+	typed      [][]int32
+	time, sync []int32
+	served     []uint32 // per edge, the number of its entry keys
+	servedKeys []int32
+	entered    map[int32][]uint64 // by the state's index in the chunk
 }
 
 // graphSink records states and edges into a chunk for one worker.
@@ -484,13 +488,33 @@ func (k *graphSink) markCut() { k.c.cut = append(k.c.cut, int32(k.c.n-1)) }
 // edge records a transition of the state begun last to the state with
 // fingerprint fp. It is called from inside the emit callback of
 // Successors, where the worker describes the transition.
-func (k *graphSink) edge(t Transition, fp uint64) {
+func (k *graphSink) edge(t Transition, fp uint64) { k.record(t, fp) }
+
+// edgeAgain records a transition of the state begun last to the target of
+// edge j of the chunk (lastEdge, in this level), which the search knows to
+// be the same state: three in four transitions of a keyed search lead to
+// a state its worker met a moment before (offerKey), and their targets
+// are then resolved by copying instead of a lookup in the index.
+func (k *graphSink) edgeAgain(t Transition, j uint32) {
+	c := k.c
+	for words := c.m/64 + 1; len(c.again) < words; {
+		c.again = append(c.again, 0)
+	}
+	c.again[c.m/64] |= 1 << uint(c.m%64)
+	k.record(t, uint64(j))
+}
+
+// lastEdge returns the index in the chunk of the edge recorded last.
+func (k *graphSink) lastEdge() uint32 { return uint32(k.c.m - 1) }
+
+// record records an edge whose entry in the targets is v.
+func (k *graphSink) record(t Transition, v uint64) {
 	c, sp := k.c, k.sp
 	c.m++
 	if k.tgtOut != nil {
-		k.tgtOut.put(fp)
+		k.tgtOut.put(v)
 	} else {
-		c.targets = append(c.targets, fp)
+		c.targets = append(c.targets, v)
 	}
 	c.nedges[len(c.nedges)-1]++
 	task := t.Task
@@ -704,7 +728,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		}
 		state += cnt
 		// Keep only what resolving the edges needs.
-		*c = graphChunk{sink: c.sink, fpFrom: c.fpFrom, tgtFrom: c.tgtFrom, n: c.n, m: c.m, fps: c.fps, targets: c.targets}
+		*c = graphChunk{sink: c.sink, fpFrom: c.fpFrom, tgtFrom: c.tgtFrom, n: c.n, m: c.m, fps: c.fps, targets: c.targets, again: c.again}
 	}
 	debug.FreeOSMemory()
 	// The initial states come first, in order, without duplicates. The
@@ -769,25 +793,38 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 			var sink uint64
 			for k := w; k < len(chunks); k += workers {
 				out := g.to[offs[k]:offs[k+1]]
-				// The targets are looked up a batch at a time (fpIndex.getAll).
+				c := chunks[k]
+				// The targets are looked up a batch at a time
+				// (fpIndex.getAll); an edge to where an earlier one leads
+				// holds that edge's index until the second pass.
 				var batch [indexBatch]uint64
+				var at [indexBatch]int
+				var found [indexBatch]uint32
 				n, e := 0, 0
 				flush := func() bool {
-					ok := idx.getAll(batch[:n], out[e:e+n], &sink)
-					e, n = e+n, 0
+					ok := idx.getAll(batch[:n], found[:n], &sink)
+					for i, j := range at[:n] {
+						out[j] = found[i]
+					}
+					n = 0
 					if !ok {
 						missed.Store(true)
 					}
 					return ok
 				}
-				resolve := func(fp uint64) bool {
-					batch[n] = fp
+				resolve := func(v uint64) bool {
+					if e/64 < len(c.again) && c.again[e/64]&(1<<uint(e%64)) != 0 {
+						out[e] = uint32(v)
+						e++
+						return true
+					}
+					batch[n], at[n] = v, e
+					e++
 					if n++; n == len(batch) {
 						return flush()
 					}
 					return true
 				}
-				c := chunks[k]
 				if c.sink != nil && c.sink.tgtOut != nil {
 					if err := c.sink.tgtOut.read(c.tgtFrom, int64(c.m), resolve); err != nil {
 						missed.Store(true)
@@ -801,7 +838,13 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 				if n > 0 && !missed.Load() {
 					flush()
 				}
-				c.targets = nil
+				for w, word := range c.again {
+					for ; word != 0; word &= word - 1 {
+						e := w*64 + bits.TrailingZeros64(word)
+						out[e] = out[out[e]] // out[e] < e: resolved already
+					}
+				}
+				c.targets, c.again = nil, nil
 				if missed.Load() {
 					return
 				}
