@@ -83,7 +83,7 @@ func parseRequesters(v string, n int) ([]bool, string, error) {
 		return reqs, "all", nil
 	}
 	if strings.TrimSpace(v) == "" {
-		return nil, "", Usagef("requesters", strconv.Quote(v), "no process given; give all or distinct process numbers 1..%d such as 1,3", n)
+		return nil, "", Usagef("requesters", strconv.Quote(quoted), "no process given; give all or distinct process numbers 1..%d such as 1,3", n)
 	}
 	for f := range strings.SplitSeq(v, ",") {
 		i, err := strconv.Atoi(strings.TrimSpace(f))
