@@ -227,3 +227,79 @@ func TestAssembleFreesOnError(t *testing.T) {
 		}
 	}
 }
+
+// TestAssembleCopiesRepeatedTargets: an edge recorded with edgeAgain,
+// naming an earlier edge of its chunk, resolves to that edge's target, as
+// an edge recorded with the target's fingerprint does: with the targets in
+// memory or in the spill files, over batches of lookups, with chunks of
+// several sinks resolved by one to three goroutines.
+func TestAssembleCopiesRepeatedTargets(t *testing.T) {
+	initial := []byte{7}
+	fp := func(i int) uint64 { return fingerprint(initial) + uint64(i)*0x9e3779b97f4a7c15 }
+	for _, spill := range []bool{false, true} {
+		for workers := 1; workers <= 3; workers++ {
+			rng := rand.New(rand.NewPCG(uint64(workers), 7))
+			const n = 5000
+			sinks := make([]*graphSink, workers)
+			for w := range sinks {
+				k, err := newGraphSink(&graphSpec{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if spill {
+					if err := k.spillTo(); err != nil {
+						t.Fatal(err)
+					}
+					defer k.close()
+				}
+				sinks[w] = k
+			}
+			var chunks []*graphChunk
+			var want []uint32 // each edge's target, in the order of the chunks
+			copies := 0
+			for state, w := 0, 0; state < n; w = (w + 1) % workers {
+				k := sinks[w]
+				k.next()
+				first := map[int]uint32{} // a target's first edge in the chunk
+				for end := min(n, state+1+rng.IntN(400)); state < end; state++ {
+					k.begin(nil, fp(state))
+					for e := rng.IntN(6); e > 0; e-- {
+						to := rng.IntN(n)
+						if rng.IntN(3) > 0 {
+							to = rng.IntN(40) // a few targets, often repeated
+						}
+						if j, ok := first[to]; ok && rng.IntN(5) > 0 {
+							k.edgeAgain(Transition{}, j)
+							copies++
+						} else {
+							k.edge(Transition{}, fp(to))
+							first[to] = k.lastEdge()
+						}
+						want = append(want, uint32(to))
+					}
+					k.end(nil)
+				}
+				chunks = append(chunks, k.c)
+			}
+			for _, k := range sinks {
+				if spill && (k.fpOut.flush() != nil || k.tgtOut.flush() != nil) {
+					t.Fatal("the spill files failed")
+				}
+			}
+			s := &search{initial: [][]byte{initial}, workers: make([]Worker, workers)}
+			g, err := s.assemble(&graphSpec{}, chunks)
+			if err != nil {
+				t.Fatalf("spill %v, %d workers: %v", spill, workers, err)
+			}
+			if g.n != n || len(g.to) != len(want) || copies < len(want)/3 {
+				t.Fatalf("spill %v, %d workers: %d states and %d edges (%d copies), want %d and %d", spill, workers, g.n, len(g.to), copies, n, len(want))
+			}
+			for e, to := range want {
+				if g.to[e] != to {
+					t.Fatalf("spill %v, %d workers: edge %d leads to %d, want %d", spill, workers, e, g.to[e], to)
+				}
+			}
+			g.free()
+		}
+	}
+}
