@@ -497,8 +497,8 @@ func (k *graphSink) edge(t Transition, fp uint64) { k.record(t, fp) }
 // are then resolved by copying instead of a lookup in the index.
 func (k *graphSink) edgeAgain(t Transition, j uint32) {
 	c := k.c
-	for words := c.m/64 + 1; len(c.again) < words; {
-		c.again = append(c.again, 0)
+	if w := c.m / 64; w >= len(c.again) {
+		c.again = append(c.again, make([]uint64, w+1-len(c.again))...)
 	}
 	c.again[c.m/64] |= 1 << uint(c.m%64)
 	k.record(t, uint64(j))
@@ -940,13 +940,14 @@ func newFPIndex(fps []uint64, halt func(int) bool, workers int) (fpIndex, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			clear(x.slots[len(x.slots)*w/workers : len(x.slots)*(w+1)/workers])
+			lo, hi := split(len(x.slots), workers, w)
+			clear(x.slots[lo:hi])
 		}()
 	}
 	wg.Wait()
 	var twice, halted, verify atomic.Bool
 	for w := 0; w < workers; w++ {
-		lo, hi := len(fps)*w/workers, len(fps)*(w+1)/workers
+		lo, hi := split(len(fps), workers, w)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
