@@ -25,21 +25,39 @@ import (
 // that differ by a sum of differences of well-mixed words, which is 0
 // with probability about 2^-64.
 func segKey(k int, b []byte) uint64 {
-	seed := uint64(k+1) * 0x9e3779b97f4a7c15
+	if x, ok := packShort(b); ok {
+		return mixKey(x, k)
+	}
+	return segKeyLong(k, b)
+}
+
+// packShort packs a payload of up to 7 bytes with its length into a word,
+// when it can be read in one load (the bytes beyond it masked off); the
+// hot loops call it and mixKey themselves, which the compiler inlines,
+// where segKey is a call.
+func packShort(b []byte) (uint64, bool) {
+	if len(b) > 7 || cap(b) < 8 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(b[:8])&(1<<(8*uint(len(b)))-1) | uint64(len(b))<<56, true
+}
+
+// segKeyLong is segKey for a payload packShort cannot pack.
+func segKeyLong(k int, b []byte) uint64 {
 	if len(b) > 7 {
-		return xxh3.HashSeed(b, seed)
+		return xxh3.HashSeed(b, uint64(k+1)*0x9e3779b97f4a7c15)
 	}
 	var x uint64
-	if cap(b) >= 8 {
-		// One load, the bytes beyond the payload masked off.
-		x = binary.LittleEndian.Uint64(b[:8]) & (1<<(8*uint(len(b))) - 1)
-	} else {
-		for i, c := range b {
-			x |= uint64(c) << (8 * i)
-		}
+	for i, c := range b {
+		x |= uint64(c) << (8 * i)
 	}
-	x |= uint64(len(b)) << 56
-	x ^= seed
+	return mixKey(x|uint64(len(b))<<56, k)
+}
+
+// mixKey is the key of segment k with the packed payload x: x xored with
+// a seed of the position, mixed by SplitMix64's finalizer.
+func mixKey(x uint64, k int) uint64 {
+	x ^= uint64(k+1) * 0x9e3779b97f4a7c15
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
@@ -53,8 +71,10 @@ func stateKey[S any, M Message](v *View[S, M], keys, empty []uint64) uint64 {
 	for k, b := range v.segs[:len(keys)] {
 		if len(b) == 0 {
 			keys[k] = empty[k]
+		} else if x, ok := packShort(b); ok {
+			keys[k] = mixKey(x, k)
 		} else {
-			keys[k] = segKey(k, b)
+			keys[k] = segKeyLong(k, b)
 		}
 		sum += keys[k]
 	}
@@ -69,41 +89,53 @@ func (w *worker[S, M, P]) Keyed() bool {
 	return sys.cfg.Normalize == nil && !sys.instSync && !sys.instTime && !sys.instEntry
 }
 
-// CheckExpandKeyed implements explorer.KeyedExpander.
+// CheckExpandKeyed implements explorer.KeyedExpander. One deferred recover
+// serves the three parts, where one for each cost more than the rest of
+// the call: a panic of the model while the state is loaded or checked is
+// an error of the check, one while it is expanded an error of the
+// expansion.
 func (w *worker[S, M, P]) CheckExpandKeyed(s []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	sum, checkErr := w.loadKeyed(s)
-	if checkErr == nil {
-		p, checkErr = w.checkLoaded(&w.v, want)
-		p, checkErr = w.stopFirst(p, checkErr, want, stop)
-	}
+	expanding := false
+	defer func() {
+		if r := recover(); r != nil {
+			if expanding {
+				n, err = 0, panicError(r)
+			} else {
+				p, checkErr, n, err = 0, panicError(r), 0, nil
+			}
+		}
+	}()
+	sum := w.loadKeyed(s)
+	p, checkErr = w.stopFirst(w.violates(&w.v, want), nil, want, stop)
 	if checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
 		return p, checkErr, 0, nil
 	}
-	n, err = w.expandKeyed(sum, offer, emit)
-	return p, nil, n, err
+	expanding = true
+	return p, nil, w.expandKeyed(sum, offer, emit), nil
 }
 
 // loadKeyed loads s into w.v with its segments' keys, in w.keys, and
 // returns its key. The view's cache of decoded processes finds a process
-// by its key.
-func (w *worker[S, M, P]) loadKeyed(s []byte) (sum uint64, err error) {
-	defer catch(&err)
+// by its key. The caller recovers from a panic.
+func (w *worker[S, M, P]) loadKeyed(s []byte) (sum uint64) {
 	v := &w.v
 	w.load(v, s)
 	keys := w.keys[:len(v.segs)]
 	sum = stateKey(v, keys, w.emptyKeys)
 	v.keys = keys
-	return sum, nil
+	v.resolve()
+	return sum
 }
 
 // expandKeyed is expand, asking offer before it builds each successor, for
-// the state loadKeyed loaded, whose key is sum.
-func (w *worker[S, M, P]) expandKeyed(sum uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (n int, err error) {
-	defer catch(&err)
+// the state loadKeyed loaded, whose key is sum. The caller recovers from a
+// panic.
+func (w *worker[S, M, P]) expandKeyed(sum uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) int {
 	w.enumerate()
 	v, sys := &w.v, w.sys
 	keys := v.keys
-	for _, a := range w.acts {
+	for i := range w.acts {
+		a := &w.acts[i]
 		t, procChanged, globalsChanged, enc, pkey := w.stepKeyed(a)
 		key := sum
 		if globalsChanged {
@@ -114,10 +146,12 @@ func (w *worker[S, M, P]) expandKeyed(sum uint64, offer func(explorer.Transition
 		}
 		for _, c := range w.touched {
 			k := 1 + sys.n + c
-			if len(w.pend[c]) == 0 {
+			if b := w.pend[c]; len(b) == 0 {
 				key += w.emptyKeys[k] - keys[k]
+			} else if x, ok := packShort(b); ok {
+				key += mixKey(x, k) - keys[k]
 			} else {
-				key += segKey(k, w.pend[c]) - keys[k]
+				key += segKeyLong(k, b) - keys[k]
 			}
 		}
 		if offer(t, key) {
@@ -125,5 +159,5 @@ func (w *worker[S, M, P]) expandKeyed(sum uint64, offer func(explorer.Transition
 			emit(t, w.out)
 		}
 	}
-	return len(w.acts), nil
+	return len(w.acts)
 }

@@ -122,12 +122,12 @@ func TestKeyedOffersTheKeyOfTheSuccessor(t *testing.T) {
 							t.Fatalf("state %x: successor %d differs:\n%x %+v\n%x %+v", st, i, next, ts[i], plain[i], plainTs[i])
 						}
 						b.load(&b.v, next)
-						ks := make([]uint64, len(b.v.bounds)/2)
+						ks := make([]uint64, len(b.v.bounds))
 						if want := stateKey(&b.v, ks, b.emptyKeys); want != keys[i] {
 							t.Fatalf("state %x: successor %d %x: offered key %x, stateKey %x", st, i, next, keys[i], want)
 						}
 						for k := 0; k < len(ks); k++ {
-							if l := b.v.bounds[2*k+1] - b.v.bounds[2*k]; l > 7 {
+							if l := b.v.bounds[k][1] - b.v.bounds[k][0]; l > 7 {
 								long++
 								if l >= 128 {
 									big++

@@ -34,6 +34,10 @@ type effectMemo struct {
 	sent   int32  // messages sent to other processes
 	sends  []memoSend
 	buf    []byte // the messages sent, encoded, one after the other
+	// word is msg packed with its length (packShort), when short is set:
+	// most messages, compared in one instruction.
+	word  uint64
+	short bool
 }
 
 // memoSend is a message an effect sent: on channel c, ending at end in
@@ -53,19 +57,22 @@ func (sys *System[S, M, P]) memoizable() bool {
 // encoding, when the process stepped, and its key: it returns them (the
 // encoding valid until the next step). It does a remembered effect again
 // from memory, and remembers the others.
-func (w *worker[S, M, P]) stepKeyed(a action) (t explorer.Transition, procChanged, globalsChanged bool, enc []byte, key uint64) {
+func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChanged, globalsChanged bool, enc []byte, key uint64) {
 	sys, v := w.sys, &w.v
 	var e *procEntry[S]
 	var msg []byte
+	var word uint64
+	var short bool
 	if w.memo && !w.track && w.captureTo < 0 && a.kind != Fault {
 		v.Proc(a.proc) // decoded already, for Steps or Accepts, or now
 		e = v.ents[a.proc]
 		if a.kind == Input {
 			msg = v.seg(1 + sys.n + a.ch)[a.start:a.end]
+			word, short = packShort(msg)
 		}
 		if e != nil {
 			for k := range e.memos {
-				if m := &e.memos[k]; m.used && m.matches(a, w.steps, msg) {
+				if m := &e.memos[k]; m.used && m.matches(a, w.steps, msg, word, short) {
 					t, globalsChanged = w.replay(a, m)
 					return t, true, globalsChanged, m.enc, m.key
 				}
@@ -73,7 +80,7 @@ func (w *worker[S, M, P]) stepKeyed(a action) (t explorer.Transition, procChange
 		}
 	}
 	w.recording, w.recSends, w.recBuf = e != nil, w.recSends[:0], w.recBuf[:0]
-	t, procChanged, globalsChanged = w.step(a)
+	t, procChanged, globalsChanged = w.step(*a)
 	w.recording = false
 	if !procChanged {
 		return t, false, globalsChanged, nil, 0
@@ -88,6 +95,7 @@ func (w *worker[S, M, P]) stepKeyed(a action) (t explorer.Transition, procChange
 			m.step = w.steps[a.step]
 		}
 		m.msg = append(m.msg[:0], msg...)
+		m.word, m.short = word, short
 		if m.enc == nil {
 			m.enc = []byte{} // non-nil: assembleWith encodes w.work for nil
 		}
@@ -100,10 +108,13 @@ func (w *worker[S, M, P]) stepKeyed(a action) (t explorer.Transition, procChange
 }
 
 // matches reports whether m remembers transition a, a step among steps or
-// the delivery of msg.
-func (m *effectMemo) matches(a action, steps []Step, msg []byte) bool {
+// the delivery of msg (packed in word when short).
+func (m *effectMemo) matches(a *action, steps []Step, msg []byte, word uint64, short bool) bool {
 	if a.kind == Input {
-		return m.input && m.ch == a.ch && bytes.Equal(m.msg, msg)
+		if short {
+			return m.input && m.ch == a.ch && m.short && m.word == word
+		}
+		return m.input && m.ch == a.ch && !m.short && bytes.Equal(m.msg, msg)
 	}
 	return !m.input && m.step == steps[a.step]
 }
@@ -111,11 +122,11 @@ func (m *effectMemo) matches(a action, steps []Step, msg []byte) bool {
 // replay does transition a again from m, as step does it: the channels it
 // touches in w.pend, the environment's segment in w.gseg when an assertion
 // failed.
-func (w *worker[S, M, P]) replay(a action, m *effectMemo) (t explorer.Transition, globalsChanged bool) {
+func (w *worker[S, M, P]) replay(a *action, m *effectMemo) (t explorer.Transition, globalsChanged bool) {
 	w.untouch()
 	t = explorer.Transition{Task: int32(a.proc), Messages: m.sent}
 	if a.kind == Input {
-		w.removeDelivered(a)
+		w.removeDelivered(*a)
 		t.Task = int32(w.sys.n + a.ch)
 	}
 	start := int32(0)

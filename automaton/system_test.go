@@ -849,3 +849,34 @@ func TestRecoveries(t *testing.T) {
 		t.Errorf("a process without Recover: err %v, want ErrConfig naming Recoverer", err)
 	}
 }
+
+// TestPanickingInvariant: a panic in an invariant fails the search as an
+// error of the check, with the path to the state being checked, in the
+// keyed expansion (one deferred recover for loading, checking and
+// expanding) as in the others.
+func TestPanickingInvariant(t *testing.T) {
+	m := mustNew(t, automaton.Config[bomb, int]{
+		Initial: [][]bomb{{{}}},
+		Invariants: []automaton.Invariant[bomb, int]{{Name: "small", Holds: func(v *automaton.View[bomb, int]) bool {
+			if v.Proc(0).Count == 1 {
+				panic("bang")
+			}
+			return true
+		}}},
+	})
+	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+		r, err := explorer.Check(m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != explorer.Failed || r.Reason != "the model panicked: bang" || r.Err == nil {
+			t.Fatalf("%v, %d workers: %v %q (err %v), want a failure: the model panicked: bang", cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.Err)
+		}
+		if r.Failure == nil {
+			t.Fatalf("%v, %d workers: no failure trace", cfg.Strategy, cfg.Workers)
+		}
+		if got := explorer.Actions(r.Failure.Steps); !slices.Equal(got, []string{"inc_{1}"}) {
+			t.Errorf("%v, %d workers: failure trace %q, want [inc_{1}]", cfg.Strategy, cfg.Workers, got)
+		}
+	}
+}

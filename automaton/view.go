@@ -13,7 +13,7 @@ import (
 type View[S any, M Message] struct {
 	sys    viewSys[S, M]
 	state  []byte
-	bounds []int    // payload start and end of every segment
+	bounds [][2]int // payload start and end of every segment
 	segs   [][]byte // the payload of every segment (seg)
 	self   int
 	procs  []S
@@ -90,7 +90,7 @@ func newView[S any, M Message](sys viewSys[S, M]) View[S, M] {
 	n, c := sys.numProcs(), sys.numLinks()
 	return View[S, M]{
 		sys:       sys,
-		bounds:    ownLines[int](2 * (1 + n + c)),
+		bounds:    ownLines[[2]int](1 + n + c),
 		procs:     ownLines[S](n),
 		cur:       ownLines[*S](n),
 		ents:      ownLines[*procEntry[S]](n),
@@ -128,8 +128,9 @@ func (v *View[S, M]) makeCache() {
 func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 	v.state = s
 	v.keys = nil
-	off, bounds := 0, v.bounds
-	for k := range v.segs {
+	off, segs := 0, v.segs
+	bounds := v.bounds[:len(segs)]
+	for k := range segs {
 		var l uint64
 		if s[off] < 0x80 {
 			l = uint64(s[off])
@@ -140,14 +141,20 @@ func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 			off += m
 		}
 		end := off + int(l)
-		bounds[2*k], bounds[2*k+1] = off, end
+		bounds[k] = [2]int{off, end}
 		// With the capacity of the rest of the state: segKey reads a
 		// short payload in one load.
-		v.segs[k] = s[off:end]
+		segs[k] = s[off:end]
 		off = end
 	}
-	clear(v.cur)
-	clear(v.chReady)
+	// Loops the compiler does not turn into calls of the runtime's
+	// memclr, which cost more than these few stores.
+	for cur, i := v.cur, 0; i < len(cur); i++ {
+		cur[i] = nil
+	}
+	for ready, c := v.chReady, 0; c < len(ready); c++ {
+		ready[c] = false
+	}
 	v.arena.reset()
 	if decodeGlobals == nil {
 		v.g = globals{}
@@ -194,7 +201,7 @@ func (v *View[S, M]) decodeProc(i int) *S {
 		v.makeCache()
 	}
 	e := &v.cache[i*procCacheSize+int(h>>(64-procCacheBits))]
-	if !e.used || e.key != h || len(seg) != len(e.enc) || len(seg) > 7 && !bytes.Equal(seg, e.enc) {
+	if !e.holds(h, seg) {
 		// The value it held goes: it was cur[i] of an earlier state at
 		// most, which no one may keep (see View).
 		e.used = false // until it is decoded: decoding may panic
@@ -208,6 +215,31 @@ func (v *View[S, M]) decodeProc(i int) *S {
 	}
 	v.cur[i], v.ents[i] = &e.val, e
 	return &e.val
+}
+
+// holds reports whether the entry holds the encoding seg, whose key is h:
+// the same key and length, and for an encoding of up to 7 bytes that is
+// enough (segKey tells them all apart).
+func (e *procEntry[S]) holds(h uint64, seg []byte) bool {
+	return e.used && e.key == h && len(seg) == len(e.enc) && (len(seg) <= 7 || bytes.Equal(seg, e.enc))
+}
+
+// resolve makes cur[i] the state of every process i whose encoding the
+// cache holds, for a view loaded with its keys: in one loop, where Proc
+// would call decodeProc for each process. The others are decoded when
+// they are asked for.
+func (v *View[S, M]) resolve() {
+	if v.cache == nil {
+		return
+	}
+	n := len(v.procs)
+	keys, segs, cur, ents := v.keys[1:1+n], v.segs[1:1+n], v.cur[:n], v.ents[:n]
+	for i, h := range keys {
+		e := &v.cache[i*procCacheSize+int(h>>(64-procCacheBits))]
+		if e.holds(h, segs[i]) {
+			cur[i], ents[i] = &e.val, e
+		}
+	}
 }
 
 // Chan returns the messages in the channel from process from to process to,

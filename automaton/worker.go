@@ -190,6 +190,15 @@ func (w *worker[S, M, P]) enumerate() {
 		if len(seg) == 0 {
 			continue
 		}
+		if sys.disc == channel.FIFO && !sys.accepts {
+			// The head, without the calls for the common short one.
+			start, end := 1, 1+int(seg[0])
+			if seg[0] >= 0x80 {
+				start, end = channel.Next(seg, 0)
+			}
+			acts = append(acts, action{kind: Input, proc: l.To, ch: c, start: start, end: end})
+			continue
+		}
 		w.dl = sys.disc.Deliverables(seg, w.dl[:0])
 		for _, d := range w.dl {
 			if sys.accepts && v.Up(l.To) {
@@ -487,8 +496,8 @@ func (w *worker[S, M, P]) assembleWith(proc int, procChanged, globalsChanged boo
 	if procChanged && enc != nil {
 		out, pos = w.put(out, pos, 1+proc, enc)
 	} else if procChanged {
-		out = append(out, v.state[pos:v.bounds[2*(1+proc)-1]]...)
-		pos = v.bounds[2*(1+proc)+1]
+		out = append(out, v.state[pos:v.bounds[proc][1]]...)
+		pos = v.bounds[1+proc][1]
 		// One byte for the length, moved along in the rare case that the
 		// encoding is 128 bytes or longer.
 		hdr := len(out)
@@ -514,7 +523,7 @@ func (w *worker[S, M, P]) assembleWith(proc int, procChanged, globalsChanged boo
 func (w *worker[S, M, P]) put(out []byte, pos, k int, b []byte) ([]byte, int) {
 	hdr := 0
 	if k > 0 {
-		hdr = w.v.bounds[2*k-1]
+		hdr = w.v.bounds[k-1][1]
 	}
 	out = append(out, w.v.state[pos:hdr]...)
 	if len(b) < 0x80 {
@@ -522,7 +531,7 @@ func (w *worker[S, M, P]) put(out []byte, pos, k int, b []byte) ([]byte, int) {
 	} else {
 		out = binary.AppendUvarint(out, uint64(len(b)))
 	}
-	return append(out, b...), w.v.bounds[2*k+1]
+	return append(out, b...), w.v.bounds[k][1]
 }
 
 // send performs send(m)_{self,to}: the process's output jointly with the
@@ -653,8 +662,9 @@ func (w *worker[S, M, P]) checkLoaded(v *View[S, M], want uint64) (k int, err er
 // violates returns the first property among want that the state loaded in
 // v violates, or -1.
 func (w *worker[S, M, P]) violates(v *View[S, M], want uint64) int {
-	for k, inv := range w.sys.cfg.Invariants {
-		if want&(1<<uint(k)) != 0 && !inv.Holds(v) {
+	invs := w.sys.cfg.Invariants
+	for k := range invs {
+		if want&(1<<uint(k)) != 0 && !invs[k].Holds(v) {
 			return k
 		}
 	}

@@ -119,7 +119,9 @@ func less(a, b []byte) bool {
 func (d Discipline) Remove(dst, seg []byte, start, end int) []byte {
 	// The length prefix is a uvarint just before start.
 	head := start - uvarintLen(uint64(end-start))
-	dst = append(dst, seg[:head]...)
+	if head > 0 { // not the head of a FIFO channel
+		dst = append(dst, seg[:head]...)
+	}
 	return append(dst, seg[end:]...)
 }
 
