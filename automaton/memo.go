@@ -126,7 +126,7 @@ func (w *worker[S, M, P]) replay(a *action, m *effectMemo) (t explorer.Transitio
 	w.untouch()
 	t = explorer.Transition{Task: int32(a.proc), Messages: m.sent}
 	if a.kind == Input {
-		w.removeDelivered(*a)
+		w.removeDelivered(a)
 		t.Task = int32(w.sys.n + a.ch)
 	}
 	start := int32(0)

@@ -391,7 +391,7 @@ func (w *worker[S, M, P]) untouch() {
 // removeDelivered makes the new segment of delivery a's channel the
 // channel without the message delivered, and returns the channel's segment
 // in the expanded state.
-func (w *worker[S, M, P]) removeDelivered(a action) []byte {
+func (w *worker[S, M, P]) removeDelivered(a *action) []byte {
 	seg := w.v.seg(1 + w.sys.n + a.ch)
 	w.pend[a.ch] = w.sys.disc.Remove(w.pend[a.ch][:0], seg, a.start, a.end)
 	w.pendSet[a.ch] = true
@@ -425,7 +425,7 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 		P(&w.work).Do(w.steps[a.step], &w.fx)
 		procChanged = true
 	case Input:
-		seg := w.removeDelivered(a)
+		seg := w.removeDelivered(&a)
 		if w.clearChans {
 			w.segScratch = append(w.segScratch[:0], w.pend[a.ch]...)
 			w.pend[a.ch] = w.clearSeg(w.pend[a.ch][:0], w.segScratch)

@@ -203,27 +203,31 @@ func mergeWorkers(out [][]*bucket, buf []uint64, par func(fn func(w int))) *leve
 	l.ref = buf[:l.n]
 	par(func(w int) {
 		type head struct {
-			b     *bucket
-			id, i int // the bucket's index in l.buckets; the next entry
+			ranks, acts []uint32 // the bucket's keys
+			key         uint64   // entry i's key: rank<<32 | act
+			id, i       int      // the bucket's index in l.buckets; the next entry
 		}
 		heads := make([]head, 0, W)
 		for sh := 0; sh < W; sh++ {
 			if b := out[w][sh]; b.len() > 0 {
-				heads = append(heads, head{b: b, id: sh*W + w})
+				h := head{ranks: b.ranks.Slice(), acts: b.acts.Slice(), id: sh*W + w}
+				h.key = uint64(h.ranks[0])<<32 | uint64(h.acts[0])
+				heads = append(heads, h)
 			}
 		}
 		ref := l.ref[ends[w]:ends[w+1]]
 		for k := range ref {
 			best := 0
-			br, ba := heads[0].b.key(heads[0].i)
 			for j := 1; j < len(heads); j++ {
-				if r, a := heads[j].b.key(heads[j].i); r < br || r == br && a < ba {
-					best, br, ba = j, r, a
+				if heads[j].key < heads[best].key {
+					best = j
 				}
 			}
 			h := &heads[best]
 			ref[k] = uint64(h.id)<<48 | uint64(h.i)
-			if h.i++; h.i == h.b.len() {
+			if h.i++; h.i < len(h.ranks) {
+				h.key = uint64(h.ranks[h.i])<<32 | uint64(h.acts[h.i])
+			} else {
 				heads = append(heads[:best], heads[best+1:]...)
 			}
 		}
