@@ -737,8 +737,14 @@ func successor(w Worker, st []byte, a uint32) ([]byte, error) {
 // inBound reports whether st may be expanded: always, unless the worker
 // declares a bound.
 func inBound(w Worker, st []byte) (bool, error) {
-	b, ok := w.(Bounder)
-	if !ok {
+	b, _ := w.(Bounder)
+	return inBoundOf(b, st)
+}
+
+// inBoundOf is inBound for a worker that is the Bounder b, or none when b
+// is nil.
+func inBoundOf(b Bounder, st []byte) (bool, error) {
+	if b == nil {
 		return true, nil
 	}
 	return b.InBound(st)

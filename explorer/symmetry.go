@@ -265,8 +265,13 @@ func (w *symWorker) SentOfType(typ string) int {
 // orbitOf returns the number of states of the model that the stored state
 // st stands for: the size of its orbit under symmetry, else 1.
 func orbitOf(w Worker, st []byte) (int64, error) {
-	sw, ok := w.(*symWorker)
-	if !ok {
+	sw, _ := w.(*symWorker)
+	return sw.orbit(st)
+}
+
+// orbit is orbitOf for a worker that is sw, or none when sw is nil.
+func (sw *symWorker) orbit(st []byte) (int64, error) {
+	if sw == nil {
 		return 1, nil
 	}
 	_, o, err := sw.canon.Canonical(st)
