@@ -191,11 +191,8 @@ func (w *worker[S, M, P]) enumerate() {
 			continue
 		}
 		if sys.disc == channel.FIFO && !sys.accepts {
-			// The head, without the calls for the common short one.
-			start, end := 1, 1+int(seg[0])
-			if seg[0] >= 0x80 {
-				start, end = channel.Next(seg, 0)
-			}
+			// The head only, without Deliverables' list.
+			start, end := channel.Next(seg, 0)
 			acts = append(acts, action{kind: Input, proc: l.To, ch: c, start: start, end: end})
 			continue
 		}
