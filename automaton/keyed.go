@@ -13,7 +13,7 @@ import (
 // encoding alone, like its fingerprint, but one that a transition updates
 // from the few segments it changes, before the successor is built. The
 // search drops a successor it met a moment before by its key
-// (explorer.KeyedExpander): in the catalog's rings, three successors in
+// (explorer.Expansion's Offer): in the catalog's rings, three successors in
 // four, which are then never assembled, hashed or stored.
 //
 // segKey is the key of payload b as segment k. A payload of up to 7 bytes
@@ -81,37 +81,40 @@ func stateKey[S any, M Message](v *View[S, M], keys, empty []uint64) uint64 {
 	return sum
 }
 
-// Keyed implements explorer.KeyedExpander: a successor is the expanded
-// state with the segments its transition changed replaced, unless the
-// model normalizes states or carries the bookkeeping of a metric.
-func (w *worker[S, M, P]) Keyed() bool {
+// isKeyed reports whether the worker's successors can be told apart
+// before they are built (expandKeyed): a successor is the expanded state
+// with the segments its transition changed replaced, unless the model
+// normalizes states or carries the bookkeeping of a metric.
+func (w *worker[S, M, P]) isKeyed() bool {
 	sys := w.sys
 	return sys.cfg.Normalize == nil && !sys.instSync && !sys.instTime && !sys.instEntry
 }
 
-// CheckExpandKeyed implements explorer.KeyedExpander. One deferred recover
-// serves the three parts (one for each cost 1.5% of a search's
-// instructions): a panic of the model while the state is loaded or
-// checked is an error of the check, one while it is expanded an error of
-// the expansion.
-func (w *worker[S, M, P]) CheckExpandKeyed(s []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	expanding := false
+// expandKeyed is Expand with Offer for a keyed worker: it offers each
+// transition by the key of its successor, computed from the keys of the
+// state's segments and of those the transition changes, and builds only the
+// successors Offer asks for. Under Reduce (which the search never asks
+// with Offer) it expands fully. One deferred recover serves the three parts
+// (one for each cost 1.5% of a search's instructions): a panic of the model
+// while the state is loaded or checked is an error of the check, one while
+// it is expanded an error of the expansion.
+func (w *worker[S, M, P]) expandKeyed(s []byte, x *explorer.Expansion) (r explorer.Expanded, err error) {
 	defer func() {
-		if r := recover(); r != nil {
-			if expanding {
-				n, err = 0, panicError(r)
+		if p := recover(); p != nil {
+			if r.Expanded {
+				r.Enabled, err = 0, panicError(p)
 			} else {
-				p, checkErr, n, err = 0, panicError(r), 0, nil
+				r = explorer.Expanded{CheckErr: panicError(p)}
 			}
 		}
 	}()
 	sum := w.loadKeyed(s)
-	p, checkErr = w.stopFirst(w.violates(&w.v, want), nil, want, stop)
-	if checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
-		return p, checkErr, 0, nil
+	if r.Violated = w.violations(&w.v, x.Want); r.Violated&x.Stop != 0 {
+		return r, nil
 	}
-	expanding = true
-	return p, nil, w.expandKeyed(sum, offer, emit), nil
+	r.Expanded, r.All = true, true
+	r.Enabled = w.expandKeyedLoaded(sum, x.Offer, x.Emit)
+	return r, nil
 }
 
 // loadKeyed loads s into w.v with its segments' keys, in w.keys, and
@@ -127,16 +130,17 @@ func (w *worker[S, M, P]) loadKeyed(s []byte) (sum uint64) {
 	return sum
 }
 
-// expandKeyed is expand, asking offer before it builds each successor, for
-// the state loadKeyed loaded, whose key is sum. The caller recovers from a
-// panic.
-func (w *worker[S, M, P]) expandKeyed(sum uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) int {
+// expandKeyedLoaded is expand, asking offer before it builds each
+// successor, for the state loadKeyed loaded, whose key is sum. The caller
+// recovers from a panic.
+func (w *worker[S, M, P]) expandKeyedLoaded(sum uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) int {
 	w.enumerate()
 	v, sys := &w.v, w.sys
 	keys := v.keys
 	for i := range w.acts {
 		a := &w.acts[i]
 		t, procChanged, globalsChanged, enc, pkey := w.stepKeyed(a)
+		t.Action = uint32(i)
 		key := sum
 		if globalsChanged {
 			key += segKey(0, w.gseg) - keys[0]

@@ -80,7 +80,7 @@ func TestKeyedOffersTheKeyOfTheSuccessor(t *testing.T) {
 					t.Fatal(err)
 				}
 				a, b, c := sys.newWorker(), sys.newWorker(), sys.newWorker()
-				if !a.Keyed() {
+				if !a.keyed {
 					t.Fatal("not keyed")
 				}
 				init, _ := sys.Initial()
@@ -97,18 +97,18 @@ func TestKeyedOffersTheKeyOfTheSuccessor(t *testing.T) {
 					var keys []uint64
 					var nexts [][]byte
 					var ts, plainTs []explorer.Transition
-					_, _, _, err := a.CheckExpandKeyed(st, 0, 0, func(_ explorer.Transition, k uint64) bool {
+					_, err := a.Expand(st, &explorer.Expansion{Offer: func(_ explorer.Transition, k uint64) bool {
 						keys = append(keys, k)
 						return true
-					}, func(t explorer.Transition, next []byte) {
+					}, Emit: func(t explorer.Transition, next []byte) {
 						nexts = append(nexts, bytes.Clone(next))
 						ts = append(ts, t)
-					})
+					}})
 					if err != nil {
 						t.Fatal(err)
 					}
 					var plain [][]byte
-					if _, err := c.Successors(st, func(t explorer.Transition, next []byte) {
+					if _, err := explorer.Successors(c, st, func(t explorer.Transition, next []byte) {
 						plain = append(plain, bytes.Clone(next))
 						plainTs = append(plainTs, t)
 					}); err != nil {

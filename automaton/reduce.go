@@ -94,41 +94,41 @@ type Silencer[M Message] interface {
 	Silent(self, to int, frozen func(j int) bool, inTransit func(j int) []M) bool
 }
 
-// reducingWorker is the worker of a system with a PartialOrder: only such
-// workers are explorer.Reducers.
-type reducingWorker[S any, M Message, P Process[S, M]] struct{ *worker[S, M, P] }
+// Reducible implements explorer.Reducible: a system with a PartialOrder
+// allows partial-order reduction.
+func (sys *System[S, M, P]) Reducible() bool { return sys.cfg.PartialOrder != nil }
 
-// Reduced implements explorer.Reducer: the transitions of the stubborn set
-// of processes with the fewest enabled transitions (the lowest process
-// first among equals) whose transitions are all invisible, or every
-// enabled transition when no such set is smaller than the whole.
-func (w reducingWorker[S, M, P]) Reduced(s []byte, emit func(a uint32, t explorer.Transition, next []byte)) (enabled int, all bool, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = panicError(r)
-		}
-	}()
-	w.load(&w.v, s)
+// reduced is Expand under Reduce for the state loaded in w.v: the
+// transitions of the stubborn set of processes with the fewest enabled
+// transitions (the lowest process first among equals) whose transitions are
+// all invisible, or every enabled transition when no such set is smaller
+// than the whole.
+func (w *worker[S, M, P]) reduced(emit func(t explorer.Transition, next []byte)) (enabled int, all bool, err error) {
+	defer catch(&err)
 	w.assume(&w.v, OfPartialOrder, func() string { return "in the last state of the trace" })
 	w.enumerate()
 	if k, ok := w.commuting(); ok {
 		// commuting stepped the transition last: finish its successor.
 		w.finish(w.acts[k], w.lastChanged[0], w.lastChanged[1])
-		emit(uint32(k), w.lastT, w.out)
+		t := w.lastT
+		t.Action = uint32(k)
+		emit(t, w.out)
 		return len(w.acts), false, nil
 	}
 	if mask, ok := w.ample(); ok {
 		for i, a := range w.acts {
 			if mask&(1<<uint(a.proc)) != 0 {
 				t := w.apply(a)
-				emit(uint32(i), t, w.out)
+				t.Action = uint32(i)
+				emit(t, w.out)
 			}
 		}
 		return len(w.acts), false, nil
 	}
 	for i, a := range w.acts {
 		t := w.apply(a)
-		emit(uint32(i), t, w.out)
+		t.Action = uint32(i)
+		emit(t, w.out)
 	}
 	return len(w.acts), true, nil
 }

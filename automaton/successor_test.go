@@ -45,7 +45,7 @@ func TestSuccessorEncoding(t *testing.T) {
 	st := want(0)
 	for k := 1; k <= 200; k++ {
 		var next []byte // the first successor: process 1's step
-		if _, err := w.Successors(st, func(_ explorer.Transition, s []byte) {
+		if _, err := explorer.Successors(w, st, func(_ explorer.Transition, s []byte) {
 			if next == nil {
 				next = append([]byte(nil), s...)
 			}

@@ -442,8 +442,9 @@ func (c *canonicalizer[S, M, P]) canonicalSlow(s []byte) ([]byte, int, error) {
 	c.best = append(c.best[:0], s...)
 	same := 1
 	for k := 1; k < len(c.g.perms); k++ {
-		c.cand = c.permute(k, c.cand[:0])
-		switch cmp := bytes.Compare(c.cand, c.best); {
+		var cmp int
+		c.cand, cmp = c.permute(k, c.cand[:0], c.best)
+		switch {
 		case cmp < 0:
 			c.best, c.cand = c.cand, c.best
 			same = 1
@@ -457,11 +458,30 @@ func (c *canonicalizer[S, M, P]) canonicalSlow(s []byte) ([]byte, int, error) {
 	return c.best, len(c.g.perms) / same, nil
 }
 
-// permute appends the encoding of permutation k of the parsed state.
-func (c *canonicalizer[S, M, P]) permute(k int, out []byte) []byte {
+// permute appends the encoding of permutation k of the parsed state to out
+// (empty) and compares it with best, the smallest encoding so far. It
+// stops as soon as the segments it has encoded make the permutation
+// greater than best (most permutations lose at their first process
+// segment), and then returns a part of the encoding only; otherwise the
+// whole encoding and how it compares.
+func (c *canonicalizer[S, M, P]) permute(k int, out, best []byte) ([]byte, int) {
 	sys, g := c.sys, c.g
 	p := g.perms[k]
+	// decided is the comparison of out with best once a byte differs.
+	decided := 0
+	// behind reports whether out, as far as it goes, is greater than best:
+	// the segments are prefix-free, so the first byte that differs
+	// decides, as on the whole encodings.
+	behind := func() bool {
+		if decided == 0 {
+			decided = bytes.Compare(out, best[:min(len(out), len(best))])
+		}
+		return decided > 0
+	}
 	out = append(out, c.unit(k, 0)...)
+	if behind() {
+		return out, 1
+	}
 	for u := 1; u <= sys.n; u++ {
 		seg := c.payload(c.unit(k, u))
 		c.arena.reset()
@@ -477,6 +497,9 @@ func (c *canonicalizer[S, M, P]) permute(k int, out []byte) []byte {
 		}
 		c.seg = sys.pc.enc(unsafe.Pointer(&c.work), c.seg[:0])
 		out = appendSeg(out, c.seg)
+		if behind() {
+			return out, 1
+		}
 	}
 	for u := 1 + sys.n; u < len(c.units); u++ {
 		seg := c.payload(c.unit(k, u))
@@ -499,8 +522,14 @@ func (c *canonicalizer[S, M, P]) permute(k int, out []byte) []byte {
 			off = end
 		}
 		out = appendSeg(out, c.chseg)
+		if behind() {
+			return out, 1
+		}
 	}
-	return out
+	if decided == 0 {
+		decided = bytes.Compare(out, best)
+	}
+	return out, decided
 }
 
 // payload strips the length prefix of a segment.

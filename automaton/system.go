@@ -465,10 +465,13 @@ func (sys *System[S, M, P]) Properties() []properties.Info { return sys.props }
 
 // NewWorker implements explorer.Model.
 func (sys *System[S, M, P]) NewWorker() explorer.Worker {
-	if sys.cfg.PartialOrder != nil {
-		return reducingWorker[S, M, P]{sys.newWorker()}
+	w := sys.newWorker()
+	if sys.cfg.Bound != nil {
+		// Only then a Bounder: the search defers checks to expansion
+		// for the workers that are not.
+		return boundedWorker[S, M, P]{w}
 	}
-	return sys.newWorker()
+	return w
 }
 
 // The encoded global state is a sequence of segments, each a uvarint length

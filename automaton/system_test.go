@@ -78,7 +78,7 @@ func formatVars(vars []explorer.Var) string {
 // successors returns the successors of s and the labels of their actions.
 func successors(tb testing.TB, m explorer.Model, s []byte) (next [][]byte, labels []string, ts []explorer.Transition) {
 	tb.Helper()
-	_, err := m.NewWorker().Successors(s, func(t explorer.Transition, n []byte) {
+	_, err := explorer.Successors(m.NewWorker(), s, func(t explorer.Transition, n []byte) {
 		next = append(next, bytes.Clone(n))
 		ts = append(ts, t)
 	})
@@ -112,7 +112,7 @@ func reachable(tb testing.TB, m explorer.Model) (all, terminal []string) {
 		s := queue[i]
 		all = append(all, describe(tb, m, s))
 		live := 0
-		if _, err := w.Successors(s, func(t explorer.Transition, n []byte) {
+		if _, err := explorer.Successors(w, s, func(t explorer.Transition, n []byte) {
 			if !t.Fault {
 				live++
 			}
@@ -394,7 +394,7 @@ func TestPanickingEffect(t *testing.T) {
 			next, _, _ := successors(t, m, cur)
 			cur = next[st.ActionIndex]
 		}
-		if _, err := m.NewWorker().Successors(cur, func(explorer.Transition, []byte) {}); err == nil || err.Error() != "the model panicked: boom" {
+		if _, err := explorer.Successors(m.NewWorker(), cur, func(explorer.Transition, []byte) {}); err == nil || err.Error() != "the model panicked: boom" {
 			t.Errorf("%v: expanding the replayed state: %v, want the model panicked: boom", cfg.Strategy, err)
 		}
 	}
@@ -522,7 +522,7 @@ func TestCrashes(t *testing.T) {
 	if want := []string{"send(5)_{1,2}", "crash_{1}", "crash_{2}"}; !slices.Equal(lbls, want) {
 		t.Errorf("labels %q, want %q", lbls, want)
 	}
-	wantTs := []explorer.Transition{{Task: 0, Messages: 1}, {Task: -1, Fault: true}, {Task: -1, Fault: true}}
+	wantTs := []explorer.Transition{{Task: 0, Messages: 1}, {Task: -1, Action: 1, Fault: true}, {Task: -1, Action: 2, Fault: true}}
 	if !slices.Equal(ts, wantTs) {
 		t.Errorf("transitions %+v, want %+v", ts, wantTs)
 	}

@@ -3,6 +3,7 @@ package automaton
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/zeebo/xxh3"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,7 +117,10 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	captureTo     int      // Label: record the first message sent to this process
 	captured      *M
 	measure       // the metrics time, sync-delay and messages-per-entry (measure.go)
-	_             [cacheLine]byte
+	// keyed: Expand offers successors by keys computed before they are
+	// built (isKeyed).
+	keyed bool
+	_     [cacheLine]byte
 }
 
 func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
@@ -152,6 +156,7 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 		w.decodeGlobals = sys.decodeGlobals
 	}
 	w.memo = sys.memoizable()
+	w.keyed = w.isKeyed()
 	w.v.memos = w.memo
 	w.fx = Effects[M]{n: sys.n, send: w.send, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }}
 	return w
@@ -228,49 +233,32 @@ func (w *worker[S, M, P]) enumerate() {
 	w.steps, w.acts = steps, acts
 }
 
-// Successors implements explorer.Worker.
-func (w *worker[S, M, P]) Successors(s []byte, emit func(explorer.Transition, []byte)) (n int, err error) {
-	defer catch(&err)
-	w.load(&w.v, s)
-	return w.expand(emit)
-}
-
-// CheckExpand implements explorer.CheckExpander: the invariants are
-// evaluated on the view Steps then reads, so that each process is decoded
-// once for both.
-func (w *worker[S, M, P]) CheckExpand(s []byte, want, stop uint64, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	if p, checkErr = w.checkStop(s, want, stop); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
-		return p, checkErr, 0, nil
+// Expand implements explorer.Worker. The invariants are evaluated on the
+// view the steps then read, so that each process is decoded once for both.
+// With Offer, a worker whose successors can be told apart before they are
+// built (keyed) offers each by a key it computes from the segments the
+// transition changes; otherwise it builds each successor and offers it by
+// a hash of its encoding.
+func (w *worker[S, M, P]) Expand(s []byte, x *explorer.Expansion) (r explorer.Expanded, err error) {
+	if x.Offer != nil && w.keyed {
+		return w.expandKeyed(s, x)
 	}
-	n, err = w.expand(emit)
-	return p, nil, n, err
-}
-
-// checkStop is check for CheckExpand: the first property among want that s
-// violates, unless s also violates one whose bit is set in stop (a model
-// assumption, after which the state is not expanded): then that one. It
-// leaves s loaded in w.v.
-func (w *worker[S, M, P]) checkStop(s []byte, want, stop uint64) (int, error) {
-	p, err := w.check(&w.v, s, want)
-	return w.stopFirst(p, err, want, stop)
-}
-
-// stopFirst is checkStop once the state loaded in w.v was checked for want,
-// with property p violated first (or -1) or error err.
-func (w *worker[S, M, P]) stopFirst(p int, err error, want, stop uint64) (int, error) {
-	if err != nil || p < 0 || stop&(1<<uint(p)) != 0 {
-		return p, err
+	if r.Violated, r.CheckErr = w.check(&w.v, s, x.Want); r.CheckErr != nil || r.Violated&x.Stop != 0 {
+		return r, nil
 	}
-	if rest := want & stop &^ (1 << uint(p)); rest != 0 {
-		if q, err := w.checkLoaded(&w.v, rest); err != nil || q >= 0 {
-			return q, err
-		}
+	r.Expanded = true
+	if x.Reduce && w.sys.cfg.PartialOrder != nil {
+		r.Enabled, r.All, err = w.reduced(x.Emit)
+		return r, err
 	}
-	return p, nil
+	r.Enabled, err = w.expand(x)
+	r.All = true
+	return r, err
 }
 
-// Bounded implements explorer.CheckExpander.
-func (w *worker[S, M, P]) Bounded() bool { return w.sys.cfg.Bound != nil }
+// keySeed seeds the hash of a successor's encoding that Expand offers when
+// the worker is not keyed, so that it is independent of the fingerprint.
+const keySeed = 0x6b6579
 
 // catch turns a panic of the model into the error *err; it is deferred.
 func catch(err *error) {
@@ -279,13 +267,17 @@ func catch(err *error) {
 	}
 }
 
-// expand emits the successors of the state loaded in w.v.
-func (w *worker[S, M, P]) expand(emit func(explorer.Transition, []byte)) (n int, err error) {
+// expand emits the successors of the state loaded in w.v, offering each
+// first when x has Offer.
+func (w *worker[S, M, P]) expand(x *explorer.Expansion) (n int, err error) {
 	defer catch(&err)
 	w.enumerate()
-	for _, a := range w.acts {
+	for i, a := range w.acts {
 		t := w.apply(a)
-		emit(t, w.out)
+		t.Action = uint32(i)
+		if x.Offer == nil || x.Offer(t, xxh3.HashSeed(w.out, keySeed)) {
+			x.Emit(t, w.out)
+		}
 	}
 	return len(w.acts), nil
 }
@@ -639,47 +631,40 @@ func (w *worker[S, M, P]) assert(name string, ok bool) {
 }
 
 // Check implements explorer.Worker.
-func (w *worker[S, M, P]) Check(s []byte, want uint64) (k int, err error) {
+func (w *worker[S, M, P]) Check(s []byte, want uint64) (mask uint64, err error) {
 	return w.check(&w.cv, s, want)
 }
 
 // check is Check with s loaded in v, where it stays.
-func (w *worker[S, M, P]) check(v *View[S, M], s []byte, want uint64) (k int, err error) {
+func (w *worker[S, M, P]) check(v *View[S, M], s []byte, want uint64) (mask uint64, err error) {
 	defer catch(&err)
 	w.load(v, s)
-	return w.violates(v, want), nil
+	return w.violations(v, want), nil
 }
 
-// checkLoaded is check of the state loaded in v.
-func (w *worker[S, M, P]) checkLoaded(v *View[S, M], want uint64) (k int, err error) {
-	defer catch(&err)
-	return w.violates(v, want), nil
-}
-
-// violates returns the first property among want that the state loaded in
-// v violates, or -1.
-func (w *worker[S, M, P]) violates(v *View[S, M], want uint64) int {
+// violations returns, as a mask, every property among want that the state
+// loaded in v violates.
+func (w *worker[S, M, P]) violations(v *View[S, M], want uint64) (mask uint64) {
 	invs := w.sys.cfg.Invariants
 	for k := range invs {
 		if want&(1<<uint(k)) != 0 && !invs[k].Holds(v) {
-			return k
+			mask |= 1 << uint(k)
 		}
 	}
 	if f := v.g.failed; f != 0 {
-		if k := len(w.sys.cfg.Invariants) + f - 1; want&(1<<uint(k)) != 0 {
-			return k
-		}
+		mask |= want & (1 << uint(len(w.sys.cfg.Invariants)+f-1))
+	}
+	bound := uint64(1) << uint(len(w.sys.cfg.Invariants)+len(w.sys.cfg.Assertions))
+	if want&bound == 0 {
+		return mask
 	}
 	n := w.sys.n
-	if want&(1<<uint(len(w.sys.cfg.Invariants)+len(w.sys.cfg.Assertions))) == 0 {
-		return -1
-	}
 	for c := range w.sys.cfg.Links {
 		if seg := v.seg(1 + n + c); len(seg) > w.sys.capacity && channel.Len(seg) > w.sys.capacity {
-			return len(w.sys.cfg.Invariants) + len(w.sys.cfg.Assertions)
+			return mask | bound
 		}
 	}
-	return -1
+	return mask
 }
 
 // ValidEnd implements explorer.Worker.
@@ -696,11 +681,12 @@ func (w *worker[S, M, P]) ValidEnd(s []byte) (ok bool, err error) {
 	return w.sys.cfg.ValidEnd(&w.cv), nil
 }
 
+// boundedWorker is the worker of a system with a Bound: only such workers
+// are explorer.Bounders.
+type boundedWorker[S any, M Message, P Process[S, M]] struct{ *worker[S, M, P] }
+
 // InBound implements explorer.Bounder: whether s is inside Config.Bound.
-func (w *worker[S, M, P]) InBound(s []byte) (ok bool, err error) {
-	if w.sys.cfg.Bound == nil {
-		return true, nil
-	}
+func (w boundedWorker[S, M, P]) InBound(s []byte) (ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = panicError(r)

@@ -3,6 +3,7 @@ package explorer
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sync/atomic"
 
 	"github.com/vacheck/vacheck/internal/offheap"
@@ -102,7 +103,7 @@ func (b *bucket) verdict(i int) int8 { return b.verdicts.Slice()[i] }
 
 // setVerdict records what checking state i found: the index of the first
 // invariant it violates or -1, or the error of the check.
-func (b *bucket) setVerdict(i, p int, err error) {
+func (b *bucket) setVerdict(i int, mask uint64, err error) {
 	v := verdictHolds
 	switch {
 	case err != nil && len(b.errs) < 120:
@@ -110,8 +111,8 @@ func (b *bucket) setVerdict(i, p int, err error) {
 		v = verdictError - int8(len(b.errs)-1)
 	case err != nil:
 		v = unchecked // too many errors to keep: check again in phase 2
-	case p >= 0:
-		v = verdictViolates + int8(p)
+	case mask != 0:
+		v = verdictViolates + int8(bits.TrailingZeros64(mask))
 	}
 	b.verdicts.Slice()[i] = v
 }
@@ -387,18 +388,18 @@ func (s *search) bfs() {
 		s.parallel(func(w int) {
 			x := &expander{s: s, out: out[w], local: seen[w], useLocal: local, expand: expand, probe: probe, shrink: shrink, rec: s.rec.level(w)}
 			if deferred {
-				x.ce, x.want, x.checks = s.workers[w].(CheckExpander), checkWant, newChecks(nprops)
+				x.deferred, x.want, x.checks = true, checkWant, newChecks(nprops)
 			}
-			if kx, ok := s.workers[w].(KeyedExpander); ok && kx.Keyed() && s.reducers == nil {
+			if !s.reduce {
 				// Not with a reduction, which offers the successors of its
 				// subset without keys.
-				x.kx = kx
+				x.keyed = true
 				if recent[w] == nil {
 					recent[w] = new(recentKeys)
 				}
 				x.recent = recent[w]
 			}
-			if W == 1 && s.reducers == nil {
+			if W == 1 && !s.reduce {
 				x.in = &inserter{s: s, want: want, deferred: deferred, found: make([]bfsFound, nprops)}
 				x1 = x
 			}
@@ -635,7 +636,7 @@ func (s *search) newBeyond(cur *level) bool {
 		for r := lo; r < hi && !found.Load(); r++ {
 			st, _, _ := cur.get(r)
 			if a := s.want & s.assert; a != 0 {
-				if p, err := wk.Check(st, a); err != nil || p >= 0 {
+				if mask, err := wk.Check(st, a); err != nil || mask != 0 {
 					if err != nil {
 						found.Store(true)
 					}
@@ -648,7 +649,7 @@ func (s *search) newBeyond(cur *level) bool {
 				}
 				continue
 			}
-			_, err := wk.Successors(st, func(_ Transition, next []byte) {
+			_, err := Successors(wk, st, func(_ Transition, next []byte) {
 				if h := fingerprint(next); !s.shards[s.shard(h)].Has(h) {
 					found.Store(true)
 				}
@@ -738,20 +739,22 @@ func (s *search) levelCutoff(out [][]*bucket) (bfsKey, bool) {
 // written on every transition, so each worker has its own, on cache lines
 // of its own.
 type expander struct {
-	_               [64]byte
-	s               *search
-	out             []*bucket // per shard
-	local           *fpSet
-	useLocal        bool // with keys: drop repeated successors in local too
-	expand          bool
-	shrink          float64 // the level's size over the last one's
-	probe           bool    // look every successor up in the visited set
-	seq             int     // successors offered
-	probes, hits    int64
-	reduced         int64  // states expanded with a proper subset
-	ample           bucket // successors of the reducer's subset
-	emitFn          func(Transition, []byte)
-	emitReducedFn   func(uint32, Transition, []byte)
+	_             [64]byte
+	s             *search
+	out           []*bucket // per shard
+	local         *fpSet
+	useLocal      bool // with keys: drop repeated successors in local too
+	expand        bool
+	shrink        float64 // the level's size over the last one's
+	probe         bool    // look every successor up in the visited set
+	seq           int     // successors offered
+	probes, hits  int64
+	reduced       int64  // states expanded with a proper subset
+	ample         bucket // successors of the reduced subset
+	emitFn        func(Transition, []byte)
+	emitReducedFn func(Transition, []byte)
+	// xp is what the worker is asked to do with each state (Expand).
+	xp              Expansion
 	r               int
 	ref             stateRef // the reference of the state of rank r
 	a               uint32
@@ -775,14 +778,15 @@ type expander struct {
 	wk       Worker
 	inserted []uint64
 	over     bool
-	// ce, when the search defers checks (deferChecks), checks each state
-	// as it expands it, against want, and checks holds what it found in
-	// the worker's range.
-	ce CheckExpander
-	// kx, when the worker is a KeyedExpander, drops the successors that
-	// repeat a recent one by their keys, kept in recent, before they are
-	// built; ka is the action index of the last one offered.
-	kx          KeyedExpander
+	// deferred: the search defers checks (deferChecks), so each state is
+	// checked as it is expanded, against want, and checks holds what the
+	// checks found in the worker's range.
+	deferred bool
+	// keyed: the worker is asked to offer each successor by its key
+	// before it builds it (Expansion.Offer), and the expander drops those
+	// that repeat a recent one, kept in recent; ka is the action index of
+	// the last one offered. Not under partial-order reduction.
+	keyed       bool
 	recent      *recentKeys
 	slot        uint64 // offerKey: the slot of the last key offered
 	key         uint64 // offerKey: the last key offered
@@ -808,7 +812,7 @@ func (x *expander) emit(t Transition, next []byte) {
 	x.a++
 }
 
-// offerKey counts a transition of a KeyedExpander and reports whether its
+// offerKey counts a transition offered by its key and reports whether its
 // successor, with key key, is new to the worker in this level.
 func (x *expander) offerKey(t Transition, key uint64) bool {
 	if !t.Fault {
@@ -936,7 +940,7 @@ func (x *expander) dedupe() {
 	if x.fresh == 0 {
 		return
 	}
-	if x.kx != nil && !x.useLocal {
+	if x.keyed && !x.useLocal {
 		// Nearly every successor that passes the keys of the recent ones
 		// is new (98% at chang-roberts N=6), so the local set would cost
 		// more than it saves: the visited set drops the others, as
@@ -986,7 +990,7 @@ func (x *expander) dedupe() {
 // the search defers checks to expansion (deferChecks), neither does.
 func (x *expander) check(b *bucket, k int) {
 	want := x.s.want
-	if want == 0 || x.ce != nil {
+	if want == 0 || x.deferred {
 		return // nothing to check, or checked when expanded
 	}
 	defer func() {
@@ -997,17 +1001,17 @@ func (x *expander) check(b *bucket, k int) {
 		}
 	}()
 	for ; k < b.len(); k++ {
-		p, err := x.wk.Check(b.state(k), want)
-		b.setVerdict(k, p, err)
+		mask, err := x.wk.Check(b.state(k), want)
+		b.setVerdict(k, mask, err)
 	}
 }
 
-// emitReduced collects a successor of the reducer's subset in x.ample.
-func (x *expander) emitReduced(a uint32, t Transition, next []byte) {
+// emitReduced collects a successor of the reduced subset in x.ample.
+func (x *expander) emitReduced(t Transition, next []byte) {
 	if !t.Fault {
 		x.live++
 	}
-	x.ample.add(next, fingerprint(next), 0, a, 0)
+	x.ample.add(next, fingerprint(next), 0, t.Action, 0)
 	x.a++
 }
 
@@ -1018,13 +1022,17 @@ func (x *expander) emitReduced(a uint32, t Transition, next []byte) {
 // expanded state, its state of the highest level, so no transition is
 // ignored forever). The visited set is read-only in phase 1, so the choice
 // does not depend on the number of workers.
-func (x *expander) expandReduced(r Reducer, wk Worker, st []byte) error {
+func (x *expander) expandReduced(wk Worker, st []byte) error {
 	x.ample.reset()
-	_, all, err := r.Reduced(st, x.emitReducedFn)
+	x.xp = Expansion{Reduce: true, Emit: x.emitReducedFn}
+	r, err := wk.Expand(st, &x.xp)
+	if err == nil {
+		err = r.CheckErr
+	}
 	if err != nil {
 		return err
 	}
-	if !all {
+	if all := r.All; !all {
 		for _, h := range x.ample.fps.Slice() {
 			if x.s.shards[x.s.shard(h)].Has(h) {
 				all = true
@@ -1033,8 +1041,8 @@ func (x *expander) expandReduced(r Reducer, wk Worker, st []byte) error {
 		}
 		if all {
 			x.a, x.live = 0, 0
-			_, err := wk.Successors(st, x.emitFn)
-			return err
+			x.xp = Expansion{Emit: x.emitFn}
+			return expandFully(wk, st, &x.xp)
 		}
 		x.reduced++
 	}
@@ -1057,7 +1065,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 	}
 	x.local.Clear()
-	if x.kx != nil {
+	if x.keyed {
 		clear(x.recent.keys[:]) // the fingerprints are read only under a key
 	}
 	x.from = make([]int, len(x.out))
@@ -1076,9 +1084,10 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	}()
 	x.emitFn, x.emitReducedFn = x.emit, x.emitReduced
 	x.offerKeyFn, x.emitKeyedFn = x.offerKey, x.emitKeyed
-	var reducer Reducer
-	if s.reducers != nil && x.expand {
-		reducer = s.reducers[w]
+	reduce := s.reduce && x.expand
+	x.xp = Expansion{Want: x.want, Stop: s.assert, Emit: x.emitFn}
+	if x.keyed {
+		x.xp.Offer, x.xp.Emit = x.offerKeyFn, x.emitKeyedFn
 	}
 	for x.r = lo; x.r < hi; x.r++ {
 		if x.fresh >= dedupeBatch {
@@ -1105,37 +1114,27 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			x.rec.begin(st, fp)
 		}
 		var err error
-		switch {
-		case reducer != nil:
-			err = x.expandReduced(reducer, wk, st)
-		case x.kx != nil || x.ce != nil && x.want != 0:
-			var p int
-			var checkErr error
-			if x.kx != nil {
-				p, checkErr, _, err = x.kx.CheckExpandKeyed(st, x.want, s.assert, x.offerKeyFn, x.emitKeyedFn)
-			} else {
-				p, checkErr, _, err = x.ce.CheckExpand(st, x.want, s.assert, x.emitFn)
+		if reduce {
+			err = x.expandReduced(wk, st)
+		} else {
+			var r Expanded
+			r, err = wk.Expand(st, &x.xp)
+			if x.keyed && r.Expanded && err == nil && int(x.a) != r.Enabled {
+				// Its transitions would count as none (offerKey counts them).
+				err = fmt.Errorf("explorer: the model's worker offered %d of the %d transitions it reports enabled: with Offer set, Expand offers every one", x.a, r.Enabled)
 			}
 			switch {
 			case x.want != 0:
-				var mask uint64
-				if checkErr == nil {
-					mask, checkErr = violated(wk, st, x.want, p)
-				}
-				if !x.checks.add(s, int64(x.r), fp, ref, mask, checkErr) {
+				if !x.checks.add(s, int64(x.r), fp, ref, r.Violated, r.CheckErr) {
 					if x.rec != nil {
 						// Recorded, but not expanded: the graph lacks its edges.
 						x.rec.fail(errIncomplete)
 					}
 					continue // its check failed, or it broke a model assumption: not expanded
 				}
-			case checkErr != nil && err == nil:
-				err = checkErr // a check asked for nothing failed: s was not expanded
-			case p >= 0 && err == nil:
-				err = fmt.Errorf("explorer: CheckExpandKeyed reported property %d when asked to check none", p)
+			case r.CheckErr != nil && err == nil:
+				err = r.CheckErr // a check asked for nothing failed: s was not expanded
 			}
-		default:
-			_, err = wk.Successors(st, x.emitFn)
 		}
 		x.trans += int64(x.a)
 		if err != nil {
@@ -1292,7 +1291,7 @@ func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64,
 	st := c.state(k)
 	in.fp, in.ref, in.rank, in.act = h, ref, rank, act
 	if !in.hooked {
-		in.sym, _ = wk.(*symWorker)
+		in.sym = symOf(wk)
 		in.bound, _ = wk.(Bounder)
 		in.hooked = true
 	}
@@ -1306,24 +1305,19 @@ func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64,
 	}
 	in.raw += o
 	if in.want != 0 && !in.deferred {
-		var p int
+		var mask uint64
 		var err error
-		want := in.want
 		switch v := c.verdict(k); {
 		case v == unchecked:
-			p, err = wk.Check(st, want)
+			mask, err = wk.Check(st, in.want)
 		case v == verdictHolds:
-			p = -1
 		case v >= verdictViolates:
-			// Checked in phase 1, which notes the first property violated.
-			p = int(v - verdictViolates)
-			want |= 1 << uint(p)
+			// Checked in phase 1, which notes the first property violated
+			// (whether or not this level's search still wants it): ask
+			// again for all of them, which only violating states cost.
+			mask, err = wk.Check(st, in.want|1<<uint(v-verdictViolates))
 		default:
 			err = c.errs[verdictError-v]
-		}
-		var mask uint64
-		if err == nil {
-			mask, err = violated(wk, st, want, p)
 		}
 		if err != nil {
 			fail.offer(rank, act, h, ref)
@@ -1365,8 +1359,8 @@ func firstFailure(fails []bfsFound, errs []error) (bfsFound, error) {
 
 // deferChecks reports whether the breadth-first search checks each state
 // when it expands it, reading it once for the check and the expansion,
-// rather than when it stores it: when every worker is a CheckExpander of
-// a model without a bound (whose states outside it are never expanded)
+// rather than when it stores it: when the workers are not Bounders (the
+// model declares no bound (whose states outside it are never expanded)
 // and without partial-order reduction (which expands states otherwise).
 // The results are the same: a level's checks are settled before any of it
 // counts as expanded, and a level that is stored but never expanded is
@@ -1376,11 +1370,11 @@ func firstFailure(fails []bfsFound, errs []error) (bfsFound, error) {
 // states never stored), makes the recording incomplete, and the graph is
 // built again (errIncomplete).
 func (s *search) deferChecks() bool {
-	if s.reducers != nil {
+	if s.reduce {
 		return false
 	}
 	for _, w := range s.workers {
-		if ce, ok := w.(CheckExpander); !ok || ce.Bounded() {
+		if _, ok := w.(Bounder); ok {
 			return false
 		}
 	}
@@ -1464,7 +1458,7 @@ func (s *search) checkLevel(cur *level, want uint64, from []int) *levelChecks {
 		}()
 		for ; r < hi; r++ {
 			st, fp, ref := cur.get(r)
-			mask, err := violations(s.workers[w], st, want)
+			mask, err := s.workers[w].Check(st, want)
 			c.add(s, int64(r), fp, ref, mask, err)
 			if err != nil {
 				return // later states cannot come first

@@ -30,6 +30,10 @@ type boundedWorker struct {
 
 func (w boundedWorker) InBound(b []byte) (bool, error) { return dec(b) < w.limit, nil }
 
+func (w boundedWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, b, x)
+}
+
 // verdicts maps each property to its verdict.
 func verdicts(r *explorer.Result) map[string]explorer.Verdict {
 	out := map[string]explorer.Verdict{}
@@ -285,8 +289,11 @@ func (bigWorker) Successors(b []byte, emit func(explorer.Transition, []byte)) (i
 	}
 	return 100, nil
 }
-func (bigWorker) Check([]byte, uint64) (int, error) { return -1, nil }
-func (bigWorker) ValidEnd([]byte) (bool, error)     { return true, nil }
+func (bigWorker) Check([]byte, uint64) (uint64, error) { return 0, nil }
+func (bigWorker) ValidEnd([]byte) (bool, error)        { return true, nil }
+func (w bigWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, b, x)
+}
 
 // TestMemoryLimitWithLargeStates: with large states the search samples
 // the memory as its buffers grow, not only every few thousand states, so

@@ -53,14 +53,20 @@ type interruptingWorker struct {
 	m interrupting
 }
 
-// Check counts the states stored (a resumed DFS replays its path with
-// Successors, which must not count).
-func (w interruptingWorker) Check(b []byte, want uint64) (int, error) {
+// Check counts the states checked (a resumed DFS replays its path with
+// expansions that check nothing, which must not count).
+func (w interruptingWorker) Check(b []byte, want uint64) (uint64, error) {
 	if c := w.m.count.Add(1); c >= w.m.after && c < w.m.after+5 {
 		w.m.cancel(errors.New("interrupted by the test"))
 		time.Sleep(time.Millisecond)
 	}
 	return w.graphWorker.Check(b, want)
+}
+
+// Expand checks with Check, so that the states a breadth-first search
+// checks as it expands them count too.
+func (w interruptingWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, b, x)
 }
 
 // sameResult compares what a resumed search must reproduce.

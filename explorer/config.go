@@ -1,17 +1,3 @@
-// Package explorer searches the state space of a Model exhaustively, breadth
-// first (the default, which gives shortest counterexamples) or depth first,
-// with parallel workers, and checks its invariants and deadlock-freedom.
-//
-// States are deduplicated by 64-bit fingerprints (xxHash64 with its fixed
-// seed 0 over the canonical encoding), stored in open-addressing tables of
-// fingerprints (fpSet, visitedSet) sharded one per worker, each state with
-// an 8-byte record of its predecessor and action. Breadth-first search runs level by level: the workers
-// expand contiguous ranges of the current level, then each inserts the
-// successors that fall into its own shard, in canonical order, so no lock is
-// taken and the result (counts, verdicts and counterexample) is the same
-// for every worker count. The counterexample reported is the shortest, and
-// among the shortest the one whose sequence of (initial state, action
-// indices) comes first.
 package explorer
 
 import (
@@ -66,7 +52,7 @@ const (
 	// transition counts are those of the full state space, the same for
 	// every strategy and worker count.
 	NoReduction Reduction = iota
-	// PartialOrder explores, where the model allows it (Reducer), only a
+	// PartialOrder explores, where the model allows it (Reducible), only a
 	// stubborn set of each state's transitions, with the cycle proviso.
 	// Invariants, assertions and deadlocks are preserved; liveness
 	// properties and metrics are not, and cannot be asked for with it.

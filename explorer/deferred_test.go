@@ -17,9 +17,10 @@ import (
 // checkedGraph is a graph whose property may be an assertion (a state that
 // breaks it is not expanded), whose check may fail, which may bound its
 // states (a state outside the bound is stored but not expanded), and whose
-// workers, when expand is set, are explorer.CheckExpanders: the
-// breadth-first search then checks each state when it expands it instead
-// of when it stores it, unless the states are bounded.
+// workers, when expand is set, are no explorer.Bounders: the breadth-first
+// search then checks each state when it expands it instead of when it
+// stores it, unless the states are bounded. A worker that is a Bounder
+// (its bound may cut nothing) has its states checked when they are stored.
 type checkedGraph struct {
 	*graph
 	assert    bool
@@ -28,7 +29,7 @@ type checkedGraph struct {
 	checkFail func(s int) bool // Check returns an error here
 	cut       func(s int) bool // outside the bound
 	expand    bool
-	keyed     bool             // with expand: the workers are explorer.KeyedExpanders
+	keyed     bool             // with expand: successors are offered by keys of the graph's own
 	collide   bool             // keyed: most keys share a slot of the table of recent keys
 	noGoal    func(s int) bool // with liveChecked: termination's goal fails here
 }
@@ -46,11 +47,8 @@ func (g *checkedGraph) Properties() []properties.Info {
 
 func (g *checkedGraph) NewWorker() explorer.Worker {
 	w := checkedWorker{graphWorker{g.graph}, g}
-	if g.expand && g.keyed {
-		return keyedWorker{checkExpandWorker{w}}
-	}
-	if g.expand {
-		return checkExpandWorker{w}
+	if !g.expand || g.cut != nil {
+		return boundedChecked{w}
 	}
 	return w
 }
@@ -60,18 +58,42 @@ type checkedWorker struct {
 	g *checkedGraph
 }
 
-func (w checkedWorker) Check(b []byte, want uint64) (int, error) {
+func (w checkedWorker) Check(b []byte, want uint64) (uint64, error) {
 	s := dec(b)
 	if w.g.checkFail != nil && w.g.checkFail(s) {
-		return -1, fmt.Errorf("the check of state %d failed", s)
+		return 0, fmt.Errorf("the check of state %d failed", s)
 	}
-	if p, err := w.graphWorker.Check(b, want); p >= 0 || err != nil {
-		return p, err
-	}
+	mask, err := w.graphWorker.Check(b, want)
 	if want&2 != 0 && w.g.bad2 != nil && w.g.bad2(s) {
-		return 1, nil
+		mask |= 2
 	}
-	return -1, nil
+	return mask, err
+}
+
+// Expand offers the successors by keys of its own when the graph is
+// keyed: a multiple of the state's number (0 for state 0, which no recent
+// key may match), or with collide the number shifted past the table's
+// slots, which then take three keys in turn: repeated successors reach the
+// local set, insertFresh and phase 2.
+func (w checkedWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	if !w.g.keyed || x.Offer == nil {
+		return explorer.ExpandBySuccessors(w, b, x)
+	}
+	keyed := *x
+	keyed.Offer = nil
+	keyed.Emit = func(t explorer.Transition, next []byte) {
+		if x.Offer(t, w.key(dec(next))) {
+			x.Emit(t, next)
+		}
+	}
+	return explorer.ExpandBySuccessors(w, b, &keyed)
+}
+
+func (w checkedWorker) key(s int) uint64 {
+	if w.g.collide {
+		return uint64(s)<<12 | uint64(s%3)
+	}
+	return uint64(s) * 0x9e3779b97f4a7c15
 }
 
 // Live says that termination's goal holds in every terminal state but
@@ -90,67 +112,18 @@ func (liveChecked) Liveness() []explorer.LiveProperty {
 	return []explorer.LiveProperty{{Info: properties.Info{Name: properties.Termination, Kind: properties.Terminates}, Instances: 1}}
 }
 
-func (w checkedWorker) InBound(b []byte) (bool, error) {
+// boundedChecked is a checkedWorker that is a Bounder.
+type boundedChecked struct{ checkedWorker }
+
+func (w boundedChecked) InBound(b []byte) (bool, error) {
 	return w.g.cut == nil || !w.g.cut(dec(b)), nil
-}
-
-type checkExpandWorker struct{ checkedWorker }
-
-func (w checkExpandWorker) Bounded() bool { return w.g.cut != nil }
-
-// checkStop is Check as CheckExpand answers it: a violated property whose
-// bit is set in stop, if there is one, before the first.
-func (w checkedWorker) checkStop(b []byte, want, stop uint64) (int, error) {
-	if q, err := w.Check(b, want&stop); err != nil || q >= 0 {
-		return q, err
-	}
-	return w.Check(b, want)
-}
-
-func (w checkExpandWorker) CheckExpand(b []byte, want, stop uint64, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	if p, checkErr = w.checkStop(b, want, stop); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
-		return p, checkErr, 0, nil
-	}
-	n, err = w.Successors(b, emit)
-	return p, nil, n, err
-}
-
-// keyedWorker is a KeyedExpander whose key is a multiple of the state's
-// number (0 for state 0, which no recent key may match), or with collide
-// the number shifted past the table's slots, which then take three keys
-// in turn: repeated successors reach the local set, insertFresh and phase
-// 2.
-type keyedWorker struct{ checkExpandWorker }
-
-func (w keyedWorker) key(s int) uint64 {
-	if w.g.collide {
-		return uint64(s)<<12 | uint64(s%3)
-	}
-	return uint64(s) * 0x9e3779b97f4a7c15
-}
-
-func (w keyedWorker) Keyed() bool { return true }
-
-func (w keyedWorker) CheckExpandKeyed(b []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	p = -1
-	if want != 0 { // else the search checks the states when it stores them
-		if p, checkErr = w.checkStop(b, want, stop); checkErr != nil || p >= 0 && stop&(1<<uint(p)) != 0 {
-			return p, checkErr, 0, nil
-		}
-	}
-	n, err = w.Successors(b, func(t explorer.Transition, next []byte) {
-		if offer(t, w.key(dec(next))) {
-			emit(t, next)
-		}
-	})
-	return p, nil, n, err
 }
 
 // TestDeferredChecksChangeNothing runs random graphs with states that
 // break one property or two, assertions, failing checks, panicking steps, invalid end states, a bound,
 // limits and termination to check, breadth first on 1 to 3 workers, once checking each state when
-// it is stored and once when it is expanded (CheckExpander, and
-// KeyedExpander, which drops repeated successors by their keys): every figure,
+// it is stored (a Bounder worker) and once when it is expanded (with keys hashed from the
+// successors, and with keys of the graph's own): every figure,
 // verdict, counterexample and failure must be the same (but for the
 // transitions of a failed search, as between worker counts).
 func TestDeferredChecksChangeNothing(t *testing.T) {
@@ -303,9 +276,11 @@ func TestDeferredChecksEndingTheSearchDiscardTheRecording(t *testing.T) {
 	}
 }
 
-// haltGraph is a checkedGraph whose InBound cancels a context at one state,
-// while the search stores the level of that state (phase 2): the search
-// then ends with that level stored and not expanded, and saves it.
+// haltGraph is a checkedGraph that cancels a context at one state: as the
+// search stores the level of that state (phase 2), when its workers are
+// Bounders (which the search asks about every state it stores); otherwise
+// as the search expands that state, after which the level's checks are
+// settled and the search stops before it stores the next one.
 type haltGraph struct {
 	*checkedGraph
 	stopAt int
@@ -315,9 +290,9 @@ type haltGraph struct {
 func (g *haltGraph) NewWorker() explorer.Worker {
 	w := haltWorker{checkedWorker{graphWorker{g.graph}, g.checkedGraph}, g}
 	if g.expand {
-		return haltExpandWorker{w}
+		return w
 	}
-	return w
+	return haltBounder{w}
 }
 
 type haltWorker struct {
@@ -325,20 +300,23 @@ type haltWorker struct {
 	sg *haltGraph
 }
 
-func (w haltWorker) InBound(b []byte) (bool, error) {
+func (w haltWorker) halt(b []byte) {
 	if w.sg.cancel != nil && dec(b) == w.sg.stopAt {
 		w.sg.cancel(errors.New("stopped by the test"))
 		time.Sleep(100 * time.Millisecond) // for the search to see it
 	}
-	return true, nil
 }
 
-type haltExpandWorker struct{ haltWorker }
+func (w haltWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	w.halt(b)
+	return w.checkedWorker.Expand(b, x)
+}
 
-func (w haltExpandWorker) Bounded() bool { return false }
+type haltBounder struct{ haltWorker }
 
-func (w haltExpandWorker) CheckExpand(b []byte, want, stop uint64, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
-	return checkExpandWorker{w.checkedWorker}.CheckExpand(b, want, stop, emit)
+func (w haltBounder) InBound(b []byte) (bool, error) {
+	w.halt(b)
+	return true, nil
 }
 
 // TestDeferredChecksSurviveACheckpoint: with --continue, a search stopped
@@ -387,24 +365,24 @@ func TestDeferredChecksSurviveACheckpoint(t *testing.T) {
 	}
 }
 
-// sloppyGraph's workers are KeyedExpanders whose check of state 1 fails
-// even when they are asked to check nothing.
+// sloppyGraph's workers fail the check of state 1 even when they are
+// asked to check nothing.
 type sloppyGraph struct{ *checkedGraph }
 
 func (g sloppyGraph) NewWorker() explorer.Worker {
-	return sloppyWorker{keyedWorker{checkExpandWorker{checkedWorker{graphWorker{g.graph}, g.checkedGraph}}}}
+	return sloppyWorker{checkedWorker{graphWorker{g.graph}, g.checkedGraph}}
 }
 
-type sloppyWorker struct{ keyedWorker }
+type sloppyWorker struct{ checkedWorker }
 
-func (w sloppyWorker) CheckExpandKeyed(b []byte, want, stop uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (p int, checkErr error, n int, err error) {
+func (w sloppyWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
 	if dec(b) == 1 {
-		return -1, errors.New("state 1 checked"), 0, nil
+		return explorer.Expanded{CheckErr: errors.New("state 1 checked")}, nil
 	}
-	return w.keyedWorker.CheckExpandKeyed(b, want, stop, offer, emit)
+	return w.checkedWorker.Expand(b, x)
 }
 
-// TestKeyedCheckAskedForNothing: a KeyedExpander that fails a check it
+// TestKeyedCheckAskedForNothing: a worker that fails a check it
 // was not asked for, and so does not expand the state, fails the search,
 // instead of leaving the state counted as terminal.
 func TestKeyedCheckAskedForNothing(t *testing.T) {

@@ -57,10 +57,8 @@ func (s *search) dfs() {
 	var arena []byte
 	var stack []dfsEntry
 	var trail []dfsStep
-	var reducer Reducer
 	var open *swiss.Map[uint64, struct{}] // under reduction: pushed, and not yet done with
-	if s.reducers != nil {
-		reducer = s.reducers[0]
+	if s.reduce {
 		open = swiss.NewMap[uint64, struct{}](1024)
 	}
 	push := func(st []byte, fp uint64, depth int, act uint32) {
@@ -122,13 +120,15 @@ func (s *search) dfs() {
 		}
 		a++
 	}
-	emitAt := func(act uint32, t Transition, next []byte) {
+	emitAt := func(t Transition, next []byte) {
 		if !t.Fault {
 			live++
 		}
-		succ.add(next, fingerprint(next), 0, act, 0)
+		succ.add(next, fingerprint(next), 0, t.Action, 0)
 		a++
 	}
+	full := &Expansion{Emit: emit}
+	reduced := &Expansion{Reduce: true, Emit: emitAt}
 	sampled := 0 // the arena's length when memory was last sampled
 	for steps := 0; len(stack) > 0; steps++ {
 		if steps&255 == 0 {
@@ -166,10 +166,10 @@ func (s *search) dfs() {
 		succ.reset()
 		live, a = 0, 0
 		var err error
-		if reducer != nil && expand {
-			err = s.dfsReduced(reducer, w, open, cur, &succ, &live, &a, emit, emitAt)
+		if s.reduce && expand {
+			err = s.dfsReduced(w, open, cur, &succ, &live, &a, full, reduced)
 		} else {
-			_, err = w.Successors(cur, emit)
+			err = expandFully(w, cur, full)
 		}
 		s.transitions.Add(int64(a))
 		if err != nil {
@@ -226,7 +226,7 @@ func (s *search) dfs() {
 				s.raw.Add(o)
 			}
 			if s.want != 0 {
-				mask, err := violations(w, succ.state(k), s.want)
+				mask, err := w.Check(succ.state(k), s.want)
 				if err != nil {
 					s.failPath(h, pathTo(trail, here), err)
 					return
@@ -283,21 +283,34 @@ func (s *search) dfs() {
 // too. So the whole cycle is expanded within u's subtree, and the edge
 // that returns to u leaves a descendant of u, which has u on its path:
 // open after all.
-// emit and emitAt count the transitions explored in *a.
-func (s *search) dfsReduced(r Reducer, w Worker, open *swiss.Map[uint64, struct{}], cur []byte, succ *bucket, live *int, a *uint32,
-	emit func(Transition, []byte), emitAt func(uint32, Transition, []byte)) error {
-	_, all, err := r.Reduced(cur, emitAt)
-	if err != nil || all {
+// The expansions full and reduced count the transitions explored in *a.
+func (s *search) dfsReduced(w Worker, open *swiss.Map[uint64, struct{}], cur []byte, succ *bucket, live *int, a *uint32,
+	full, reduced *Expansion) error {
+	r, err := w.Expand(cur, reduced)
+	if err == nil {
+		err = r.CheckErr
+	}
+	if err != nil || r.All {
 		return err
 	}
 	for _, h := range succ.fps.Slice() {
 		if open.Has(h) {
 			succ.reset()
 			*live, *a = 0, 0
-			_, err := w.Successors(cur, emit)
-			return err
+			return expandFully(w, cur, full)
 		}
 	}
 	s.reduced.Add(1)
 	return nil
+}
+
+// expandFully is Successors with the expansion x, which checks nothing, made
+// once by its caller: an error of the model while loading s is returned as
+// the error.
+func expandFully(w Worker, s []byte, x *Expansion) error {
+	r, err := w.Expand(s, x)
+	if err == nil {
+		err = r.CheckErr
+	}
+	return err
 }

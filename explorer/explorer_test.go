@@ -66,11 +66,15 @@ func (w graphWorker) Successors(b []byte, emit func(explorer.Transition, []byte)
 	return len(next), nil
 }
 
-func (w graphWorker) Check(b []byte, want uint64) (int, error) {
+func (w graphWorker) Check(b []byte, want uint64) (uint64, error) {
 	if want&1 != 0 && w.g.bad != nil && w.g.bad(dec(b)) {
-		return 0, nil
+		return 1, nil
 	}
-	return -1, nil
+	return 0, nil
+}
+
+func (w graphWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, b, x)
 }
 
 func (w graphWorker) ValidEnd(b []byte) (bool, error) {
@@ -386,7 +390,7 @@ func TestReplayDetectsImpureModels(t *testing.T) {
 	g := &graph{init: []int{0}, bad: func(s int) bool { return s >= 2 }}
 	g.next = func(s int) []int {
 		calls++
-		return []int{s + calls%2 + 1}
+		return []int{s + calls} // never the same twice
 	}
 	r := check(t, g, explorer.Config{Workers: 1})
 	if r.Err == nil {

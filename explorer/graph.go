@@ -486,8 +486,8 @@ func (k *graphSink) preds(st []byte, end bool) {
 func (k *graphSink) markCut() { k.c.cut = append(k.c.cut, int32(k.c.n-1)) }
 
 // edge records a transition of the state begun last to the state with
-// fingerprint fp. It is called from inside the emit callback of
-// Successors, where the worker describes the transition.
+// fingerprint fp. It is called from inside the Emit or Offer callback of
+// Expand, where the worker describes the transition.
 func (k *graphSink) edge(t Transition, fp uint64) { k.record(t, fp) }
 
 // edgeAgain records a transition of the state begun last to the target of
@@ -1118,6 +1118,19 @@ func (s *search) buildGraph(sp *graphSpec) (g *stateGraph, err error) {
 		}
 	}
 	var cur []byte
+	full := false // the memory limit stopped the graph
+	xp := &Expansion{Emit: func(t Transition, next []byte) {
+		fp := fingerprint(next)
+		seen := index.Has(fp)
+		if full || (!seen && !roomToGrow(s, index, 8)) {
+			full = true
+			return
+		}
+		if !seen {
+			add(next, fp)
+		}
+		k.edge(t, fp)
+	}}
 	for i := 0; i < len(ends); i++ {
 		if i&255 == 0 && s.halting() {
 			return nil, errHalted
@@ -1147,20 +1160,8 @@ func (s *search) buildGraph(sp *graphSpec) (g *stateGraph, err error) {
 			k.markCut()
 			continue
 		}
-		full := false
-		_, err = w.Successors(cur, func(t Transition, next []byte) {
-			fp := fingerprint(next)
-			seen := index.Has(fp)
-			if full || (!seen && !roomToGrow(s, index, 8)) {
-				full = true
-				return
-			}
-			if !seen {
-				add(next, fp)
-			}
-			k.edge(t, fp)
-		})
-		if err != nil {
+		full = false
+		if err = expandFully(w, cur, xp); err != nil {
 			return nil, err
 		}
 		if full {

@@ -67,28 +67,33 @@ func (w liveWorker) Successors(b []byte, emit func(explorer.Transition, []byte))
 	return len(es), nil
 }
 
+func (w liveWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, b, x)
+}
+
 // keyedLiveWorker offers each successor's key before it builds it.
 type keyedLiveWorker struct{ liveWorker }
 
-func (w keyedLiveWorker) Keyed() bool { return true }
-
-func (w keyedLiveWorker) CheckExpandKeyed(b []byte, _, _ uint64, offer func(explorer.Transition, uint64) bool, emit func(explorer.Transition, []byte)) (int, error, int, error) {
+func (w keyedLiveWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	if x.Offer == nil {
+		return w.liveWorker.Expand(b, x)
+	}
 	es := w.g.edges[dec(b)]
-	for _, e := range es {
-		t := explorer.Transition{Task: int32(e.task), Messages: int32(e.msgs), Fault: e.task < 0}
+	for a, e := range es {
+		t := explorer.Transition{Task: int32(e.task), Messages: int32(e.msgs), Action: uint32(a), Fault: e.task < 0}
 		key := uint64(e.to) * 0x9e3779b97f4a7c15
 		if w.g.keyed == 2 {
 			key = uint64(e.to)<<12 | uint64(e.to%2)
 		}
-		if offer(t, key) {
-			emit(t, enc(e.to))
+		if x.Offer(t, key) {
+			x.Emit(t, enc(e.to))
 		}
 	}
-	return -1, nil, len(es), nil
+	return explorer.Expanded{Expanded: true, Enabled: len(es), All: true}, nil
 }
 
-func (w liveWorker) Check([]byte, uint64) (int, error) { return -1, nil }
-func (w liveWorker) ValidEnd([]byte) (bool, error)     { return true, nil }
+func (w liveWorker) Check([]byte, uint64) (uint64, error) { return 0, nil }
+func (w liveWorker) ValidEnd([]byte) (bool, error)        { return true, nil }
 func (w liveWorker) Live(b []byte, _, _ int) (bool, bool, error) {
 	s := dec(b)
 	when := w.g.when != nil && w.g.when(s)

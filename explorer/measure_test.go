@@ -53,13 +53,16 @@ func (w *measureWorker) Successors(b []byte, emit func(explorer.Transition, []by
 	}
 	return len(es), nil
 }
-func (w *measureWorker) Check([]byte, uint64) (int, error) { return -1, nil }
-func (w *measureWorker) ValidEnd([]byte) (bool, error)     { return true, nil }
-func (w *measureWorker) TimeIncrease() int32               { return w.cur.time }
-func (w *measureWorker) SyncDelay() int32                  { return w.cur.sync }
-func (w *measureWorker) Served(out []int32) []int32        { return append(out, w.cur.keys...) }
-func (w *measureWorker) EntryKeys() int                    { return 2 }
-func (w *measureWorker) EntryName(k int) string            { return fmt.Sprintf("k%d", k) }
+func (w *measureWorker) Check([]byte, uint64) (uint64, error) { return 0, nil }
+func (w *measureWorker) ValidEnd([]byte) (bool, error)        { return true, nil }
+func (w *measureWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, b, x)
+}
+func (w *measureWorker) TimeIncrease() int32        { return w.cur.time }
+func (w *measureWorker) SyncDelay() int32           { return w.cur.sync }
+func (w *measureWorker) Served(out []int32) []int32 { return append(out, w.cur.keys...) }
+func (w *measureWorker) EntryKeys() int             { return 2 }
+func (w *measureWorker) EntryName(k int) string     { return fmt.Sprintf("k%d", k) }
 func (w *measureWorker) Entered(b []byte, k int) (bool, error) {
 	for _, x := range w.g.entered[dec(b)] {
 		if x == k {

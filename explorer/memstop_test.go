@@ -35,6 +35,10 @@ func (w allocWorker) Successors(b []byte, emit func(explorer.Transition, []byte)
 	return n, err
 }
 
+func (w allocWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, b, x)
+}
+
 // TestMemoryStopWhileStoringALevel: a search that the memory limit stops
 // while it stores a level (phase 2, with 2 workers) is incomplete, never
 // complete with every property holding, although the level it stored in

@@ -1,6 +1,9 @@
 package explorer
 
-import "github.com/vacheck/vacheck/properties"
+import (
+	"github.com/vacheck/vacheck/properties"
+	"github.com/zeebo/xxh3"
+)
 
 // Model is what the explorer searches: a transition system whose states are
 // canonical byte encodings (equal states have equal encodings). The
@@ -52,39 +55,144 @@ type Transition struct {
 	// Messages is the number of messages the transition sends, not counting
 	// messages a process sends to itself.
 	Messages int32
+	// Action is the transition's action index: its place among the
+	// transitions enabled in the state, in the worker's fixed order.
+	Action uint32
 	// Fault marks a fault transition (a crash): optional, so a state whose
 	// only transitions are faults counts as terminal.
 	Fault bool
 }
 
-// Worker computes successors and checks properties. A Worker is used by one
-// goroutine at a time.
+// Worker checks states and computes their successors. A Worker is used by
+// one goroutine at a time.
+//
+// Expand is the one way the explorer asks for successors: breadth-first
+// and depth-first search, the liveness graph, the depth limit and trace
+// replay all go through it, so a wrapper (symmetry, metrics) that forwards
+// Expand keeps every path of the model it wraps. A hand-written Worker
+// that only lists successors implements Expand with ExpandBySuccessors.
 type Worker interface {
-	// Successors calls emit once for each transition enabled in s, in a
-	// fixed order: the i-th call is the transition with action index i. next
-	// is valid only during the call. It returns the number of transitions.
-	// A panic in the model is returned as an error.
-	Successors(s []byte, emit func(t Transition, next []byte)) (int, error)
-	// Check returns the index (into Model.Properties) of the first
-	// invariant s violates among those whose bit is set in want, or -1.
-	Check(s []byte, want uint64) (int, error)
+	// Expand checks s for the invariants of x.Want and, unless the check
+	// failed or s violates one of x.Stop, lists its successors as x
+	// asks. A panic in the model is returned as an error: of the check in
+	// Expanded.CheckErr, of the expansion as the error.
+	Expand(s []byte, x *Expansion) (Expanded, error)
+	// Check returns, as a mask, every invariant among want (bits indexing
+	// Model.Properties) that s violates: 0 when s violates none of them.
+	Check(s []byte, want uint64) (uint64, error)
 	// ValidEnd reports whether the terminal state s is a valid end state of
 	// the spec; a terminal state that is not is a deadlock.
 	ValidEnd(s []byte) (bool, error)
 }
 
-// Reducer is an optional interface of a Worker whose model allows
-// partial-order reduction (Config.Reduction PartialOrder).
-type Reducer interface {
-	// Reduced is Successors restricted to a subset of the enabled
-	// transitions that is enough for invariants, assertions and deadlocks
-	// (a stubborn set whose transitions are invisible to the invariants),
-	// given that the explorer expands s fully whenever one of the subset's
-	// successors was visited before (the cycle proviso). It calls emit with
-	// each transition's action index in the order of Successors, and
-	// returns the number of enabled transitions and whether the subset is
-	// all of them.
-	Reduced(s []byte, emit func(a uint32, t Transition, next []byte)) (enabled int, all bool, err error)
+// Expansion is what Worker.Expand is asked to do with a state. The search
+// keeps one per goroutine and changes only what differs from one call to
+// the next.
+type Expansion struct {
+	// Want names the invariants to check s for first (bits indexing
+	// Model.Properties); 0 checks nothing.
+	Want uint64
+	// Stop names the invariants after whose violation s is not expanded
+	// (broken model assumptions): Expand checks them too when Want has
+	// them.
+	Stop uint64
+	// Reduce asks for only a subset of the enabled transitions that is
+	// enough for invariants, assertions and deadlocks (a stubborn set
+	// whose transitions are invisible to the invariants), given that the
+	// explorer expands s fully whenever one of the subset's successors was
+	// visited before (the cycle proviso). A model that is not Reducible
+	// expands fully and says so in Expanded.All. The search never sets
+	// Offer with Reduce.
+	Reduce bool
+	// Offer, when not nil, is asked about each transition before its
+	// successor is built, with key a 64-bit hash of the successor's
+	// encoding (a function of the encoding alone, like a fingerprint, and
+	// independent of it); Expand builds the successor and calls Emit only
+	// when Offer returns true, before it offers the next transition. While
+	// Offer runs, what the worker says of the last transition
+	// (TypedWorker, MeasureWorker) is about t.
+	Offer func(t Transition, key uint64) bool
+	// Emit is called with each successor built, in action order. next is
+	// valid only during the call.
+	Emit func(t Transition, next []byte)
+}
+
+// Expanded is what Worker.Expand did with a state.
+type Expanded struct {
+	// Violated is every invariant among Want that s violates.
+	Violated uint64
+	// CheckErr is the error of the check (the model panicked while
+	// loading or checking s): s was then not expanded.
+	CheckErr error
+	// Expanded reports whether s was expanded: the check did not fail and
+	// s violates none of Stop.
+	Expanded bool
+	// Enabled is the number of transitions enabled in s, whether offered,
+	// emitted or left out by Reduce; 0 when s was not expanded.
+	Enabled int
+	// All reports whether every enabled transition was offered or emitted:
+	// false only for a proper subset chosen under Reduce.
+	All bool
+}
+
+// Successors calls emit for each transition enabled in s, in action order,
+// and returns their number: w.Expand with nothing to check. An error of
+// the model while loading s is returned as the error.
+func Successors(w Worker, s []byte, emit func(t Transition, next []byte)) (int, error) {
+	x := Expansion{Emit: emit}
+	r, err := w.Expand(s, &x)
+	if err == nil {
+		err = r.CheckErr
+	}
+	return r.Enabled, err
+}
+
+// SuccessorLister is the core of a hand-written Worker: it lists the
+// successors of a state and checks invariants.
+type SuccessorLister interface {
+	// Successors calls emit once for each transition enabled in s, in a
+	// fixed order (the i-th call is the transition with action index i;
+	// t.Action need not be set), and returns their number. next is valid
+	// only during the call.
+	Successors(s []byte, emit func(t Transition, next []byte)) (int, error)
+	// Check is Worker.Check.
+	Check(s []byte, want uint64) (uint64, error)
+}
+
+// ExpandBySuccessors implements Worker.Expand for w from its Successors
+// and Check: it checks s for x.Want, then builds every successor, sets its
+// action index, and offers it (with a key hashed from the successor it
+// built) before it emits it. It never reduces. A model whose successors
+// are costly to build and cheap to tell apart implements Expand itself.
+func ExpandBySuccessors(w SuccessorLister, s []byte, x *Expansion) (r Expanded, err error) {
+	if x.Want != 0 {
+		r.Violated, r.CheckErr = w.Check(s, x.Want)
+		if r.CheckErr != nil || r.Violated&x.Stop != 0 {
+			return r, nil
+		}
+	}
+	var a uint32
+	r.Enabled, err = w.Successors(s, func(t Transition, next []byte) {
+		t.Action = a
+		a++
+		if x.Offer == nil || x.Offer(t, successorKey(next)) {
+			x.Emit(t, next)
+		}
+	})
+	r.Expanded, r.All = err == nil, true
+	return r, err
+}
+
+// successorKey is the key ExpandBySuccessors offers for a successor: a
+// hash of its encoding with a seed of its own, so independent of its
+// fingerprint.
+func successorKey(st []byte) uint64 { return xxh3.HashSeed(st, 0x6b6579) }
+
+// Reducible is an optional interface of a Model that allows partial-order
+// reduction (Config.Reduction PartialOrder): its workers honour
+// Expansion.Reduce.
+type Reducible interface {
+	Reducible() bool
 }
 
 // Var is one state variable of a state, for traces.
@@ -103,53 +211,13 @@ type Describer interface {
 	Label(s []byte, a int) (string, error)
 }
 
-// CheckExpander is an optional interface of a Worker that checks a state
-// and expands it in one call, reading the state once for both. A
-// breadth-first search whose workers have it checks each state when it
-// expands it, instead of when it stores it (the results are the same).
-type CheckExpander interface {
-	// CheckExpand is Check(s, want), then, unless the check failed or s
-	// violates a property whose bit is set in stop (not only the first
-	// one Check names: when that one's bit is not set, it returns instead
-	// a violated property whose bit is set, if there is one),
-	// Successors(s, emit). p is that property, or -1, and checkErr the
-	// check's error; n and err are what Successors returns, 0 and nil when
-	// s was not expanded.
-	CheckExpand(s []byte, want, stop uint64, emit func(t Transition, next []byte)) (p int, checkErr error, n int, err error)
-	// Bounded reports whether the model bounds its states (Bounder): a
-	// state outside the bound is stored and never expanded, so the search
-	// then checks every state when it stores it.
-	Bounded() bool
-}
-
-// KeyedExpander is an optional interface of a Worker that can tell its
-// successors apart before it builds them. Most successors of a BFS level
-// are states the worker produced a moment before (the two orders of two
-// independent steps); a breadth-first search (without a partial-order
-// reduction) drops those by their keys, which it keeps for the last few
-// thousand successors with their fingerprints, and the worker builds only
-// the others. With checks deferred to expansion (CheckExpander) the search
-// calls CheckExpandKeyed with what to check; otherwise with want 0, and it
-// checks the states when it stores them.
-type KeyedExpander interface {
-	// Keyed reports whether CheckExpandKeyed may be used.
-	Keyed() bool
-	// CheckExpandKeyed is CheckExpand, except that for each transition,
-	// in order, it first calls offer(t, key), with key a 64-bit hash of
-	// the successor's encoding (a function of the encoding alone, like a
-	// fingerprint, and independent of it), and builds the successor and
-	// calls emit(t, next) only when offer returns true, before it offers
-	// the next transition's successor. While offer runs, what the worker
-	// says of the last transition (TypedWorker) is about t. n counts every
-	// transition. With want 0 it checks nothing (p is -1 and checkErr nil)
-	// and expands s; the search treats anything else as an error.
-	CheckExpandKeyed(s []byte, want, stop uint64, offer func(t Transition, key uint64) bool, emit func(t Transition, next []byte)) (p int, checkErr error, n int, err error)
-}
-
 // Bounder is an optional interface of a Worker whose model declares a state
 // bound (like TLC's state constraints): a state outside the bound is stored
 // and checked but not expanded, so that a model with unbounded counters
-// stays finite. The search counts such states in Result.Cut.
+// stays finite. The search counts such states in Result.Cut. A search
+// over workers that are Bounders checks each state when it stores it, not
+// when it expands it, so a Worker implements Bounder only when its model
+// declares a bound.
 type Bounder interface {
 	InBound(s []byte) (bool, error)
 }
@@ -192,8 +260,8 @@ type LiveWorker interface {
 
 // TypedWorker is an optional interface of a Worker that can tell how many
 // of the messages the transition being emitted sent were of a type, for
-// the metric "messages:TYPE". It is asked from inside the emit callback of
-// Successors, after TrackTypes(true).
+// the metric "messages:TYPE". It is asked from inside the Emit or Offer
+// callback of Expand, after TrackTypes(true).
 type TypedWorker interface {
 	TrackTypes(on bool)
 	SentOfType(typ string) int
@@ -210,7 +278,7 @@ type Instrumenter interface {
 
 // MeasureWorker is the Worker of an instrumented Model. Its first three
 // methods describe the transition being emitted and are asked from inside
-// the emit callback of Successors.
+// the Emit or Offer callback of Expand.
 type MeasureWorker interface {
 	// TimeIncrease is how much the transition raised the largest causal
 	// depth of the run, or -1 when the depth reached the model's tracking

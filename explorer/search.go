@@ -93,8 +93,9 @@ type search struct {
 	failErr    error
 	incomplete string
 
-	// reducers are the workers as Reducers, under partial-order reduction.
-	reducers []Reducer
+	// reduce: the search explores under partial-order reduction
+	// (Expansion.Reduce).
+	reduce bool
 	// reduced counts the states expanded with fewer than all their enabled
 	// transitions.
 	reduced atomic.Int64
@@ -213,12 +214,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 	for i := range s.workers {
 		s.workers[i] = m.NewWorker()
 	}
-	if cfg.Reduction == PartialOrder {
-		s.reducers = make([]Reducer, cfg.Workers)
-		for i, w := range s.workers {
-			s.reducers[i] = w.(Reducer)
-		}
-	}
+	s.reduce = cfg.Reduction == PartialOrder
 	if ck := cfg.Checkpoint; ck != nil {
 		if s.hash, err = s.modelHash(live); err != nil {
 			return nil, err
@@ -273,7 +269,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 // allow it and for what it does not preserve; with every property selected
 // (Properties nil) it selects the safety properties only.
 func (s *search) checkReduction(live []LiveProperty) error {
-	if _, ok := s.m.NewWorker().(Reducer); !ok {
+	if r, ok := s.m.(Reducible); !ok || !r.Reducible() {
 		return fmt.Errorf("%w: --reduction por: this model does not allow partial-order reduction (its processes are not declared independent); use --reduction none", ErrConfig)
 	}
 	if len(s.cfg.Metrics) > 0 {
@@ -432,37 +428,6 @@ func (s *search) done() bool {
 	return dl && pending == 0
 }
 
-// violated returns, as a mask, every property among want that the state st
-// violates, given p, the first that Check found (or -1): Check names one
-// property, so each further one is found by asking it again without those
-// found. A state that violates two properties is then a counterexample to
-// both, not only to the first (with Continue, the second would otherwise be
-// reported holding if it failed only where the first did).
-func violated(w Worker, st []byte, want uint64, p int) (uint64, error) {
-	var mask uint64
-	for p >= 0 && p < 64 && mask&(1<<uint(p)) == 0 { // (a Check that repeats itself ends it)
-		mask |= 1 << uint(p)
-		if want &^= mask; want == 0 {
-			break
-		}
-		var err error
-		if p, err = w.Check(st, want); err != nil {
-			return mask, err
-		}
-	}
-	return mask, nil
-}
-
-// violations is Check followed by violated: every property among want
-// that st violates, as a mask.
-func violations(w Worker, st []byte, want uint64) (uint64, error) {
-	p, err := w.Check(st, want)
-	if err != nil {
-		return 0, err
-	}
-	return violated(w, st, want, p)
-}
-
 // eachBit calls fn with the index of every bit set in mask, lowest first.
 func eachBit(mask uint64, fn func(p int)) {
 	for ; mask != 0; mask &= mask - 1 {
@@ -542,7 +507,7 @@ func (s *search) addInitial(w Worker) (out []int, refs []stateRef, stop []bool, 
 		s.raw.Add(o)
 		broken := false
 		if s.want != 0 {
-			mask, err := violations(w, st, s.want)
+			mask, err := w.Check(st, s.want)
 			eachBit(mask, func(p int) { s.record(p, h, r) })
 			if err != nil {
 				s.fail(h, r, err)
@@ -720,7 +685,7 @@ func replay(m Model, init int, acts []uint32, fps []uint64, final *uint64) (Trac
 func successor(w Worker, st []byte, a uint32) ([]byte, error) {
 	var next []byte
 	idx := uint32(0)
-	if _, err := w.Successors(st, func(_ Transition, succ []byte) {
+	if _, err := Successors(w, st, func(_ Transition, succ []byte) {
 		if idx == a {
 			next = append([]byte(nil), succ...)
 		}

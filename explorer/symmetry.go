@@ -79,9 +79,9 @@ func (q *symModel) Initial() ([][]byte, error) { return q.initial, nil }
 
 // NewWorker returns a worker of the quotient.
 func (q *symModel) NewWorker() Worker {
-	w := &symWorker{q: q, w: q.Model.NewWorker(), probe: q.Model.NewWorker(), canon: q.sym.NewCanonicalizer(), pcanon: q.sym.NewCanonicalizer(), checked: make([]uint64, 1<<12)}
+	w := &symWorker{q: q, w: q.Model.NewWorker(), probe: q.Model.NewWorker(), canon: q.sym.NewCanonicalizer(), pcanon: q.sym.NewCanonicalizer(), checked: make([]uint64, 1<<17)}
 	w.emitFn = w.emitRep
-	w.countFn = func(t Transition, next []byte) {
+	w.countX.Emit = func(t Transition, next []byte) {
 		w.count.all++
 		w.count.messages += int64(t.Messages)
 		if !t.Fault {
@@ -96,7 +96,29 @@ func (q *symModel) NewWorker() Worker {
 		w.count.sum += h
 		w.count.xor ^= h * 0x9e3779b97f4a7c15
 	}
+	if _, ok := w.w.(Bounder); ok {
+		return boundedSymWorker{w}
+	}
 	return w
+}
+
+// boundedSymWorker is a worker of the quotient of a model that declares a
+// state bound: only it is a Bounder, so that the search defers checks
+// under symmetry as it does without (deferChecks).
+type boundedSymWorker struct{ *symWorker }
+
+// InBound implements Bounder.
+func (w boundedSymWorker) InBound(s []byte) (bool, error) { return inBound(w.w, s) }
+
+// symOf returns w as a worker of a quotient, or nil.
+func symOf(w Worker) *symWorker {
+	switch w := w.(type) {
+	case *symWorker:
+		return w
+	case boundedSymWorker:
+		return w.symWorker
+	}
+	return nil
 }
 
 // symWorker is a worker of the quotient.
@@ -110,7 +132,11 @@ type symWorker struct {
 	checked []uint64
 	emit    func(Transition, []byte)
 	emitFn  func(Transition, []byte)
-	countFn func(Transition, []byte)
+	// inner is the expansion the model's worker is asked for: the
+	// search's, with emitFn for its Emit.
+	inner Expansion
+	// countX sums up the transitions of a state (transitions).
+	countX Expansion
 	// pcanon canonicalizes the successors probe computes.
 	pcanon   Canonicalizer
 	count    summary
@@ -119,16 +145,20 @@ type symWorker struct {
 	_        [64]byte
 }
 
-// Successors implements Worker: the transitions of s, each to the
-// representative of its successor.
-func (w *symWorker) Successors(s []byte, emit func(Transition, []byte)) (int, error) {
-	w.emit, w.err = emit, nil
-	n, err := w.w.Successors(s, w.emitFn)
+// Expand implements Worker: the model's worker expands s as x asks, and
+// each successor it builds is emitted as its representative. A key offered
+// is the key of the model's successor: two successors with the same key
+// are the same state, so have the same representative.
+func (w *symWorker) Expand(s []byte, x *Expansion) (Expanded, error) {
+	w.inner = *x
+	w.inner.Emit = w.emitFn
+	w.emit, w.err = x.Emit, nil
+	r, err := w.w.Expand(s, &w.inner)
 	w.emit = nil
 	if err == nil {
 		err = w.err
 	}
-	return n, err
+	return r, err
 }
 
 func (w *symWorker) emitRep(t Transition, next []byte) {
@@ -168,7 +198,7 @@ func (w *symWorker) agree(s, rep []byte) error {
 		var masks [2]uint64
 		for i, st := range [][]byte{s, rep} {
 			var err error
-			if masks[i], err = violations(w.probe, st, q.want); err != nil {
+			if masks[i], err = w.probe.Check(st, q.want); err != nil {
 				return err
 			}
 		}
@@ -227,7 +257,7 @@ type summary struct {
 
 func (w *symWorker) transitions(s []byte) (c summary, err error) {
 	w.count, w.countErr = c, nil
-	_, err = w.probe.Successors(s, w.countFn)
+	err = expandFully(w.probe, s, &w.countX)
 	if err == nil {
 		err = w.countErr
 	}
@@ -239,13 +269,10 @@ func (w *symWorker) broken(what string) error {
 }
 
 // Check implements Worker.
-func (w *symWorker) Check(s []byte, want uint64) (int, error) { return w.w.Check(s, want) }
+func (w *symWorker) Check(s []byte, want uint64) (uint64, error) { return w.w.Check(s, want) }
 
 // ValidEnd implements Worker.
 func (w *symWorker) ValidEnd(s []byte) (bool, error) { return w.w.ValidEnd(s) }
-
-// InBound implements Bounder.
-func (w *symWorker) InBound(s []byte) (bool, error) { return inBound(w.w, s) }
 
 // TrackTypes implements TypedWorker when the model's worker does.
 func (w *symWorker) TrackTypes(on bool) {
@@ -265,8 +292,7 @@ func (w *symWorker) SentOfType(typ string) int {
 // orbitOf returns the number of states of the model that the stored state
 // st stands for: the size of its orbit under symmetry, else 1.
 func orbitOf(w Worker, st []byte) (int64, error) {
-	sw, _ := w.(*symWorker)
-	return sw.orbit(st)
+	return symOf(w).orbit(st)
 }
 
 // orbit is orbitOf for a worker that is sw, or none when sw is nil.
@@ -336,7 +362,7 @@ func (q *symModel) concrete(init int, acts []uint32) ([]uint32, error) {
 		rep = append(rep[:0], r...)
 		// The real step: the first transition of cur to the same orbit.
 		var succs [][]byte
-		if _, err := w.Successors(cur, func(_ Transition, succ []byte) {
+		if _, err := Successors(w, cur, func(_ Transition, succ []byte) {
 			succs = append(succs, append([]byte(nil), succ...))
 		}); err != nil {
 			return nil, err

@@ -56,11 +56,15 @@ func (w swapWorker) Successors(s []byte, emit func(explorer.Transition, []byte))
 	return n, nil
 }
 
-func (w swapWorker) Check(s []byte, want uint64) (int, error) {
+func (w swapWorker) Check(s []byte, want uint64) (uint64, error) {
 	if want&1 != 0 && int(s[0])+int(s[1]) == w.m.bad {
-		return 0, nil
+		return 1, nil
 	}
-	return -1, nil
+	return 0, nil
+}
+
+func (w swapWorker) Expand(s []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, s, x)
 }
 
 func (w swapWorker) ValidEnd([]byte) (bool, error) { return true, nil }
@@ -113,7 +117,7 @@ func endOf(t *testing.T, m explorer.Model, tr explorer.Trace) [2]byte {
 	for _, s := range tr.Steps {
 		var next []byte
 		k := 0
-		if _, err := w.Successors(cur, func(_ explorer.Transition, b []byte) {
+		if _, err := explorer.Successors(w, cur, func(_ explorer.Transition, b []byte) {
 			if k == s.ActionIndex {
 				next = append([]byte(nil), b...)
 			}

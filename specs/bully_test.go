@@ -297,7 +297,7 @@ func buMessages(t *testing.T, m explorer.Model, s []byte) (lo, hi int) {
 			next []byte
 		}
 		var edges []edge
-		if _, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
+		if _, err := explorer.Successors(w, s, func(tr explorer.Transition, next []byte) {
 			if !tr.Fault {
 				edges = append(edges, edge{int(tr.Messages), slices.Clone(next)})
 			}
@@ -332,7 +332,7 @@ func buAfterCrash(t *testing.T, m explorer.Model, label string) []byte {
 	}
 	d := m.(explorer.Describer)
 	var succ [][]byte
-	if _, err := m.NewWorker().Successors(init[0], func(_ explorer.Transition, next []byte) {
+	if _, err := explorer.Successors(m.NewWorker(), init[0], func(_ explorer.Transition, next []byte) {
 		succ = append(succ, slices.Clone(next))
 	}); err != nil {
 		t.Fatal(err)
@@ -500,7 +500,7 @@ func TestBullyPure(t *testing.T) {
 		w1, w2 := m.NewWorker(), m.NewWorker()
 		succ := func(w explorer.Worker, s []byte) []string {
 			var out []string
-			if _, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
+			if _, err := explorer.Successors(w, s, func(tr explorer.Transition, next []byte) {
 				out = append(out, fmt.Sprint(tr, string(next)))
 			}); err != nil {
 				t.Fatal(err)
@@ -520,7 +520,7 @@ func TestBullyPure(t *testing.T) {
 			if b, c := succ(w2, s), succ(w1, s); !slices.Equal(a, b) || !slices.Equal(a, c) {
 				t.Fatalf("%v: a state's successors differ between expansions", flags)
 			}
-			if _, err := w1.Successors(s, func(_ explorer.Transition, next []byte) {
+			if _, err := explorer.Successors(w1, s, func(_ explorer.Transition, next []byte) {
 				if !seen[string(next)] {
 					seen[string(next)] = true
 					stack = append(stack, slices.Clone(next))

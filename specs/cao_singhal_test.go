@@ -108,7 +108,7 @@ func newCSDriver(t *testing.T, m explorer.Model) *csDriver {
 // labels returns the labels of the enabled transitions.
 func (d *csDriver) labels() []string {
 	var out []string
-	n, err := d.w.Successors(d.state, func(explorer.Transition, []byte) {})
+	n, err := explorer.Successors(d.w, d.state, func(explorer.Transition, []byte) {})
 	if err != nil {
 		d.t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func (d *csDriver) take(ok func(string) bool) bool {
 	for a, l := range d.labels() {
 		if ok(l) {
 			k := 0
-			_, err := d.w.Successors(d.state, func(_ explorer.Transition, next []byte) {
+			_, err := explorer.Successors(d.w, d.state, func(_ explorer.Transition, next []byte) {
 				if k == a {
 					d.state = append([]byte(nil), next...)
 				}

@@ -50,12 +50,12 @@ func collect(ss *[]succ) func(explorer.Transition, []byte) {
 	return func(t explorer.Transition, next []byte) { *ss = append(*ss, succ{t, bytes.Clone(next)}) }
 }
 
-// plain checks st with w against want and lists its successors: what the
-// combined calls must give.
-func plain(w explorer.Worker, st []byte, want uint64) (ss []succ, p int, checkErr error, n int, err error) {
-	p, checkErr = w.Check(st, want)
-	n, err = w.Successors(st, collect(&ss))
-	return ss, p, checkErr, n, err
+// plain checks st with w against want and lists its successors: what
+// one call of Expand must give.
+func plain(w explorer.Worker, st []byte, want uint64) (ss []succ, mask uint64, checkErr error, n int, err error) {
+	mask, checkErr = w.Check(st, want)
+	n, err = explorer.Successors(w, st, collect(&ss))
+	return ss, mask, checkErr, n, err
 }
 
 // nexts returns the successors of ss.
@@ -79,38 +79,41 @@ func everyProperty(m explorer.Model) (want, stop uint64) {
 	return want, stop
 }
 
-// TestCheckExpandIsCheckThenSuccessors: on every reachable state of small
+// TestExpandIsCheckThenSuccessors: on every reachable state of small
 // instances of every catalog spec and broken twin (up to 3,000 states
-// each), a worker's CheckExpand, which evaluates the invariants on the view
-// the expansion then reuses, returns what Check and Successors of another
-// worker return: the same verdict or error, and unless the verdict is an
-// assertion that stops the expansion, the same transitions and successors
-// in the same order.
-func TestCheckExpandIsCheckThenSuccessors(t *testing.T) {
+// each), a worker's Expand with every property to check, which evaluates
+// the invariants on the view the expansion then reuses, returns what Check
+// and Successors of another worker return: the same verdicts or error, and
+// unless a verdict is an assertion that stops the expansion, the same
+// transitions (with their action indices) and successors in the same order.
+func TestExpandIsCheckThenSuccessors(t *testing.T) {
 	for _, spec := range Catalog() {
 		t.Run(spec.Name, func(t *testing.T) {
 			m := smallInstance(t, spec)
 			a, b := m.NewWorker(), m.NewWorker()
-			ce, ok := b.(explorer.CheckExpander)
-			if !ok {
-				t.Skipf("%T is not a CheckExpander", b)
-			}
 			want, stop := everyProperty(m)
+			var s2 []succ
+			x := explorer.Expansion{Want: want, Stop: stop, Emit: collect(&s2)}
 			walk(t, m, 3000, func(st []byte) [][]byte {
-				s1, p1, err1, n1, errA := plain(a, st, want)
-				var s2 []succ
-				p2, err2, n2, errB := ce.CheckExpand(st, want, stop, collect(&s2))
-				if p1 != p2 || fmt.Sprint(err1) != fmt.Sprint(err2) {
-					t.Fatalf("state %x: Check gives %d %v, CheckExpand %d %v", st, p1, err1, p2, err2)
+				s1, mask, err1, n1, errA := plain(a, st, want)
+				s2 = s2[:0]
+				r, errB := b.Expand(st, &x)
+				if mask != r.Violated || fmt.Sprint(err1) != fmt.Sprint(r.CheckErr) {
+					t.Fatalf("state %x: Check gives %#x %v, Expand %#x %v", st, mask, err1, r.Violated, r.CheckErr)
 				}
-				if err1 != nil || p1 >= 0 && stop&(1<<uint(p1)) != 0 {
-					if n2 != 0 || len(s2) != 0 || errB != nil {
-						t.Fatalf("state %x: CheckExpand expanded a state that breaks an assertion or whose check failed", st)
+				if err1 != nil || mask&stop != 0 {
+					if r.Expanded || r.Enabled != 0 || len(s2) != 0 || errB != nil {
+						t.Fatalf("state %x: Expand expanded a state that breaks an assertion or whose check failed", st)
 					}
 					return nil
 				}
-				if n1 != n2 || fmt.Sprint(errA) != fmt.Sprint(errB) || fmt.Sprint(s1) != fmt.Sprint(s2) {
-					t.Fatalf("state %x: Successors gives %d %v\n%v\nCheckExpand %d %v\n%v", st, n1, errA, s1, n2, errB, s2)
+				if !r.Expanded || !r.All || n1 != r.Enabled || fmt.Sprint(errA) != fmt.Sprint(errB) || fmt.Sprint(s1) != fmt.Sprint(s2) {
+					t.Fatalf("state %x: Successors gives %d %v\n%v\nExpand %+v %v\n%v", st, n1, errA, s1, r, errB, s2)
+				}
+				for i, s := range s1 {
+					if s.t.Action != uint32(i) {
+						t.Fatalf("state %x: transition %d has action index %d", st, i, s.t.Action)
+					}
 				}
 				return nexts(s1)
 			})
@@ -118,49 +121,47 @@ func TestCheckExpandIsCheckThenSuccessors(t *testing.T) {
 	}
 }
 
-// TestCheckExpandKeyed: on the reachable states of small instances of
-// every catalog spec and broken twin (up to 3,000 states each), a worker's
-// CheckExpandKeyed offers a key for every transition, in the order of
+// TestExpandOffers: on the reachable states of small instances of every
+// catalog spec and broken twin (up to 3,000 states each), a worker's Expand
+// with Offer offers a key for every transition, in the order of
 // Successors, and builds exactly the successors whose offer it was told to
 // take (here every other one), equal to those of Successors. The keys are
 // a function of the successor's encoding: a state reached from several
 // parents, by several transitions, has one key, and no two states reached
-// share a key.
-func TestCheckExpandKeyed(t *testing.T) {
-	keyed := 0
+// share a key. Most specs compute the keys before they build the
+// successors; the others (which normalize their states) hash the
+// successors they build.
+func TestExpandOffers(t *testing.T) {
 	for _, spec := range Catalog() {
 		t.Run(spec.Name, func(t *testing.T) {
 			m := smallInstance(t, spec)
 			a, b := m.NewWorker(), m.NewWorker()
-			kx, ok := b.(explorer.KeyedExpander)
-			if !ok || !kx.Keyed() {
-				t.Skipf("%T does not build successors by keys", b)
-			}
-			keyed++
 			want, stop := everyProperty(m)
 			keyOf := map[string]uint64{}
 			stateOf := map[uint64]string{}
+			var keys []uint64
+			var offered []explorer.Transition
+			var s2 []succ
+			x := explorer.Expansion{Want: want, Stop: stop, Emit: collect(&s2), Offer: func(t explorer.Transition, key uint64) bool {
+				keys = append(keys, key)
+				offered = append(offered, t)
+				return len(keys)%2 == 1
+			}}
 			walk(t, m, 3000, func(st []byte) [][]byte {
-				s1, p1, err1, n1, errA := plain(a, st, want)
-				var keys []uint64
-				var offered []explorer.Transition
-				var s2 []succ
-				p2, err2, n2, errB := kx.CheckExpandKeyed(st, want, stop, func(t explorer.Transition, key uint64) bool {
-					keys = append(keys, key)
-					offered = append(offered, t)
-					return len(keys)%2 == 1
-				}, collect(&s2))
-				if p1 != p2 || fmt.Sprint(err1) != fmt.Sprint(err2) {
-					t.Fatalf("state %x: Check gives %d %v, CheckExpandKeyed %d %v", st, p1, err1, p2, err2)
+				s1, mask, err1, n1, errA := plain(a, st, want)
+				keys, offered, s2 = keys[:0], offered[:0], s2[:0]
+				r, errB := b.Expand(st, &x)
+				if mask != r.Violated || fmt.Sprint(err1) != fmt.Sprint(r.CheckErr) {
+					t.Fatalf("state %x: Check gives %#x %v, Expand %#x %v", st, mask, err1, r.Violated, r.CheckErr)
 				}
-				if err1 != nil || p1 >= 0 && stop&(1<<uint(p1)) != 0 {
-					if n2 != 0 || len(keys) != 0 || len(s2) != 0 || errB != nil {
-						t.Fatalf("state %x: CheckExpandKeyed expanded a state that breaks an assertion or whose check failed", st)
+				if err1 != nil || mask&stop != 0 {
+					if r.Expanded || r.Enabled != 0 || len(keys) != 0 || len(s2) != 0 || errB != nil {
+						t.Fatalf("state %x: Expand expanded a state that breaks an assertion or whose check failed", st)
 					}
 					return nil
 				}
-				if n1 != n2 || fmt.Sprint(errA) != fmt.Sprint(errB) || len(keys) != len(s1) {
-					t.Fatalf("state %x: Successors gives %d %v and %d successors, CheckExpandKeyed %d %v and %d keys", st, n1, errA, len(s1), n2, errB, len(keys))
+				if n1 != r.Enabled || fmt.Sprint(errA) != fmt.Sprint(errB) || len(keys) != len(s1) {
+					t.Fatalf("state %x: Successors gives %d %v and %d successors, Expand %d %v and %d keys", st, n1, errA, len(s1), r.Enabled, errB, len(keys))
 				}
 				var taken []succ
 				for i, s := range s1 {
@@ -179,13 +180,10 @@ func TestCheckExpandKeyed(t *testing.T) {
 					}
 				}
 				if fmt.Sprint(taken) != fmt.Sprint(s2) {
-					t.Fatalf("state %x: the successors taken are\n%v\nCheckExpandKeyed built\n%v", st, taken, s2)
+					t.Fatalf("state %x: the successors taken are\n%v\nExpand built\n%v", st, taken, s2)
 				}
 				return nexts(s1)
 			})
 		})
-	}
-	if keyed == 0 {
-		t.Fatal("no catalog spec builds its successors by keys")
 	}
 }

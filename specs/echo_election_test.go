@@ -104,7 +104,7 @@ func echoMessageRange(t *testing.T, m explorer.Model) (lo, hi int) {
 			next []byte
 		}
 		var out []edge
-		if _, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
+		if _, err := explorer.Successors(w, s, func(tr explorer.Transition, next []byte) {
 			out = append(out, edge{int(tr.Messages), slices.Clone(next)})
 		}); err != nil {
 			t.Fatal(err)

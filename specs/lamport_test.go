@@ -216,7 +216,7 @@ func lamportMessageRange(t *testing.T, m explorer.Model) (lo, hi int) {
 		}
 		var out, again []edge
 		for _, dst := range []*[]edge{&out, &again} {
-			if _, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
+			if _, err := explorer.Successors(w, s, func(tr explorer.Transition, next []byte) {
 				*dst = append(*dst, edge{int(tr.Messages), bytes.Clone(next)})
 			}); err != nil {
 				t.Fatal(err)

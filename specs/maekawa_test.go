@@ -61,7 +61,7 @@ func mkExplore(t *testing.T, m explorer.Model) mkGraph {
 			next []byte // nil when already explored
 		}
 		var succs []succ
-		n, err := w.Successors(s, func(tr explorer.Transition, next []byte) {
+		n, err := explorer.Successors(w, s, func(tr explorer.Transition, next []byte) {
 			sc := succ{msgs: tr.Messages, h: xxh3.Hash(next)}
 			if _, seen := memo[sc.h]; !seen {
 				sc.next = slices.Clone(next)

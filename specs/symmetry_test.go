@@ -2,6 +2,7 @@ package specs
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
@@ -218,7 +219,7 @@ func checkReplays(t *testing.T, m explorer.Model, v explorer.Violation) {
 	for _, a := range acts {
 		var next []byte
 		k := 0
-		if _, err := w.Successors(cur, func(_ explorer.Transition, s []byte) {
+		if _, err := explorer.Successors(w, cur, func(_ explorer.Transition, s []byte) {
 			if k == int(a) {
 				next = append([]byte(nil), s...)
 			}
@@ -230,7 +231,7 @@ func checkReplays(t *testing.T, m explorer.Model, v explorer.Violation) {
 	}
 	if v.Property == properties.DeadlockFreedom {
 		live := 0
-		if _, err := w.Successors(cur, func(tr explorer.Transition, _ []byte) {
+		if _, err := explorer.Successors(w, cur, func(tr explorer.Transition, _ []byte) {
 			if !tr.Fault {
 				live++
 			}
@@ -248,10 +249,46 @@ func checkReplays(t *testing.T, m explorer.Model, v explorer.Violation) {
 			continue
 		}
 		got, err := w.Check(cur, 1<<uint(k))
-		if err != nil || got != k {
+		if err != nil || got != 1<<uint(k) {
 			t.Errorf("%s: the last state of the counterexample does not violate it (%d, %v)", v.Property, got, err)
 		}
 		return
 	}
 	t.Errorf("%s: not a property of the model", v.Property)
+}
+
+// BenchmarkSymmetryCost checks the safety claims of specs that declare a
+// symmetry with every ID arrangement, with --symmetry and without, one
+// worker: --symmetry stores fewer states and must not take longer. It
+// reports states (orbits with symmetry) per second.
+func BenchmarkSymmetryCost(b *testing.B) {
+	for _, tc := range []struct{ spec, n string }{
+		{"chang-roberts", "5"},
+		{"chang-roberts-bidirectional", "5"},
+	} {
+		for _, sym := range []bool{false, true} {
+			b.Run(fmt.Sprintf("spec=%s/n=%s/symmetry=%v", tc.spec, tc.n, sym), func(b *testing.B) {
+				m := build(b, tc.spec, map[string]string{"n": tc.n, "ids": "all"})
+				spec, _ := Lookup(tc.spec)
+				var claims []string
+				for _, p := range m.Properties() {
+					if slices.Contains(spec.Claims, p.Name) {
+						claims = append(claims, p.Name)
+					}
+				}
+				var r *explorer.Result
+				for i := 0; i < b.N; i++ {
+					var err error
+					if r, err = explorer.Check(m, explorer.Config{Workers: 1, Properties: claims, Symmetry: sym}); err != nil {
+						b.Fatal(err)
+					}
+					if r.Status != explorer.OK {
+						b.Fatalf("%v (%s)", r.Status, r.Reason)
+					}
+				}
+				b.ReportMetric(float64(r.States)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+				b.ReportMetric(float64(r.States), "states")
+			})
+		}
+	}
 }

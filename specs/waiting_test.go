@@ -38,7 +38,7 @@ func waitReachable(t *testing.T, m explorer.Model) map[string]bool {
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if _, err := w.Successors(s, func(_ explorer.Transition, next []byte) {
+		if _, err := explorer.Successors(w, s, func(_ explorer.Transition, next []byte) {
 			if !seen[string(next)] {
 				seen[string(next)] = true
 				stack = append(stack, slices.Clone(next))

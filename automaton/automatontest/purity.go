@@ -27,7 +27,7 @@ type expansion struct {
 
 func expand(w explorer.Worker, s []byte) expansion {
 	var e expansion
-	e.n, e.err = w.Successors(s, func(t explorer.Transition, next []byte) {
+	e.n, e.err = explorer.Successors(w, s, func(t explorer.Transition, next []byte) {
 		e.succ = append(e.succ, successor{t: t, next: bytes.Clone(next)})
 	})
 	return e
@@ -166,7 +166,7 @@ func CheckPure(t testing.TB, m explorer.Model, maxStates int) {
 		k2, err2 := w2.Check(s, want)
 		k3, err3 := w1.Check(s, want)
 		if k1 != k2 || k1 != k3 || errString(err1) != errString(err2) || errString(err1) != errString(err3) {
-			t.Errorf("CheckPure: %s: Check answered %d (%v), %d (%v), %d (%v)", where(), k1, err1, k2, err2, k3, err3)
+			t.Errorf("CheckPure: %s: Check answered %#x (%v), %#x (%v), %#x (%v)", where(), k1, err1, k2, err2, k3, err3)
 			return
 		}
 		v1, err1 := w1.ValidEnd(s)

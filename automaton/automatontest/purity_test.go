@@ -134,12 +134,16 @@ func (w *toyWorker) Successors(s []byte, emit func(explorer.Transition, []byte))
 	return 1, nil
 }
 
-func (w *toyWorker) Check(s []byte, want uint64) (int, error) {
+func (w *toyWorker) Check(s []byte, want uint64) (uint64, error) {
 	*w.m.checks++
 	if w.m.flakyCheck && *w.m.checks%2 == 0 {
-		return 0, nil
+		return 1, nil
 	}
-	return -1, nil
+	return 0, nil
+}
+
+func (w *toyWorker) Expand(s []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, s, x)
 }
 
 func (w *toyWorker) ValidEnd(s []byte) (bool, error) {
@@ -156,7 +160,7 @@ func TestCheckPureToys(t *testing.T) {
 		{"pure", toy{}, ""},
 		{"mutates its input", toy{mutate: true}, "CheckPure: state 0 (00 00): Successors modified its input to 00 01"},
 		{"leaks worker memory", toy{leak: true}, "CheckPure: state 0 (00 00): the same worker disagrees with itself after expanding another state: action 0: successor 01 00, then 01 01"},
-		{"flaky Check", toy{flakyCheck: true}, "CheckPure: state 0 (00 00): Check answered -1 (<nil>), 0 (<nil>), -1 (<nil>)"},
+		{"flaky Check", toy{flakyCheck: true}, "CheckPure: state 0 (00 00): Check answered 0x0 (<nil>), 0x1 (<nil>), 0x0 (<nil>)"},
 		{"flaky ValidEnd", toy{flakyEnd: true}, "CheckPure: state 0 (00 00): ValidEnd answered false (<nil>), true (<nil>), false (<nil>)"},
 	}
 	for _, tt := range tests {

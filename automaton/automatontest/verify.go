@@ -211,11 +211,13 @@ type recordingModel struct {
 }
 
 func (m recordingModel) NewWorker() explorer.Worker {
-	w := m.Model.NewWorker()
-	if r, ok := w.(explorer.Reducer); ok {
-		return recordingReducer{recordingWorker{w, m.rec}, r}
-	}
-	return recordingWorker{w, m.rec}
+	return recordingWorker{m.Model.NewWorker(), m.rec}
+}
+
+// Reducible implements explorer.Reducible as the model recorded does.
+func (m recordingModel) Reducible() bool {
+	r, ok := m.Model.(explorer.Reducible)
+	return ok && r.Reducible()
 }
 
 type recordingWorker struct {
@@ -223,16 +225,15 @@ type recordingWorker struct {
 	rec *recorder
 }
 
-func (w recordingWorker) Check(s []byte, want uint64) (int, error) {
+func (w recordingWorker) Check(s []byte, want uint64) (uint64, error) {
 	w.rec.record(s)
 	return w.Worker.Check(s, want)
 }
 
-type recordingReducer struct {
-	recordingWorker
-	r explorer.Reducer
-}
-
-func (w recordingReducer) Reduced(s []byte, emit func(a uint32, t explorer.Transition, next []byte)) (int, bool, error) {
-	return w.r.Reduced(s, emit)
+// Expand records s when the search checks it as it expands it.
+func (w recordingWorker) Expand(s []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	if x.Want != 0 {
+		w.rec.record(s)
+	}
+	return w.Worker.Expand(s, x)
 }

@@ -1,0 +1,59 @@
+// Package explorer searches the state space of a Model exhaustively, breadth
+// first (the default, which gives shortest counterexamples) or depth first,
+// with parallel workers, and checks its invariants and deadlock-freedom.
+//
+// States are deduplicated by 64-bit fingerprints (xxHash64 with its fixed
+// seed 0 over the canonical encoding), stored in open-addressing tables of
+// fingerprints (fpSet, visitedSet) sharded one per worker, each state with
+// an 8-byte record of its predecessor and action. Breadth-first search runs
+// level by level: the workers expand contiguous ranges of the current level,
+// then each inserts the successors that fall into its own shard, in
+// canonical order, so no lock is taken and the result (counts, verdicts and
+// counterexample) is the same for every worker count. The counterexample
+// reported is the shortest, and among the shortest the one whose sequence of
+// (initial state, action indices) comes first.
+//
+// # The contract with a model
+//
+// A Model gives its initial states, its properties and Workers. A Worker has
+// three methods, all required: Expand, Check and ValidEnd. Expand is the one
+// successor pipeline: it checks a state for the invariants the search wants
+// (Expansion.Want), stops at a broken model assumption (Expansion.Stop), and
+// lists the successors, offering each by a key before it is built
+// (Expansion.Offer) or only a stubborn subset of them (Expansion.Reduce).
+// Breadth-first and depth-first search, the liveness graph, the depth limit,
+// checkpoints and trace replay all ask Expand, so a wrapper that forwards it
+// keeps every path of the model it wraps. A hand-written worker that only
+// lists successors implements Expand with ExpandBySuccessors; Successors
+// lists the successors of any Worker.
+//
+// The optional interfaces say what a model or worker can do beyond that:
+//
+//	Model:  InitialStreamer  initial states one at a time, under the limits
+//	        Describer        variables and action labels, for traces
+//	        Explainer        why a state is as it is (who waits for whom)
+//	        LiveModel        liveness properties and fairness tasks
+//	        Symmetric        a group of process permutations (Config.Symmetry)
+//	        Reducible        partial-order reduction (Config.Reduction)
+//	        Instrumenter     the metrics time, sync-delay, messages-per-entry
+//	Worker: Bounder          a state bound (states past it are not expanded)
+//	        LiveWorker       the predicates of the liveness properties
+//	        TypedWorker      messages of one type, for messages:TYPE
+//	        MeasureWorker    the worker of an instrumented model
+//
+// # Files
+//
+//	doc.go         this map
+//	model.go       the contract: Model, Worker, Expansion, the optional interfaces
+//	config.go      Config, its strategies, reductions and fairness
+//	result.go      Result, verdicts, traces
+//	search.go      Check: the search's setup, limits, initial states, replay
+//	bfs.go         breadth-first search: levels, expansion (phase 1), storing (phase 2)
+//	dfs.go         depth-first search and its cycle proviso
+//	visited.go     the sharded visited set with predecessor records
+//	fpset.go       open-addressing fingerprint tables
+//	graph.go       the state graph recorded or built for liveness and metrics
+//	liveness.go    liveness under fairness, and metrics on the state graph
+//	symmetry.go    the quotient by a symmetry group, and its real traces
+//	checkpoint.go  saving and resuming a search
+package explorer
