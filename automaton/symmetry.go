@@ -344,6 +344,13 @@ type canonicalizer[S any, M Message, P Process[S, M]] struct {
 // its own representative, else memory of the canonicalizer valid until
 // its next call.
 func (c *canonicalizer[S, M, P]) Canonical(s []byte) (rep []byte, orbit int, err error) {
+	rep, orbit, _, err = c.CanonicalPerm(s)
+	return rep, orbit, err
+}
+
+// CanonicalPerm implements explorer.Permuting: Canonical, with the index
+// of a permutation of the group that maps s to rep.
+func (c *canonicalizer[S, M, P]) CanonicalPerm(s []byte) (rep []byte, orbit, g int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("permuting a state: %w", panicError(r))
@@ -364,13 +371,38 @@ func (c *canonicalizer[S, M, P]) Canonical(s []byte) (rep []byte, orbit int, err
 	}
 	orbit = len(c.g.perms) / same
 	if best == 0 {
-		return s, orbit, nil
+		return s, orbit, 0, nil
 	}
+	return c.permuted(best), orbit, best, nil
+}
+
+// permuted returns the permutation k of the parsed state, in c.out: the
+// fast path's segments moved, or the slow path's encoded in full.
+func (c *canonicalizer[S, M, P]) permuted(k int) []byte {
 	c.out = c.out[:0]
-	for u := range c.units {
-		c.out = append(c.out, c.unit(best, u)...)
+	if c.g.slow {
+		c.out, _ = c.permute(k, c.out, nil)
+		return c.out
 	}
-	return c.out, orbit, nil
+	for u := range c.units {
+		c.out = append(c.out, c.unit(k, u)...)
+	}
+	return c.out
+}
+
+// Permute implements explorer.Permuting: the permutation g of s, valid
+// until the next call.
+func (c *canonicalizer[S, M, P]) Permute(s []byte, g int) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("permuting a state: %w", panicError(r))
+		}
+	}()
+	if g < 0 || g >= len(c.g.perms) {
+		return nil, fmt.Errorf("permuting a state: no permutation %d in a group of %d", g, len(c.g.perms))
+	}
+	c.parse(s)
+	return c.permuted(g), nil
 }
 
 // parse finds the segments of s, and with crashes the environment segment
@@ -437,17 +469,17 @@ func (c *canonicalizer[S, M, P]) compare(a, b int) int {
 
 // canonicalSlow is Canonical for a system whose segments must be decoded
 // to be permuted: every permutation of s is encoded in full.
-func (c *canonicalizer[S, M, P]) canonicalSlow(s []byte) ([]byte, int, error) {
+func (c *canonicalizer[S, M, P]) canonicalSlow(s []byte) ([]byte, int, int, error) {
 	c.parse(s)
 	c.best = append(c.best[:0], s...)
-	same := 1
+	same, g := 1, 0
 	for k := 1; k < len(c.g.perms); k++ {
 		var cmp int
 		c.cand, cmp = c.permute(k, c.cand[:0], c.best)
 		switch {
 		case cmp < 0:
 			c.best, c.cand = c.cand, c.best
-			same = 1
+			same, g = 1, k
 		case cmp == 0:
 			same++
 		}
@@ -455,7 +487,7 @@ func (c *canonicalizer[S, M, P]) canonicalSlow(s []byte) ([]byte, int, error) {
 	// The identity keeps s as it is only if decoding and encoding again
 	// gives the same bytes, which the codec guarantees for a canonical
 	// encoding.
-	return c.best, len(c.g.perms) / same, nil
+	return c.best, len(c.g.perms) / same, g, nil
 }
 
 // permute appends the encoding of permutation k of the parsed state to out
@@ -463,7 +495,8 @@ func (c *canonicalizer[S, M, P]) canonicalSlow(s []byte) ([]byte, int, error) {
 // stops as soon as the segments it has encoded make the permutation
 // greater than best (most permutations lose at their first process
 // segment), and then returns a part of the encoding only; otherwise the
-// whole encoding and how it compares.
+// whole encoding and how it compares. With best nil it compares nothing
+// and encodes the whole permutation.
 func (c *canonicalizer[S, M, P]) permute(k int, out, best []byte) ([]byte, int) {
 	sys, g := c.sys, c.g
 	p := g.perms[k]
@@ -473,6 +506,9 @@ func (c *canonicalizer[S, M, P]) permute(k int, out, best []byte) ([]byte, int) 
 	// the segments are prefix-free, so the first byte that differs
 	// decides, as on the whole encodings.
 	behind := func() bool {
+		if best == nil {
+			return false
+		}
 		if decided == 0 {
 			decided = bytes.Compare(out, best[:min(len(out), len(best))])
 		}

@@ -28,6 +28,22 @@ type Canonicalizer interface {
 	Canonical(s []byte) (rep []byte, orbit int, err error)
 }
 
+// Permuting is an optional interface of a Canonicalizer that can say which
+// permutation of the group maps a state to its representative, and apply
+// a permutation to another state. The search then checks the symmetry in
+// a state s with representative g(s) by comparing the successors of g(s)
+// with the images under g of the successors of s, state by state, instead
+// of comparing the orbits of both, which costs a representative for every
+// successor on both sides.
+type Permuting interface {
+	// CanonicalPerm is Canonical, with the index g of a permutation of
+	// the group that maps s to rep (0 for the identity).
+	CanonicalPerm(s []byte) (rep []byte, orbit, g int, err error)
+	// Permute returns the image of s under permutation g, valid until the
+	// next call.
+	Permute(s []byte, g int) ([]byte, error)
+}
+
 // symModel is the quotient of a Symmetric model: its states are the
 // representatives, and each transition of a representative leads to the
 // representative of its successor. Its workers check, on every
@@ -81,18 +97,29 @@ func (q *symModel) Initial() ([][]byte, error) { return q.initial, nil }
 func (q *symModel) NewWorker() Worker {
 	w := &symWorker{q: q, w: q.Model.NewWorker(), probe: q.Model.NewWorker(), canon: q.sym.NewCanonicalizer(), pcanon: q.sym.NewCanonicalizer(), checked: make([]uint64, 1<<17)}
 	w.emitFn = w.emitRep
+	w.perm, _ = w.canon.(Permuting)
+	w.pperm, _ = w.pcanon.(Permuting)
 	w.countX.Emit = func(t Transition, next []byte) {
 		w.count.all++
 		w.count.messages += int64(t.Messages)
 		if !t.Fault {
 			w.count.live++
 		}
-		rep, _, err := w.pcanon.Canonical(next)
+		// Each successor as it stands, its image under g, or its
+		// representative (see transitions).
+		img := next
+		var err error
+		switch {
+		case w.g > 0:
+			img, err = w.pperm.Permute(next, w.g)
+		case w.g < 0:
+			img, _, err = w.pcanon.Canonical(next)
+		}
 		if err != nil {
 			w.countErr = err
 			return
 		}
-		h := fingerprint(rep)
+		h := fingerprint(img)
 		w.count.sum += h
 		w.count.xor ^= h * 0x9e3779b97f4a7c15
 	}
@@ -138,7 +165,12 @@ type symWorker struct {
 	// countX sums up the transitions of a state (transitions).
 	countX Expansion
 	// pcanon canonicalizes the successors probe computes.
-	pcanon   Canonicalizer
+	pcanon Canonicalizer
+	// perm and pperm are canon and pcanon as Permutings, or nil.
+	perm, pperm Permuting
+	// g is what transitions sums up of each successor: its representative
+	// (-1), the successor itself (0), or its image under permutation g.
+	g        int
 	count    summary
 	countErr error
 	err      error
@@ -166,16 +198,24 @@ func (w *symWorker) emitRep(t Transition, next []byte) {
 		w.emit(t, next)
 		return
 	}
-	rep, _, err := w.canon.Canonical(next)
+	var rep []byte
+	g := -1 // no permutation known: compare orbits
+	var err error
+	if w.perm != nil {
+		rep, _, g, err = w.perm.CanonicalPerm(next)
+	} else {
+		rep, _, err = w.canon.Canonical(next)
+	}
 	if err != nil {
 		w.err = err
 		w.emit(t, next)
 		return
 	}
-	if len(rep) > 0 && len(next) > 0 && &rep[0] != &next[0] {
+	if len(rep) > 0 && len(next) > 0 && &rep[0] != &next[0] && g != 0 {
+		// (g = 0: the identity maps next to rep, a copy of it.)
 		h := fingerprint(rep)
 		if slot := &w.checked[h&uint64(len(w.checked)-1)]; *slot != h {
-			if w.err = w.agree(next, rep); w.err != nil {
+			if w.err = w.agree(next, rep, g); w.err != nil {
 				w.emit(t, next)
 				return
 			}
@@ -187,10 +227,13 @@ func (w *symWorker) emitRep(t Transition, next []byte) {
 
 // agree checks that state s and its representative rep agree on what the
 // reduction relies on: the verdicts of the invariants, the number of
-// transitions (live ones, messages sent) and the orbits they lead to (as a
-// multiset, by two order-independent hashes of the successors'
-// representatives), being a valid end state, and the state bound.
-func (w *symWorker) agree(s, rep []byte) error {
+// transitions (live ones, messages sent) and where they lead, being a valid
+// end state, and the state bound. Where they lead is compared as a
+// multiset, by two order-independent hashes: when the permutation g that
+// maps s to rep is known (g >= 0), the successors of rep must be the images
+// under g of the successors of s; otherwise both must lead to the same
+// orbits.
+func (w *symWorker) agree(s, rep []byte, g int) error {
 	q := w.q
 	props := q.Model.Properties()
 	if q.want != 0 {
@@ -206,11 +249,15 @@ func (w *symWorker) agree(s, rep []byte) error {
 			return w.broken(fmt.Sprintf("the property %s has a different verdict in a successor and in its representative", props[bits.TrailingZeros64(d)].Name))
 		}
 	}
-	sa, err := w.transitions(s)
+	from, to := g, 0 // the images of s's successors, rep's as they are
+	if g < 0 {
+		to = -1 // the representatives on both sides
+	}
+	sa, err := w.transitions(s, from)
 	if err != nil {
 		return err
 	}
-	sb, err := w.transitions(rep)
+	sb, err := w.transitions(rep, to)
 	if err != nil {
 		return err
 	}
@@ -218,6 +265,9 @@ func (w *symWorker) agree(s, rep []byte) error {
 		return w.broken(fmt.Sprintf("a successor has %d transitions (%d live, sending %d messages) and its representative %d (%d live, sending %d)", sa.all, sa.live, sa.messages, sb.all, sb.live, sb.messages))
 	}
 	if sa != sb {
+		if g >= 0 {
+			return w.broken("the transitions of a successor and of its representative lead to states that the permutation between them does not map onto each other")
+		}
 		return w.broken("the transitions of a successor and of its representative lead to different orbits")
 	}
 	if sa.live == 0 && q.checkDL {
@@ -255,8 +305,10 @@ type summary struct {
 	sum, xor            uint64
 }
 
-func (w *symWorker) transitions(s []byte) (c summary, err error) {
-	w.count, w.countErr = c, nil
+// transitions sums up the transitions of s, with each successor as g says
+// (w.g).
+func (w *symWorker) transitions(s []byte, g int) (c summary, err error) {
+	w.count, w.countErr, w.g = c, nil, g
 	err = expandFully(w.probe, s, &w.countX)
 	if err == nil {
 		err = w.countErr

@@ -2,6 +2,7 @@ package explorer_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
@@ -14,6 +15,11 @@ import (
 type swap struct {
 	wrap bool
 	bad  int
+	// lopsided lets the second counter count to 2 only: a model that
+	// breaks the symmetry it declares.
+	lopsided bool
+	// permuting gives it a Canonicalizer that is an explorer.Permuting.
+	permuting bool
 }
 
 func (m swap) Initial() ([][]byte, error) { return [][]byte{{0, 0}}, nil }
@@ -23,7 +29,31 @@ func (m swap) Properties() []properties.Info {
 func (m swap) NewWorker() explorer.Worker { return swapWorker{m} }
 func (m swap) Symmetry() (string, error)  { return "exchange of the two counters, 2 elements", nil }
 func (m swap) NewCanonicalizer() explorer.Canonicalizer {
+	if m.permuting {
+		return &permSwapCanon{}
+	}
 	return &swapCanon{}
+}
+
+// permSwapCanon is swapCanon that says which permutation it applied: 1
+// exchanges the counters.
+type permSwapCanon struct{ swapCanon }
+
+func (c *permSwapCanon) CanonicalPerm(s []byte) ([]byte, int, int, error) {
+	rep, orbit, err := c.Canonical(s)
+	g := 0
+	if rep[0] != s[0] {
+		g = 1
+	}
+	return rep, orbit, g, err
+}
+
+func (c *permSwapCanon) Permute(s []byte, g int) ([]byte, error) {
+	if g == 0 {
+		return s, nil
+	}
+	c.buf = [2]byte{s[1], s[0]}
+	return c.buf[:], nil
 }
 
 type swapCanon struct{ buf [2]byte }
@@ -42,8 +72,12 @@ func (w swapWorker) Successors(s []byte, emit func(explorer.Transition, []byte))
 	n := 0
 	for k := 0; k < 2; k++ {
 		next := []byte{s[0], s[1]}
+		limit := byte(3)
+		if k == 1 && w.m.lopsided {
+			limit = 2
+		}
 		switch {
-		case next[k] < 3:
+		case next[k] < limit:
 			next[k]++
 		case w.m.wrap:
 			next[k] = 0
@@ -144,6 +178,33 @@ func TestSymmetryRefusals(t *testing.T) {
 		c.cfg.Symmetry = true
 		if _, err := explorer.Check(c.m, c.cfg); !errors.Is(err, explorer.ErrConfig) {
 			t.Errorf("%s: %v, want a configuration error", name, err)
+		}
+	}
+}
+
+// TestSymmetryChecked: the quotient has the same figures whether the
+// canonicalizer says which permutation it applied (explorer.Permuting, the
+// successors compared state by state) or not (their orbits compared), and
+// a model that breaks the symmetry it declares fails either way, on both
+// strategies.
+func TestSymmetryChecked(t *testing.T) {
+	for _, permuting := range []bool{false, true} {
+		for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
+			cfg.Symmetry = true
+			r, err := explorer.Check(swap{bad: -1, permuting: permuting}, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != explorer.OK || r.States != 10 || r.RawStates != 16 {
+				t.Errorf("permuting %v, %s/%d: %s (%s), %d orbits holding %d states; want ok, 10 holding 16", permuting, r.Strategy, r.Workers, r.Status, r.Reason, r.States, r.RawStates)
+			}
+			r, err = explorer.Check(swap{bad: -1, permuting: permuting, lopsided: true}, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != explorer.Failed || !strings.Contains(r.Reason, "not symmetric") {
+				t.Errorf("permuting %v, %s/%d, lopsided: %s (%s); want a failure: the model is not symmetric", permuting, r.Strategy, r.Workers, r.Status, r.Reason)
+			}
 		}
 	}
 }
