@@ -43,17 +43,29 @@
 //
 // # Files
 //
-//	doc.go         this map
-//	model.go       the contract: Model, Worker, Expansion, the optional interfaces
-//	config.go      Config, its strategies, reductions and fairness
-//	result.go      Result, verdicts, traces
-//	search.go      Check: the search's setup, limits, initial states, replay
-//	bfs.go         breadth-first search: levels, expansion (phase 1), storing (phase 2)
-//	dfs.go         depth-first search and its cycle proviso
-//	visited.go     the sharded visited set with predecessor records
-//	fpset.go       open-addressing fingerprint tables
-//	graph.go       the state graph recorded or built for liveness and metrics
-//	liveness.go    liveness under fairness, and metrics on the state graph
-//	symmetry.go    the quotient by a symmetry group, and its real traces
-//	checkpoint.go  saving and resuming a search
+//	doc.go               this map
+//	model.go             the contract: Model, Worker, Expansion, the optional interfaces
+//	config.go            Config, its strategies, reductions and fairness
+//	result.go            Result, verdicts, traces, and the Result of a search
+//	search.go            Check: the search's setup, limits, initial states
+//	counterexample.go    counterexamples and failures found, and their traces replayed
+//	bfs.go               breadth-first search: the level loop and the state limit's cut
+//	bucket.go            a BFS level: buckets of states, verdicts, the canonical merge
+//	expand.go            BFS phase 1: expanding a range of the level (expander)
+//	store.go             BFS phase 2: storing a shard's new states (inserter)
+//	checks.go            BFS checks made at expansion (deferChecks), and per level
+//	dfs.go               depth-first search and its cycle proviso
+//	visited.go           the sharded visited set with predecessor records
+//	fpset.go             open-addressing fingerprint tables
+//	graph.go             the state graph for liveness and metrics: paths, SCCs
+//	graph_record.go      recording the state graph during the BFS
+//	graph_build.go       assembling the recorded graph, or exploring again
+//	fpindex.go           the index from fingerprints to the graph's state numbers
+//	spill.go             temporary files that keep fingerprints out of memory
+//	fairness.go          fairness, and fair cycles in the state graph
+//	liveness.go          the liveness check, and the phase on the state graph
+//	metrics.go           metrics on the state graph, their witnesses, instrumentation
+//	symmetry.go          the quotient by a symmetry group, and its real traces
+//	checkpoint.go        saving and resuming a search
+//	checkpoint_codec.go  the checkpoint file: atomic writes, checksum, encoding
 package explorer

@@ -193,3 +193,91 @@ func (r *Result) CollisionProbability() float64 {
 	n := float64(r.States)
 	return n * (n - 1) / 2 / 18446744073709551616.0
 }
+
+func (s *search) result(selected func(string) bool, live []LiveProperty) *Result {
+	r := &Result{
+		Strategy: s.cfg.Strategy, Workers: s.cfg.Workers, Fairness: s.cfg.Fairness,
+		Graph: s.graph, Metrics: s.metrics,
+		States: s.states.Load(), Transitions: s.transitions.Load(),
+		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
+		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
+		Elapsed: s.prior + time.Since(s.start), PeakMemory: s.peak.Load(),
+		Tracked: tracked(s.cfg.Metrics),
+	}
+	// A limit reached after the safety search finished (during the
+	// liveness phase) leaves its verdicts as they are: only what was not
+	// finished is unknown. One reached after every phase finished changes
+	// nothing.
+	if s.incomplete == "" && !s.finished {
+		s.incomplete = s.limitReason()
+	}
+	safety := s.safetyDone && s.failure == nil
+	complete := safety && s.incomplete == ""
+	r.Exhaustive = safety
+	bounded := r.Cut > 0
+	all := append(append([]properties.Info(nil), s.props...), properties.DeadlockInfo)
+	for k, p := range all {
+		pr := PropertyResult{Info: p, Verdict: Unknown}
+		switch {
+		case !selected(p.Name) && p.Kind != properties.Assertion:
+			pr.Verdict = Skipped
+		case !safety:
+		case bounded && k == s.deadlock:
+			// Terminal states may lie past the cut: unknown.
+		case bounded:
+			pr.Verdict = HoldsWithinBound
+		default:
+			pr.Verdict = Holds
+		}
+		for _, f := range s.violations {
+			if f.prop == k {
+				pr.Verdict = ViolatedVerdict
+			}
+		}
+		r.Properties = append(r.Properties, pr)
+	}
+	for _, f := range s.violations {
+		t, err := s.traceOf(f)
+		if err != nil && r.Err == nil {
+			r.Err = err
+		}
+		r.Violations = append(r.Violations, Violation{Property: all[f.prop].Name, Kind: all[f.prop].Kind, Process: -1, Trace: t})
+	}
+	for k, p := range live {
+		pr := PropertyResult{Info: p.Info, Verdict: Unknown}
+		switch {
+		case !selected(p.Name):
+			pr.Verdict = Skipped
+		case s.liveVerdict != nil && s.failure == nil:
+			pr.Verdict = s.liveVerdict[k]
+			if pr.Verdict == Holds && bounded {
+				pr.Verdict = HoldsWithinBound
+			}
+		}
+		r.Properties = append(r.Properties, pr)
+	}
+	r.Violations = append(r.Violations, s.liveViolations...)
+	if q, ok := s.m.(*symModel); ok {
+		r.Symmetry, r.RawStates, r.RawTerminal = q.group, s.raw.Load(), s.rawTerminal.Load()
+	}
+	switch {
+	case s.failure != nil:
+		r.Status, r.Reason, r.Err = Failed, s.failErr.Error(), s.failErr
+		if s.failure.hasRef || s.failure.path != nil {
+			if t, err := s.traceOf(*s.failure); err == nil {
+				r.Failure = &t
+			}
+		}
+	case len(r.Violations) > 0:
+		r.Status = Violated
+		r.Reason = s.incomplete
+	case !complete:
+		r.Status, r.Reason = Incomplete, s.incomplete
+	case bounded:
+		r.Status = Bounded
+		r.Reason = fmt.Sprintf("%d states lie beyond the model's bound and were not expanded", r.Cut)
+	default:
+		r.Status = OK
+	}
+	return r
+}

@@ -2,12 +2,9 @@ package explorer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/bits"
 	"runtime/metrics"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,40 +22,6 @@ const (
 	stopMemory
 	stopContext
 )
-
-// found is a counterexample found by the search: the property (an index
-// into the model's properties, or deadlock) and the fingerprint of the
-// violating state.
-type found struct {
-	prop int
-	fp   uint64
-	// ref is the state in the visited set, when hasRef.
-	ref    stateRef
-	hasRef bool
-	// path, when not nil, is the way to the state from an initial one, so
-	// that it need not be rebuilt from the visited set (DFS keeps no
-	// predecessors).
-	path *path
-}
-
-// path is a run from initial state init through the action indices acts;
-// fps[k] is the fingerprint of the state after acts[k].
-type path struct {
-	init int
-	acts []uint32
-	fps  []uint64
-}
-
-// traceOf rebuilds the trace to the state of f.
-func (s *search) traceOf(f found) (Trace, error) {
-	if f.path != nil {
-		return s.replay(f.path.init, f.path.acts, f.path.fps, nil)
-	}
-	if !f.hasRef {
-		return Trace{}, fmt.Errorf("explorer: state %016x is not in the visited set", f.fp)
-	}
-	return s.trace(f.ref, f.fp)
-}
 
 type search struct {
 	m        Model
@@ -435,34 +398,6 @@ func eachBit(mask uint64, fn func(p int)) {
 	}
 }
 
-// record notes a counterexample to property prop at the state r, with
-// fingerprint fp, the first for it.
-func (s *search) record(prop int, fp uint64, r stateRef) {
-	s.recordFound(found{prop: prop, fp: fp, ref: r, hasRef: true})
-}
-
-// recordPath is record with the path to the state, for a search that keeps
-// no predecessors.
-func (s *search) recordPath(prop int, fp uint64, p *path) {
-	s.recordFound(found{prop: prop, fp: fp, path: p})
-}
-
-func (s *search) recordFound(f found) {
-	prop := f.prop
-	for _, g := range s.violations {
-		if g.prop == prop {
-			return
-		}
-	}
-	s.violations = append(s.violations, f)
-	if prop < len(s.props) && s.assert&(1<<uint(prop)) == 0 {
-		s.want &^= 1 << uint(prop)
-	}
-	if prop == s.deadlock {
-		s.checkDL = false
-	}
-}
-
 // addInitial builds and stores the initial states (level 0) in order,
 // checking each, until a limit is reached. It returns the indices of the
 // initial states that are new, in order, their references in the visited
@@ -540,23 +475,6 @@ func roomToGrow[V any](s *search, m *swiss.Map[uint64, V], slot uintptr) bool {
 	return false
 }
 
-// fail ends the search as failed at the state r, with fingerprint fp.
-func (s *search) fail(fp uint64, r stateRef, err error) {
-	if s.failure == nil {
-		s.failure = &found{prop: -1, fp: fp, ref: r, hasRef: true}
-		s.failErr = err
-	}
-}
-
-// failPath is fail with the path to the state, for a search that keeps no
-// predecessors.
-func (s *search) failPath(fp uint64, p *path, err error) {
-	if s.failure == nil {
-		s.failure = &found{prop: -1, fp: fp, path: p}
-		s.failErr = err
-	}
-}
-
 // limitReason describes why the search stopped early, or "".
 func (s *search) limitReason() string {
 	switch s.stop.Load() {
@@ -585,120 +503,6 @@ func formatBytes(b uint64) string {
 	return fmt.Sprintf("%d B", b)
 }
 
-// errReplay is returned when a counterexample cannot be replayed: the model
-// is not deterministic (a transition is not pure).
-var errReplay = errors.New("explorer: replaying the counterexample reached a different state; a transition of the model is not pure")
-
-// trace rebuilds the path to the state r, with fingerprint fp, by following
-// predecessors back to an initial state and replaying it forwards.
-func (s *search) trace(r stateRef, fp uint64) (Trace, error) {
-	var acts []uint32
-	for cur := r; ; {
-		var parent stateRef
-		var act uint32
-		ok := cur.shard() < len(s.shards) && s.shards[cur.shard()] != nil
-		if ok {
-			parent, act, ok = s.shards[cur.shard()].Parent(cur)
-		}
-		if !ok {
-			return Trace{}, fmt.Errorf("explorer: state %016x is not in the visited set", fp)
-		}
-		acts = append(acts, act)
-		if parent == noRef {
-			break
-		}
-		cur = parent
-	}
-	init := int(acts[len(acts)-1])
-	acts = acts[:len(acts)-1]
-	slices.Reverse(acts)
-	return s.replay(init, acts, nil, &fp)
-}
-
-// Replay rebuilds the trace from initial state init through the given
-// action indices, describing every state when the model is a Describer.
-// When fps is not nil, each state's fingerprint must match it.
-func Replay(m Model, init int, acts []uint32, fps []uint64) (Trace, error) {
-	return replay(m, init, acts, fps, nil)
-}
-
-// replay is Replay; when final is not nil, the fingerprint of the last
-// state must be *final.
-func replay(m Model, init int, acts []uint32, fps []uint64, final *uint64) (Trace, error) {
-	var cur []byte
-	k := 0
-	err := eachInitial(m, func(st []byte) bool {
-		if k == init {
-			cur = append([]byte(nil), st...)
-			return false
-		}
-		k++
-		return true
-	})
-	if err != nil {
-		return Trace{}, err
-	}
-	if cur == nil {
-		return Trace{}, fmt.Errorf("explorer: no initial state %d", init)
-	}
-	d, _ := m.(Describer)
-	t := Trace{Initial: init}
-	if d != nil {
-		if t.InitialState, err = d.Describe(cur); err != nil {
-			return t, err
-		}
-	}
-	w := m.NewWorker()
-	for i, a := range acts {
-		next, err := successor(w, cur, a)
-		if err != nil {
-			return t, err
-		}
-		if fps != nil && fingerprint(next) != fps[i] {
-			return t, errReplay
-		}
-		step := Step{Action: fmt.Sprintf("#%d", a), ActionIndex: int(a)}
-		if d != nil {
-			if step.Action, err = d.Label(cur, int(a)); err != nil {
-				return t, err
-			}
-			if step.State, err = d.Describe(next); err != nil {
-				return t, err
-			}
-		}
-		t.Steps = append(t.Steps, step)
-		cur = next
-	}
-	if final != nil && fingerprint(cur) != *final {
-		return t, errReplay
-	}
-	if e, ok := m.(Explainer); ok {
-		if t.Explanation, err = e.Explain(cur); err != nil {
-			return t, err
-		}
-	}
-	return t, nil
-}
-
-// successor returns the successor of st by action index a, or errReplay
-// when st has no such transition.
-func successor(w Worker, st []byte, a uint32) ([]byte, error) {
-	var next []byte
-	idx := uint32(0)
-	if _, err := Successors(w, st, func(_ Transition, succ []byte) {
-		if idx == a {
-			next = append([]byte(nil), succ...)
-		}
-		idx++
-	}); err != nil {
-		return nil, err
-	}
-	if next == nil {
-		return nil, errReplay
-	}
-	return next, nil
-}
-
 // inBound reports whether st may be expanded: always, unless the worker
 // declares a bound.
 func inBound(w Worker, st []byte) (bool, error) {
@@ -715,94 +519,6 @@ func inBoundOf(b Bounder, st []byte) (bool, error) {
 	return b.InBound(st)
 }
 
-func (s *search) result(selected func(string) bool, live []LiveProperty) *Result {
-	r := &Result{
-		Strategy: s.cfg.Strategy, Workers: s.cfg.Workers, Fairness: s.cfg.Fairness,
-		Graph: s.graph, Metrics: s.metrics,
-		States: s.states.Load(), Transitions: s.transitions.Load(),
-		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
-		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
-		Elapsed: s.prior + time.Since(s.start), PeakMemory: s.peak.Load(),
-		Tracked: tracked(s.cfg.Metrics),
-	}
-	// A limit reached after the safety search finished (during the
-	// liveness phase) leaves its verdicts as they are: only what was not
-	// finished is unknown. One reached after every phase finished changes
-	// nothing.
-	if s.incomplete == "" && !s.finished {
-		s.incomplete = s.limitReason()
-	}
-	safety := s.safetyDone && s.failure == nil
-	complete := safety && s.incomplete == ""
-	r.Exhaustive = safety
-	bounded := r.Cut > 0
-	all := append(append([]properties.Info(nil), s.props...), properties.DeadlockInfo)
-	for k, p := range all {
-		pr := PropertyResult{Info: p, Verdict: Unknown}
-		switch {
-		case !selected(p.Name) && p.Kind != properties.Assertion:
-			pr.Verdict = Skipped
-		case !safety:
-		case bounded && k == s.deadlock:
-			// Terminal states may lie past the cut: unknown.
-		case bounded:
-			pr.Verdict = HoldsWithinBound
-		default:
-			pr.Verdict = Holds
-		}
-		for _, f := range s.violations {
-			if f.prop == k {
-				pr.Verdict = ViolatedVerdict
-			}
-		}
-		r.Properties = append(r.Properties, pr)
-	}
-	for _, f := range s.violations {
-		t, err := s.traceOf(f)
-		if err != nil && r.Err == nil {
-			r.Err = err
-		}
-		r.Violations = append(r.Violations, Violation{Property: all[f.prop].Name, Kind: all[f.prop].Kind, Process: -1, Trace: t})
-	}
-	for k, p := range live {
-		pr := PropertyResult{Info: p.Info, Verdict: Unknown}
-		switch {
-		case !selected(p.Name):
-			pr.Verdict = Skipped
-		case s.liveVerdict != nil && s.failure == nil:
-			pr.Verdict = s.liveVerdict[k]
-			if pr.Verdict == Holds && bounded {
-				pr.Verdict = HoldsWithinBound
-			}
-		}
-		r.Properties = append(r.Properties, pr)
-	}
-	r.Violations = append(r.Violations, s.liveViolations...)
-	if q, ok := s.m.(*symModel); ok {
-		r.Symmetry, r.RawStates, r.RawTerminal = q.group, s.raw.Load(), s.rawTerminal.Load()
-	}
-	switch {
-	case s.failure != nil:
-		r.Status, r.Reason, r.Err = Failed, s.failErr.Error(), s.failErr
-		if s.failure.hasRef || s.failure.path != nil {
-			if t, err := s.traceOf(*s.failure); err == nil {
-				r.Failure = &t
-			}
-		}
-	case len(r.Violations) > 0:
-		r.Status = Violated
-		r.Reason = s.incomplete
-	case !complete:
-		r.Status, r.Reason = Incomplete, s.incomplete
-	case bounded:
-		r.Status = Bounded
-		r.Reason = fmt.Sprintf("%d states lie beyond the model's bound and were not expanded", r.Cut)
-	default:
-		r.Status = OK
-	}
-	return r
-}
-
 // split returns the w-th of k nearly equal parts of [0, n).
 func split(n, k, w int) (lo, hi int) {
 	return n * w / k, n * (w + 1) / k
@@ -815,52 +531,4 @@ func (s *search) parallel(fn func(w int)) {
 		g.Go(func() error { fn(w); return nil })
 	}
 	_ = g.Wait()
-}
-
-// instrument returns the model that computes the metrics asked for: m
-// itself, or for time, sync-delay and messages-per-entry the model m's
-// Instrumenter returns.
-func instrument(m Model, metrics []string) (Model, error) {
-	var want []string
-	for _, name := range metrics {
-		if instrumented(name) {
-			want = append(want, name)
-		}
-	}
-	if len(want) == 0 {
-		return m, nil
-	}
-	in, ok := m.(Instrumenter)
-	if !ok {
-		return nil, fmt.Errorf("%w: --metric %s: this model cannot compute it", ErrConfig, want[0])
-	}
-	im, err := in.Instrument(want)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	if _, ok := im.NewWorker().(MeasureWorker); !ok {
-		return nil, fmt.Errorf("%w: --metric %s: the instrumented model's workers do not measure", ErrConfig, want[0])
-	}
-	return im, nil
-}
-
-// tracked says what the metrics asked for add to the states.
-func tracked(metrics []string) string {
-	var parts []string
-	entries := false
-	for _, m := range metrics {
-		switch m {
-		case MetricTime:
-			parts = append(parts, "the causal depth of every process and message (--metric time)")
-		case MetricSyncDelay:
-			parts = append(parts, "the message hops since the last exit of every process and message, and who waited at it (--metric sync-delay)")
-			entries = true
-		case MetricMessagesPerEntry:
-			entries = true
-		}
-	}
-	if entries {
-		parts = append(parts, "the critical-section entry every message in transit serves (--metric messages-per-entry, sync-delay)")
-	}
-	return strings.Join(parts, "; ")
 }

@@ -1,0 +1,326 @@
+package explorer
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Fairness is the fairness assumption under which liveness is checked.
+// The zero value is invalid.
+type Fairness uint8
+
+const (
+	// Weak fairness (the default, as in I/O automata): a task that is
+	// enabled from some point on is taken infinitely often.
+	Weak Fairness = 1 + iota
+	// Strong fairness: a task enabled infinitely often is taken infinitely
+	// often.
+	Strong
+	// NoFairness: every cycle counts, even one that ignores an enabled task
+	// forever.
+	NoFairness
+)
+
+func (f Fairness) String() string {
+	switch f {
+	case Weak:
+		return "weak"
+	case Strong:
+		return "strong"
+	case NoFairness:
+		return "none"
+	}
+	return fmt.Sprintf("Fairness(%d)", uint8(f))
+}
+
+// ParseFairness reads the --fairness flag value.
+func ParseFairness(s string) (Fairness, error) {
+	switch s {
+	case "weak":
+		return Weak, nil
+	case "strong":
+		return Strong, nil
+	case "none":
+		return NoFairness, nil
+	}
+	return 0, fmt.Errorf("--fairness %q: allowed values are weak, strong and none", s)
+}
+
+// bitset is a set of tasks.
+type bitset []uint64
+
+func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)      { b[i/64] |= 1 << uint(i%64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<uint(i%64)) != 0 }
+func (b bitset) fill(n int) {
+	for i := 0; i < n; i++ {
+		b.set(i)
+	}
+}
+func (b bitset) and(o bitset) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+func (b bitset) or(o bitset) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+func (b bitset) andNot(o bitset) bool {
+	any := false
+	for i := range b {
+		b[i] &^= o[i]
+		any = any || b[i] != 0
+	}
+	return any
+}
+
+// enabled returns the tasks enabled in state i (faults excluded).
+func (g *stateGraph) enabled(i int) bitset {
+	b := newBitset(g.ntasks)
+	lo, hi := g.edges(i)
+	for e := lo; e < hi; e++ {
+		if g.taskOf(e) >= 0 {
+			b.set(int(g.taskOf(e)))
+		}
+	}
+	return b
+}
+
+// component describes a set of states for the fairness test, strongly
+// connected along the edges of tasks: a fair cycle takes no fault, since an
+// execution takes finitely many (crashes and recoveries are the
+// environment's; ALGORITHMS.md 1.14's BU-TERM holds "after the last
+// fault"). fairCycle makes a set strongly connected along all edges into
+// such components first.
+type component struct {
+	nodes  []int
+	member func(int) bool
+	// tasks says that the set is strongly connected along task edges.
+	tasks bool
+}
+
+// tasksOf returns the tasks enabled in every state of c, in some state of
+// c, and taken by an edge inside c; and whether c has a cycle.
+func (g *stateGraph) tasksOf(c component) (all, some, taken bitset, cyclic bool) {
+	all, some, taken = newBitset(g.ntasks), newBitset(g.ntasks), newBitset(g.ntasks)
+	all.fill(g.ntasks)
+	for _, u := range c.nodes {
+		en := g.enabled(u)
+		all.and(en)
+		some.or(en)
+		lo, hi := g.edges(u)
+		for e := lo; e < hi; e++ {
+			if v := int(g.to[e]); c.member(v) && g.taskOf(e) >= 0 {
+				cyclic = cyclic || len(c.nodes) > 1 || v == u
+				taken.set(int(g.taskOf(e)))
+			}
+		}
+	}
+	return all, some, taken, cyclic
+}
+
+// fairCycle returns the states of a fair cycle inside c (a strongly
+// connected set), or nil: c itself under weak fairness or none, a
+// strongly connected part of it under strong fairness (the Streett
+// decomposition: drop the states where a task is enabled that c never
+// takes, and look again inside what is left).
+func (g *stateGraph) fairCycle(c component, f Fairness) []int {
+	if !c.tasks && g.faultInside(c) {
+		// Strongly connected along all edges, faults included: look in
+		// each part that is strongly connected along task edges. (Without
+		// a fault inside, c is such a part.)
+		return g.fairCycleIn(c.nodes, c.member, f)
+	}
+	all, some, taken, cyclic := g.tasksOf(c)
+	if !cyclic {
+		return nil
+	}
+	switch f {
+	case NoFairness:
+		return c.nodes
+	case Weak:
+		if all.andNot(taken) {
+			return nil
+		}
+		return c.nodes
+	}
+	bad := some
+	if !bad.andNot(taken) {
+		return c.nodes
+	}
+	keep := map[int]bool{}
+	for _, u := range c.nodes {
+		en := g.enabled(u)
+		if !en.andNot(complement(bad, g.ntasks)) {
+			keep[u] = true
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	return g.fairCycleIn(c.nodes, func(i int) bool { return keep[i] }, Strong)
+}
+
+// fairCycleIn returns a fair cycle (fairCycle) inside one of the parts of
+// the states of nodes where in holds that are strongly connected along task
+// edges, or nil.
+func (g *stateGraph) fairCycleIn(nodes []int, in func(int) bool, f Fairness) []int {
+	comp, count := g.sccOf(in, true)
+	groups := make([][]int, count)
+	for _, u := range nodes {
+		if in(u) {
+			groups[comp[u]] = append(groups[comp[u]], u)
+		}
+	}
+	for k, part := range groups {
+		k := int32(k)
+		sub := component{nodes: part, member: func(i int) bool { return in(i) && comp[i] == k }, tasks: true}
+		if fc := g.fairCycle(sub, f); fc != nil {
+			return fc
+		}
+	}
+	return nil
+}
+
+// complement returns the tasks not in b.
+func complement(b bitset, n int) bitset {
+	c := newBitset(n)
+	c.fill(n)
+	c.andNot(b)
+	return c
+}
+
+// faultInside reports whether a fault edge joins two states of c.
+func (g *stateGraph) faultInside(c component) bool {
+	if !g.faults {
+		return false
+	}
+	for _, u := range c.nodes {
+		lo, hi := g.edges(u)
+		for e := lo; e < hi; e++ {
+			if g.taskOf(e) < 0 && c.member(int(g.to[e])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFault reports whether a fault (crash or recovery) is enabled in state
+// u.
+func (g *stateGraph) hasFault(u int) bool {
+	lo, hi := g.edges(u)
+	for e := lo; e < hi; e++ {
+		if g.taskOf(e) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// selfLoop reports whether state u has an edge to itself.
+func (g *stateGraph) selfLoop(u int) bool {
+	lo, hi := g.edges(u)
+	for e := lo; e < hi; e++ {
+		if int(g.to[e]) == u {
+			return true
+		}
+	}
+	return false
+}
+
+// cycle builds a cycle from entry through the fair set nodes that is fair:
+// it takes an edge of every task taken inside the set and, under weak
+// fairness, passes a state where each task it never takes is disabled.
+func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int) {
+	member := map[int]bool{}
+	for _, u := range nodes {
+		member[u] = true
+	}
+	in := func(i int) bool { return member[i] }
+	_, some, taken, _ := g.tasksOf(component{nodes: nodes, member: in})
+	var edges []int
+	cur := entry
+	done := newBitset(g.ntasks)     // tasks the cycle has taken so far
+	disabled := newBitset(g.ntasks) // tasks disabled in a state it has visited
+	visit := func(u int) {
+		en := g.enabled(u)
+		for t := 0; t < g.ntasks; t++ {
+			if !en.has(t) {
+				disabled.set(t)
+			}
+		}
+	}
+	visit(cur)
+	walk := func(target func(int) bool) {
+		p, _ := g.pathOf(cur, in, target, true)
+		for _, e := range p {
+			if g.taskOf(e) >= 0 {
+				done.set(int(g.taskOf(e)))
+			}
+			visit(int(g.to[e]))
+		}
+		edges = append(edges, p...)
+		if len(p) > 0 {
+			cur = int(g.to[p[len(p)-1]])
+		}
+	}
+	if f != NoFairness {
+		for t := 0; t < g.ntasks; t++ {
+			if done.has(t) || (!taken.has(t) && disabled.has(t)) {
+				continue
+			}
+			if taken.has(t) {
+				// Reach a state with an edge of task t inside the set, and
+				// take it.
+				walk(func(i int) bool {
+					lo, hi := g.edges(i)
+					for e := lo; e < hi; e++ {
+						if int(g.taskOf(e)) == t && member[int(g.to[e])] {
+							return true
+						}
+					}
+					return false
+				})
+				lo, hi := g.edges(cur)
+				for e := lo; e < hi; e++ {
+					if int(g.taskOf(e)) == t && member[int(g.to[e])] {
+						edges = append(edges, e)
+						cur = int(g.to[e])
+						done.set(t)
+						visit(cur)
+						break
+					}
+				}
+			} else if some.has(t) && f == Weak {
+				walk(func(i int) bool { return !g.enabled(i).has(t) })
+			}
+		}
+	}
+	if len(edges) == 0 {
+		// Leave the entry inside the set first, so the cycle is not empty.
+		lo, hi := g.edges(cur)
+		for e := lo; e < hi; e++ {
+			if member[int(g.to[e])] {
+				edges = append(edges, e)
+				cur = int(g.to[e])
+				break
+			}
+		}
+	}
+	walk(func(i int) bool { return i == entry })
+	acts := make([]uint32, len(edges))
+	seen := map[int]bool{}
+	var tasks []int
+	for k, e := range edges {
+		acts[k] = g.action(e)
+		if t := int(g.taskOf(e)); t >= 0 && !seen[t] {
+			seen[t] = true
+			tasks = append(tasks, t)
+		}
+	}
+	sort.Ints(tasks)
+	return acts, tasks
+}

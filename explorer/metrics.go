@@ -1,0 +1,407 @@
+package explorer
+
+import (
+	"container/heap"
+	"fmt"
+	"strings"
+)
+
+// Metric is the minimum and maximum of a measure (messages, steps) over all
+// complete executions: paths from an initial state to a terminal state.
+type Metric struct {
+	Name       string
+	Min, Max   int64
+	Unbounded  bool // a reachable cycle adds to the measure: Max is a lower bound
+	Executions bool // false when no execution is complete (no terminal state)
+	MinWitness *Trace
+	MaxWitness *Trace // with a Cycle when Unbounded (unless Capped)
+	// Capped: the measure reached the model's tracking cap (Cap) on the
+	// MaxWitness path, so it is unbounded, or at least Cap.
+	Capped bool
+	Cap    int64
+	// AllRuns: the measure is a sample taken at some transitions (sync-delay),
+	// and Min and Max range over every reachable one, in complete
+	// executions or not; Executions then says whether there is a sample.
+	AllRuns bool
+	// MinOf and MaxOf say which part of the witness run the figure
+	// measures (messages-per-entry: which critical-section entry).
+	MinOf, MaxOf string
+}
+
+// metricPaths holds the witnesses of a metric as edge lists.
+type metricPaths struct {
+	minInit, maxInit int
+	minPath, maxPath []int
+	cycleAt          int   // Unbounded: the state where the cycle starts
+	cycle            []int // Unbounded: a cycle that adds to the measure
+}
+
+// metric computes the minimum and maximum of a measure over complete
+// executions, with witnesses. weight gives each edge's contribution.
+func (g *stateGraph) metric(weight func(e int) int64) (Metric, metricPaths) {
+	return g.metricTo(weight, g.terminal)
+}
+
+// metricTo is metric over the executions that end in a terminal state where
+// end holds.
+func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (Metric, metricPaths) {
+	var m Metric
+	var w metricPaths
+	all := func(i int) bool { return !g.isCut(i) }
+	comp, count := g.scc(all)
+	order, at := members(comp, count)
+	// A reachable cycle that adds to the measure makes it unbounded; the
+	// first such edge in state order gives the witness.
+	for i := 0; i < g.n && !m.Unbounded; i++ {
+		if g.halt(i) {
+			return m, w
+		}
+		if g.isCut(i) {
+			continue
+		}
+		lo, hi := g.edges(i)
+		for e := lo; e < hi; e++ {
+			v := int(g.to[e])
+			if weight(e) > 0 && comp[v] == comp[i] {
+				c := comp[i]
+				back, _ := g.path(v, func(x int) bool { return comp[x] == c }, func(x int) bool { return x == i })
+				m.Unbounded, w.cycleAt, w.cycle = true, i, append([]int{e}, back...)
+				break
+			}
+		}
+	}
+	// Longest path over the condensation: components are numbered sinks
+	// first.
+	const none = int64(-1)
+	best := make([]int64, count)
+	choice := make([]int, count) // exit edge, or -1-x for ending at terminal state x
+	for c := 0; c < count; c++ {
+		if g.halt(c) {
+			return m, w
+		}
+		best[c] = none
+		for _, u32 := range order[at[c]:at[c+1]] {
+			u := int(u32)
+			if end(u) && best[c] < 0 {
+				best[c], choice[c] = 0, -1-u
+			}
+			lo, hi := g.edges(u)
+			for e := lo; e < hi; e++ {
+				d := comp[g.to[e]]
+				if d < 0 || int(d) == c || best[d] < 0 {
+					continue
+				}
+				if v := weight(e) + best[d]; v > best[c] {
+					best[c], choice[c] = v, e
+				}
+			}
+		}
+	}
+	// Shortest path (Dijkstra) from the initial states, ties broken by the
+	// lowest initial index so that the witness is deterministic.
+	dist := make([]int64, g.n)
+	from := make([]int, g.n) // initial index
+	prev := make([]int, g.n)
+	for i := range dist {
+		dist[i], prev[i] = -1, -1
+	}
+	pq := &distHeap{}
+	for i := 0; i < g.n; i++ {
+		if g.isInit(i) {
+			dist[i], from[i] = 0, int(g.initIdx[i])
+			heap.Push(pq, distItem{0, from[i], i})
+		}
+	}
+	for steps := 1; pq.Len() > 0; steps++ {
+		if g.halt(steps) {
+			return m, w
+		}
+		it := heap.Pop(pq).(distItem)
+		u := it.node
+		if it.d != dist[u] || it.init != from[u] || g.isCut(u) {
+			continue
+		}
+		lo, hi := g.edges(u)
+		for e := lo; e < hi; e++ {
+			v := int(g.to[e])
+			nd := it.d + weight(e)
+			if dist[v] < 0 || nd < dist[v] || (nd == dist[v] && it.init < from[v]) {
+				dist[v], from[v], prev[v] = nd, it.init, e
+				heap.Push(pq, distItem{nd, it.init, v})
+			}
+		}
+	}
+	minEnd := -1
+	for i := 0; i < g.n; i++ {
+		if end(i) && dist[i] >= 0 {
+			if minEnd < 0 || dist[i] < dist[minEnd] || (dist[i] == dist[minEnd] && from[i] < from[minEnd]) {
+				minEnd = i
+			}
+		}
+	}
+	if minEnd < 0 {
+		return m, w
+	}
+	m.Executions = true
+	m.Min, w.minInit = dist[minEnd], from[minEnd]
+	for x := minEnd; prev[x] >= 0; x = g.source(prev[x]) {
+		w.minPath = append(w.minPath, prev[x])
+	}
+	for a, b := 0, len(w.minPath)-1; a < b; a, b = a+1, b-1 {
+		w.minPath[a], w.minPath[b] = w.minPath[b], w.minPath[a]
+	}
+	if m.Unbounded {
+		return m, w
+	}
+	start := -1
+	for i := 0; i < g.n; i++ {
+		if g.isInit(i) && comp[i] >= 0 && best[comp[i]] >= 0 && (start < 0 || best[comp[i]] > best[comp[start]]) {
+			start = i
+		}
+	}
+	m.Max, w.maxInit = best[comp[start]], int(g.initIdx[start])
+	for cur := start; ; {
+		c := comp[cur]
+		in := func(x int) bool { return comp[x] == c }
+		ch := choice[c]
+		if ch < 0 {
+			p, _ := g.path(cur, in, func(x int) bool { return x == -1-ch })
+			w.maxPath = append(w.maxPath, p...)
+			break
+		}
+		u := g.source(ch)
+		p, _ := g.path(cur, in, func(x int) bool { return x == u })
+		w.maxPath = append(append(w.maxPath, p...), ch)
+		cur = int(g.to[ch])
+	}
+	return m, w
+}
+
+type distItem struct {
+	d    int64
+	init int
+	node int
+}
+
+type distHeap []distItem
+
+func (h distHeap) Len() int { return len(h) }
+func (h distHeap) Less(i, j int) bool {
+	if h[i].d != h[j].d {
+		return h[i].d < h[j].d
+	}
+	if h[i].init != h[j].init {
+		return h[i].init < h[j].init
+	}
+	return h[i].node < h[j].node
+}
+func (h distHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *distHeap) Push(x any)   { *h = append(*h, x.(distItem)) }
+func (h *distHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// witnesses replays the witness runs of a metric.
+func (s *search) witnesses(g *stateGraph, m *Metric, w metricPaths) {
+	if m.Executions {
+		t, err := s.lasso(w.minInit, edgeActs(g, w.minPath), nil)
+		if err == nil {
+			m.MinWitness = &t
+		}
+		if !m.Unbounded {
+			t, err := s.lasso(w.maxInit, edgeActs(g, w.maxPath), nil)
+			if err == nil {
+				m.MaxWitness = &t
+			}
+		}
+	}
+	if m.Unbounded {
+		init, prefix := g.prefix(w.cycleAt)
+		t, err := s.lasso(init, prefix, edgeActs(g, w.cycle))
+		if err == nil {
+			m.MaxWitness = &t
+		}
+	}
+}
+
+// edgeRun replays the BFS-tree path to the source of edge e, then e.
+func (s *search) edgeRun(g *stateGraph, e int) *Trace {
+	init, prefix := g.prefix(g.source(e))
+	t, err := s.lasso(init, append(prefix, g.action(e)), nil)
+	if err != nil {
+		return nil
+	}
+	return &t
+}
+
+// capCode is what a MeasureWorker reports for an edge where a tracked value
+// reached the model's cap (TimeIncrease -1, SyncDelay -2), and hopCap the
+// cap of the automaton package, for reports.
+const hopCap = 255
+
+// cappedMetric reports a metric whose tracked value reached the model's cap
+// on some edge (code -1): unbounded, with the shortest run to that edge.
+func (s *search) cappedMetric(g *stateGraph, name string, vals []int32) (Metric, bool) {
+	for e, v := range vals {
+		if v == -1 {
+			m := Metric{Name: name, Unbounded: true, Capped: true, Cap: hopCap}
+			m.MaxWitness = s.edgeRun(g, e)
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// sampleMetric is the minimum and maximum of a sample taken at some edges
+// (-1: none, -2: the model's cap reached) over every reachable one, each
+// with the shortest run to it.
+func (s *search) sampleMetric(g *stateGraph, name string, vals []int32) Metric {
+	m := Metric{Name: name, AllRuns: true}
+	minE, maxE := -1, -1
+	for e, v := range vals {
+		if v == -2 {
+			m.Unbounded, m.Capped, m.Cap = true, true, hopCap
+			m.MaxWitness = s.edgeRun(g, e)
+			maxE = -2
+			continue
+		}
+		if v < 0 {
+			continue
+		}
+		// The first edge in BFS order gives a short witness.
+		if minE < 0 || v < vals[minE] {
+			minE = e
+		}
+		if maxE == -1 || (maxE >= 0 && v > vals[maxE]) {
+			maxE = e
+		}
+	}
+	if minE < 0 {
+		return m
+	}
+	m.Executions = true
+	m.Min, m.MinWitness = int64(vals[minE]), s.edgeRun(g, minE)
+	if maxE >= 0 {
+		m.Max, m.MaxWitness = int64(vals[maxE]), s.edgeRun(g, maxE)
+	}
+	return m
+}
+
+// entryMetric is messages-per-entry: for every entry key, the minimum and
+// maximum over complete executions in which the entry took place of the
+// messages that serve it; then the least minimum and the largest maximum.
+func (s *search) entryMetric(g *stateGraph, name string) Metric {
+	mw := s.m.NewWorker().(MeasureWorker)
+	out := Metric{Name: name}
+	var minW, maxW metricPaths
+	var minG, maxG *stateGraph
+	for k := 0; k < mw.EntryKeys(); k++ {
+		key := int32(k)
+		weight := func(e int) int64 {
+			n := int64(0)
+			for _, x := range g.servedKeys[g.servedFirst[e]:g.servedFirst[e+1]] {
+				if x == key {
+					n++
+				}
+			}
+			return n
+		}
+		end := func(i int) bool {
+			set, ok := g.entered[int32(i)]
+			return ok && set[k/64]&(1<<uint(k%64)) != 0
+		}
+		m, w := g.metricTo(weight, end)
+		if g.halted {
+			return out
+		}
+		if m.Unbounded && !out.Unbounded {
+			out.Unbounded, out.MaxOf, maxW, maxG = true, mw.EntryName(k), w, g
+		}
+		if !m.Executions {
+			continue
+		}
+		if !out.Executions || m.Min < out.Min {
+			out.Min, out.MinOf, minW, minG = m.Min, mw.EntryName(k), w, g
+		}
+		if !out.Unbounded && (!out.Executions || m.Max > out.Max) {
+			out.Max, out.MaxOf, maxW, maxG = m.Max, mw.EntryName(k), w, g
+		}
+		out.Executions = true
+	}
+	if minG != nil {
+		t, err := s.lasso(minW.minInit, edgeActs(g, minW.minPath), nil)
+		if err == nil {
+			out.MinWitness = &t
+		}
+	}
+	if maxG != nil {
+		if out.Unbounded {
+			init, prefix := g.prefix(maxW.cycleAt)
+			if t, err := s.lasso(init, prefix, edgeActs(g, maxW.cycle)); err == nil {
+				out.MaxWitness = &t
+			}
+		} else if t, err := s.lasso(maxW.maxInit, edgeActs(g, maxW.maxPath), nil); err == nil {
+			out.MaxWitness = &t
+		}
+	}
+	return out
+}
+
+func edgeActs(g *stateGraph, edges []int) []uint32 {
+	acts := make([]uint32, len(edges))
+	for i, e := range edges {
+		acts[i] = g.action(e)
+	}
+	return acts
+}
+
+// instrument returns the model that computes the metrics asked for: m
+// itself, or for time, sync-delay and messages-per-entry the model m's
+// Instrumenter returns.
+func instrument(m Model, metrics []string) (Model, error) {
+	var want []string
+	for _, name := range metrics {
+		if instrumented(name) {
+			want = append(want, name)
+		}
+	}
+	if len(want) == 0 {
+		return m, nil
+	}
+	in, ok := m.(Instrumenter)
+	if !ok {
+		return nil, fmt.Errorf("%w: --metric %s: this model cannot compute it", ErrConfig, want[0])
+	}
+	im, err := in.Instrument(want)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if _, ok := im.NewWorker().(MeasureWorker); !ok {
+		return nil, fmt.Errorf("%w: --metric %s: the instrumented model's workers do not measure", ErrConfig, want[0])
+	}
+	return im, nil
+}
+
+// tracked says what the metrics asked for add to the states.
+func tracked(metrics []string) string {
+	var parts []string
+	entries := false
+	for _, m := range metrics {
+		switch m {
+		case MetricTime:
+			parts = append(parts, "the causal depth of every process and message (--metric time)")
+		case MetricSyncDelay:
+			parts = append(parts, "the message hops since the last exit of every process and message, and who waited at it (--metric sync-delay)")
+			entries = true
+		case MetricMessagesPerEntry:
+			entries = true
+		}
+	}
+	if entries {
+		parts = append(parts, "the critical-section entry every message in transit serves (--metric messages-per-entry, sync-delay)")
+	}
+	return strings.Join(parts, "; ")
+}

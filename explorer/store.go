@@ -1,0 +1,189 @@
+package explorer
+
+import (
+	"fmt"
+)
+
+// inserter is one worker's phase 2 of a BFS level: it inserts the new
+// states of its shard and checks them. Like expander, it keeps the
+// variables it writes for every state on cache lines of its own.
+type inserter struct {
+	_          [64]byte
+	s          *search
+	sh         int
+	want       uint64
+	found      []bfsFound // per property
+	added, cut int64
+	raw        int64  // under symmetry: the orbit sizes of the added states
+	fp         uint64 // the state being inserted, for a panic
+	ref        stateRef
+	rank       int64
+	act        uint32
+	// cutoff, when limited, is the key of the last state the state limit
+	// lets in (levelCutoff).
+	cutoff  bfsKey
+	limited bool
+	// fail and failErr: the first failure, with one worker (insertFresh).
+	fail    bfsFound
+	failErr error
+	// deferred: a state is checked when it is expanded (deferChecks).
+	deferred bool
+	// short: the memory limit stopped it before it had looked at every
+	// candidate of its shard.
+	short bool
+	// sym and bound are the worker as a symmetry worker and as a Bounder,
+	// or nil, once hooked is set: insert asks both about every new state,
+	// with the type assertions made once (orbitOf and inBound each made
+	// one per state, 1.2% of a 2-worker search's time in chang-roberts).
+	sym    *symWorker
+	bound  Bounder
+	hooked bool
+	_      [64]byte
+}
+
+func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
+	s := in.s
+	defer func() {
+		if p := recover(); p != nil {
+			fail.offer(in.rank, in.act, in.fp, in.ref)
+			*failErr = fmt.Errorf("the model panicked while checking a state: %v", p)
+		}
+	}()
+	m := s.shards[in.sh]
+	wk := s.workers[in.sh]
+	// With one bucket, the level is the bucket itself (mergeWorkers): the
+	// candidates kept are moved together. With several, the candidates
+	// dropped are left in place as holes, which the merge skips: moving
+	// the others would write the level's states once more, from the core
+	// that stores this shard, and the core that expands them next would
+	// have to fetch them back from it.
+	compact := len(out) == 1
+	for w := range out {
+		c := out[w][in.sh]
+		// kept counts the candidates kept (compact), holes those dropped
+		// (not compact), and the bucket ends at end; stop ends the
+		// shard's candidates there.
+		kept, holes, end, stop := 0, 0, c.len(), false
+		fps := c.fps.Slice()
+		for k, h := range fps {
+			if k%touchBatch == 0 {
+				m.fps.touch(fps[k:min(k+touchBatch, len(fps))])
+			}
+			if in.limited && in.cutoff.less(c.bfsKey(k)) {
+				// Beyond the state limit, and so is every later candidate
+				// of this shard (the workers' buckets are in key order).
+				end, stop = k, true
+				break
+			}
+			if g := m.growth(h); g > 0 && !roomFor(s, g) {
+				// The memory limit: this candidate and every later one of
+				// the shard are left out, the level stored only in part.
+				end, stop = k, true
+				in.short = true
+				break
+			}
+			switch _, keep := in.insert(m, wk, c, k, h, fail, failErr); {
+			case keep && compact:
+				c.keep(k, kept)
+				kept++
+			case !keep && !compact:
+				c.setRef(k, holeRef)
+				holes++
+			}
+		}
+		if compact {
+			c.truncate(kept)
+		} else {
+			c.truncate(end)
+			c.holes = holes
+		}
+		if stop {
+			for _, b := range out[w+1:] {
+				b[in.sh].truncate(0)
+			}
+			return
+		}
+	}
+}
+
+// insert adds candidate k of c, with fingerprint h, to the visited set m
+// unless it is there already, and checks it if it is new. It reports
+// whether it added the state and whether the state is to be expanded: not
+// when it broke an assertion, lies outside the state bound or could not be
+// checked.
+func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64, fail *bfsFound, failErr *error) (added, keep bool) {
+	if !m.insertFP(h) {
+		return false, false
+	}
+	rank, act := c.key(k)
+	ref := m.addRecord(c.ref(k), act) // the candidate's parent's reference
+	c.setRef(k, ref)
+	in.added++
+	st := c.state(k)
+	in.fp, in.ref, in.rank, in.act = h, ref, rank, act
+	if !in.hooked {
+		in.sym = symOf(wk)
+		in.bound, _ = wk.(Bounder)
+		in.hooked = true
+	}
+	o, err := in.sym.orbit(st)
+	if err != nil {
+		fail.offer(rank, act, h, ref)
+		if *failErr == nil {
+			*failErr = err
+		}
+		return true, false
+	}
+	in.raw += o
+	if in.want != 0 && !in.deferred {
+		var mask uint64
+		var err error
+		switch v := c.verdict(k); {
+		case v == unchecked:
+			mask, err = wk.Check(st, in.want)
+		case v == verdictHolds:
+		case v >= verdictViolates:
+			// Checked in phase 1, which notes the first property violated
+			// (whether or not this level's search still wants it): ask
+			// again for all of them, which only violating states cost.
+			mask, err = wk.Check(st, in.want|1<<uint(v-verdictViolates))
+		default:
+			err = c.errs[verdictError-v]
+		}
+		if err != nil {
+			fail.offer(rank, act, h, ref)
+			if *failErr == nil {
+				*failErr = err
+			}
+			return true, false
+		}
+		eachBit(mask, func(p int) { in.found[p].offer(rank, act, h, ref) })
+		if in.s.assert&mask != 0 {
+			return true, false // a broken model assumption: do not go on from here
+		}
+	}
+	if ok, err := inBoundOf(in.bound, st); err != nil || !ok {
+		if err != nil {
+			fail.offer(rank, act, h, ref)
+			if *failErr == nil {
+				*failErr = err
+			}
+		}
+		in.cut++
+		return true, false
+	}
+	return true, true
+}
+
+// firstFailure returns the failure of fails with the smallest key, and
+// its error.
+func firstFailure(fails []bfsFound, errs []error) (bfsFound, error) {
+	var first bfsFound
+	var err error
+	for i, f := range fails {
+		if f.ok && (!first.ok || bfsKey{f.rank, f.act}.less(bfsKey{first.rank, first.act})) {
+			first, err = f, errs[i]
+		}
+	}
+	return first, err
+}
