@@ -14,338 +14,446 @@ import (
 // them in place: the candidates it keeps are the next level. Two sets of
 // candidate buckets alternate, one holding the level being expanded and
 // one receiving its successors.
+//
+// Each level runs the steps of bfsRun in turn: begin (limits and the
+// checkpoint of a level boundary), expand (phase 1), settle (the checks made
+// as the level was expanded), tally (what the expansion found: failures,
+// deadlocks, the depth limit, a stop), store (phase 2) and end (the merge
+// into the next level, and what ends the search there). Each step reports
+// whether the search ends with it.
 func (s *search) bfs() {
+	b := newBFS(s)
+	defer b.free()
+	if b.cur == nil {
+		return
+	}
+	for ; b.cur.n > 0; b.depth++ {
+		l := b.begin()
+		if l == nil {
+			return
+		}
+		b.expand(l)
+		if b.settle(l) || b.tally(l) || b.store(l) || b.end(l) {
+			return
+		}
+	}
+	s.exhausted = true // no level left: also when resumed at the end
+}
+
+// bfsRun is what the levels of a breadth-first search share.
+type bfsRun struct {
+	s     *search
+	W     int    // workers
+	depth int    // of the level cur
+	first int    // the depth the search starts (or resumes) at
+	cur   *level // the level being expanded
+	l0    *bucket
+	// cands[set][w][sh]: successors found by worker w that belong to shard
+	// sh; the two sets alternate between levels.
+	cands [2][][]*bucket
+	// seen[w]: the fingerprints worker w has produced in this level;
+	// recent[w]: its table of recent keys (expander.offerKey), 64 KiB
+	// that a new one each level would make garbage of.
+	seen     []*fpSet
+	recent   []*recentKeys
+	nprops   int
+	probe    bool // look every successor up in the visited set (expander.probe)
+	prevN    int  // the size of the level before
+	deferred bool // checks made as states are expanded (deferChecks)
+	// local: whether keyed workers drop repeated successors in a local set
+	// too (expander.local), decided from the level before.
+	local bool
+}
+
+// bfsLevel is what the steps of one level share.
+type bfsLevel struct {
+	mark    ckState     // the level boundary, for a checkpoint
+	out     [][]*bucket // the candidates of the next level
+	expand  bool        // within the depth limit
+	shrink  float64     // the level's size over the last one's
+	dead    []bfsFound  // per worker: the first deadlock
+	fails   []bfsFound  // per worker (per shard in phase 2): the first failure
+	failErr []error
+	counts  []int64 // per worker: the transitions it explored
+	// probes and hits count the successors looked up in the visited set
+	// in phase 1, and those found there.
+	probes, hits [64]int64
+	// x1, with one worker (and no reduction, whose cycle proviso asks the
+	// visited set as it was before the level), is that worker's expander,
+	// which inserts the successors as they come.
+	x1           *expander
+	levelStart   int64 // the visited set's size before x1 inserted any
+	statesBefore int64
+	xs           []*expander
+	want         uint64 // the properties the search wants
+	// checkWant is what the level's states are checked for as they are
+	// expanded: the initial states were checked as they were stored.
+	checkWant uint64
+	viols     [][]bfsFound // per shard and property: the first violation stored
+	limited   bool         // the state limit cut the level
+	short     atomic.Bool  // phase 2 stored the level only in part
+}
+
+// newBFS sets up a breadth-first search from the initial states or the
+// level a checkpoint saved; cur is nil when the initial states already
+// ended the search.
+func newBFS(s *search) *bfsRun {
 	W := len(s.workers)
-	l0 := &bucket{}
-	first := 0
+	b := &bfsRun{s: s, W: W, l0: &bucket{}, nprops: len(s.props) + 1, probe: true}
 	if s.resume != nil {
-		l0, first = s.resume.level, s.resume.depth
+		b.l0, b.first = s.resume.level, s.resume.depth
 	} else {
 		for k, i := range s.inits {
 			if s.initStop[k] {
 				continue
 			}
 			st := s.initial[i]
-			l0.add(st, fingerprint(st), uint32(i), 0, s.initRefs[k])
+			b.l0.add(st, fingerprint(st), uint32(i), 0, s.initRefs[k])
 		}
 		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
-			return
+			return b
 		}
 	}
-	cur := &level{buckets: []*bucket{l0}, n: l0.len()}
-	// cands[set][w][sh]: successors found by worker w that belong to shard
-	// sh; the two sets alternate between levels.
-	var cands [2][][]*bucket
-	for set := range cands {
-		cands[set] = make([][]*bucket, W)
-		for w := range cands[set] {
-			cands[set][w] = make([]*bucket, W)
-			for sh := range cands[set][w] {
-				cands[set][w][sh] = &bucket{}
+	b.depth = b.first
+	b.cur = &level{buckets: []*bucket{b.l0}, n: b.l0.len()}
+	for set := range b.cands {
+		b.cands[set] = make([][]*bucket, W)
+		for w := range b.cands[set] {
+			b.cands[set][w] = make([]*bucket, W)
+			for sh := range b.cands[set][w] {
+				b.cands[set][w][sh] = &bucket{}
 			}
 		}
 	}
-	// seen[w]: the fingerprints worker w has produced in this level;
-	// recent[w]: its table of recent keys (expander.offerKey), 64 KiB
-	// that a new one each level would make garbage of.
-	seen := make([]*fpSet, W)
-	recent := make([]*recentKeys, W)
-	for w := range seen {
-		seen[w] = newFPSet()
+	b.seen = make([]*fpSet, W)
+	b.recent = make([]*recentKeys, W)
+	for w := range b.seen {
+		b.seen[w] = newFPSet()
 	}
-	defer func() {
-		l0.free()
-		for set := range cands {
-			for w := range cands[set] {
-				for _, b := range cands[set][w] {
-					b.free()
-				}
+	b.deferred = s.deferChecks()
+	return b
+}
+
+// free gives back the memory of the search's buckets and sets.
+func (b *bfsRun) free() {
+	b.l0.free()
+	for set := range b.cands {
+		for w := range b.cands[set] {
+			for _, c := range b.cands[set][w] {
+				c.free()
 			}
 		}
-		for _, x := range seen {
-			x.free()
+	}
+	for _, x := range b.seen {
+		x.free()
+	}
+}
+
+// begin starts the level cur: it refuses a level too large to expand,
+// saves the level boundary when a checkpoint is due, and returns what the
+// level's steps share, or nil when the search ends here.
+func (b *bfsRun) begin() *bfsLevel {
+	s, cur, depth, W := b.s, b.cur, b.depth, b.W
+	l := &bfsLevel{shrink: 1}
+	if b.prevN > 0 {
+		l.shrink = float64(cur.n) / float64(b.prevN)
+	}
+	b.prevN = cur.n
+	if uint64(cur.n) > math.MaxUint32 {
+		// Candidates keep their predecessor's rank in 32 bits.
+		if b.deferred && depth > b.first {
+			s.checkStored(cur, depth-1)
 		}
-	}()
-	nprops := len(s.props) + 1
-	probe := true
-	prevN := 0
-	deferred := s.deferChecks()
-	// local: whether keyed workers drop repeated successors in a local set
-	// too (expander.local), decided from the level before.
-	local := false
-	for depth := first; cur.n > 0; depth++ {
-		shrink := 1.0
-		if prevN > 0 {
-			shrink = float64(cur.n) / float64(prevN)
+		s.incomplete = fmt.Sprintf("level %d has %d states, more than the %d a level may have", depth, cur.n, uint32(math.MaxUint32))
+		return nil
+	}
+	// A level boundary: the point a checkpoint saves.
+	l.mark = s.mark()
+	l.mark.level, l.mark.depth = cur, int64(depth)
+	if s.checkpointDue() && s.incomplete == "" {
+		s.saveCheckpoint(l.mark)
+	}
+	l.out = b.cands[depth%2]
+	s.depth.Store(int64(depth))
+	s.queue.Store(int64(cur.n))
+	s.expanded.Store(0)
+	l.expand = s.cfg.MaxDepth == 0 || depth < s.cfg.MaxDepth
+	l.dead = make([]bfsFound, W)
+	l.fails = make([]bfsFound, W)
+	l.failErr = make([]error, W)
+	l.counts = make([]int64, W)
+	l.levelStart = s.shards[0].Len()
+	l.statesBefore = s.states.Load()
+	l.xs = make([]*expander, W)
+	l.want = s.want
+	l.checkWant = l.want
+	if depth == 0 {
+		l.checkWant = 0
+	}
+	return l
+}
+
+// expand is phase 1: each worker expands its range of the level.
+func (b *bfsRun) expand(l *bfsLevel) {
+	s, W := b.s, b.W
+	s.parallel(func(w int) {
+		x := &expander{s: s, out: l.out[w], local: b.seen[w], useLocal: b.local, expand: l.expand, probe: b.probe, shrink: l.shrink, rec: s.rec.level(w)}
+		if b.deferred {
+			x.deferred, x.want, x.checks = true, l.checkWant, newChecks(b.nprops)
 		}
-		prevN = cur.n
-		if uint64(cur.n) > math.MaxUint32 {
-			// Candidates keep their predecessor's rank in 32 bits.
-			if deferred && depth > first {
-				s.checkStored(cur, depth-1)
+		if !s.reduce {
+			// Not with a reduction, which offers the successors of its
+			// subset without keys.
+			x.keyed = true
+			if b.recent[w] == nil {
+				b.recent[w] = new(recentKeys)
 			}
-			s.incomplete = fmt.Sprintf("level %d has %d states, more than the %d a level may have", depth, cur.n, uint32(math.MaxUint32))
-			return
+			x.recent = b.recent[w]
 		}
-		// A level boundary: the point a checkpoint saves.
-		mark := s.mark()
-		mark.level, mark.depth = cur, int64(depth)
+		if W == 1 && !s.reduce {
+			x.in = &inserter{s: s, want: l.want, deferred: b.deferred, found: make([]bfsFound, b.nprops)}
+			l.x1 = x
+		}
+		x.run(w, b.cur, &l.dead[w], &l.fails[w], &l.failErr[w])
+		l.probes[w%64] += x.probes
+		l.hits[w%64] += x.hits
+		l.counts[w] = x.trans
+		l.xs[w] = x
+	})
+}
+
+// rollback takes the states x1 added out again, where phase 2 would not
+// have run: the search then stops after this level with the figures a
+// search with more workers gives.
+func (b *bfsRun) rollback(l *bfsLevel) {
+	if x1 := l.x1; x1 != nil {
+		// Only the first from[0] successors were inserted: those after
+		// them may be states of earlier levels.
+		b.s.shards[0].rollback(uint64(l.levelStart), l.out[0][0].fps.Slice()[:x1.from[0]], x1.inserted)
+		l.out[0][0].reset()
+	}
+}
+
+// settle settles the checks made as the level was expanded. What they
+// found ends the search, or not, as it would have when the level was
+// stored: before any of the level counts as expanded. A stop, or a step
+// that panicked, may have left states of a worker's range unexpanded, so
+// unchecked: those are checked on their own.
+func (b *bfsRun) settle(l *bfsLevel) bool {
+	if !b.deferred || l.checkWant == 0 {
+		return false
+	}
+	s, cur, W := b.s, b.cur, b.W
+	c := newChecks(b.nprops)
+	from := make([]int, W) // the first state each worker did not check
+	unchecked := false
+	for w, x := range l.xs {
+		c.merge(x.checks)
+		_, hi := split(cur.n, W, w)
+		from[w] = x.r
+		unchecked = unchecked || x.r < hi
+	}
+	if unchecked {
+		c.merge(s.checkLevel(cur, l.checkWant, from))
+	}
+	if c.fail.ok || c.asserted == cur.n {
+		// As when the level was stored: a failed check, or a level that
+		// would have kept none of its states, leaves the search at the
+		// depth before it.
+		s.depth.Store(int64(b.depth - 1))
+	}
+	if c.fail.ok {
+		b.rollback(l)
+		s.fail(c.fail.fp, c.fail.ref, c.err)
+		return true
+	}
+	c.record(s)
+	if s.done() {
+		// Also with Continue: what this level's checks found decides the
+		// last property, which would have ended the search once the level
+		// was stored. The graph recorded holds this level's edges to
+		// states never stored.
+		b.rollback(l)
+		s.rec.discard()
+		return true
+	}
+	return false
+}
+
+// tally adds up what the workers' expansions found: the counts, the first
+// failure and deadlock, how often the visited set knew a successor; and
+// ends the search at a stop, at the depth limit, or at a violation without
+// Continue.
+func (b *bfsRun) tally(l *bfsLevel) bool {
+	s := b.s
+	for _, x := range l.xs {
+		s.reduced.Add(x.reduced)
+		s.transitions.Add(x.trans)
+		s.terminal.Add(x.terminal)
+		s.rawTerminal.Add(x.rawTerminal)
+	}
+	for w := 0; w < b.W; w++ {
+		if l.fails[w].ok {
+			b.rollback(l)
+			s.fail(l.fails[w].fp, l.fails[w].ref, l.failErr[w])
+			return true
+		}
+	}
+	// Looking successors up in the visited set before phase 2 saves
+	// memory when many lead back to earlier levels, and is wasted work
+	// when none do (a graded state space, where every transition goes
+	// one level down, as in most of the catalog). Look up every
+	// successor while at least one in 50 is found, and otherwise one
+	// in probeSample, to notice when that changes.
+	var tp, th int64
+	for w := range l.probes {
+		tp, th = tp+l.probes[w], th+l.hits[w]
+	}
+	if tp >= 64 {
+		b.probe = th*50 >= tp
+	}
+	var dl bfsFound
+	for w := range l.dead {
+		if l.dead[w].ok {
+			dl.offer(l.dead[w].rank, 0, l.dead[w].fp, l.dead[w].ref)
+		}
+	}
+	if dl.ok {
+		s.record(s.deadlock, dl.fp, dl.ref)
+	}
+	if s.stopped() {
+		// Phase 2 has not touched the visited set: save the boundary
+		// before this level, which resuming expands again.
+		b.rollback(l)
 		if s.checkpointDue() && s.incomplete == "" {
-			s.saveCheckpoint(mark)
+			s.saveCheckpoint(l.mark)
 		}
-		out := cands[depth%2]
-		s.depth.Store(int64(depth))
-		s.queue.Store(int64(cur.n))
-		s.expanded.Store(0)
-		expand := s.cfg.MaxDepth == 0 || depth < s.cfg.MaxDepth
-		dead := make([]bfsFound, W)
-		fails := make([]bfsFound, W)
-		failErr := make([]error, W)
-		counts := make([]int64, W)
-		var probes, hits [64]int64
-		// With one worker (and no reduction, whose cycle proviso asks the
-		// visited set as it was before the level), successors are inserted
-		// as they come: x1 is that worker's expander.
-		var x1 *expander
-		levelStart := s.shards[0].Len()
-		statesBefore := s.states.Load()
-		xs := make([]*expander, W)
-		want := s.want
-		// What the level's states are checked for as they are expanded:
-		// the initial states were checked as they were stored.
-		checkWant := want
-		if depth == 0 {
-			checkWant = 0
+		return true
+	}
+	if !l.expand {
+		var trans int64
+		for _, c := range l.counts {
+			trans += c
 		}
-		s.parallel(func(w int) {
-			x := &expander{s: s, out: out[w], local: seen[w], useLocal: local, expand: expand, probe: probe, shrink: shrink, rec: s.rec.level(w)}
-			if deferred {
-				x.deferred, x.want, x.checks = true, checkWant, newChecks(nprops)
-			}
-			if !s.reduce {
-				// Not with a reduction, which offers the successors of its
-				// subset without keys.
-				x.keyed = true
-				if recent[w] == nil {
-					recent[w] = new(recentKeys)
-				}
-				x.recent = recent[w]
-			}
-			if W == 1 && !s.reduce {
-				x.in = &inserter{s: s, want: want, deferred: deferred, found: make([]bfsFound, nprops)}
-				x1 = x
-			}
-			x.run(w, cur, &dead[w], &fails[w], &failErr[w])
-			probes[w%64] += x.probes
-			hits[w%64] += x.hits
-			counts[w] = x.trans
-			xs[w] = x
-		})
-		// rollback takes the states x1 added out again, where phase 2
-		// would not have run: the search then stops after this level with
-		// the figures a search with more workers gives.
-		rollback := func() {
-			if x1 != nil {
-				// Only the first from[0] successors were inserted: those
-				// after them may be states of earlier levels.
-				s.shards[0].rollback(uint64(levelStart), out[0][0].fps.Slice()[:x1.from[0]], x1.inserted)
-				out[0][0].reset()
-			}
+		if trans > 0 && s.newBeyond(b.cur) {
+			s.incomplete = fmt.Sprintf("depth limit reached (--max-depth %d): states at depth %d have successors that were not explored", s.cfg.MaxDepth, b.depth)
+			return true
 		}
-		if deferred && checkWant != 0 {
-			// This level's states were checked as they were expanded. What
-			// the checks found ends the search, or not, as it would have
-			// when the level was stored: before any of the level counts as
-			// expanded. A stop, or a step that panicked, may have left
-			// states of a worker's range unexpanded, so unchecked: those are
-			// checked on their own.
-			c := newChecks(nprops)
-			from := make([]int, W) // the first state each worker did not check
-			unchecked := false
-			for w, x := range xs {
-				c.merge(x.checks)
-				_, hi := split(cur.n, W, w)
-				from[w] = x.r
-				unchecked = unchecked || x.r < hi
+		// Nothing lies beyond: the end of the search.
+		s.exhausted = true
+		end := s.mark()
+		end.level = &level{buckets: []*bucket{{}}}
+		s.saveBeforeLiveness(end)
+		return true
+	}
+	if s.done() && !s.cfg.Continue {
+		b.rollback(l)
+		return true
+	}
+	return false
+}
+
+// store is phase 2: each worker inserts the candidates of its shard into
+// the visited set (with one worker, x1 did as it expanded), up to the
+// state limit, and the first failure and violations in canonical order
+// are recorded.
+func (b *bfsRun) store(l *bfsLevel) bool {
+	s, W := b.s, b.W
+	l.viols = make([][]bfsFound, W)
+	if x1 := l.x1; x1 != nil {
+		in := x1.in
+		s.states.Add(in.added)
+		s.raw.Add(in.raw)
+		s.cut.Add(in.cut)
+		l.viols[0] = in.found
+		l.fails[0], l.failErr[0] = in.fail, in.failErr
+		l.limited = x1.over
+	} else {
+		// The state limit: insert only the first new states of the
+		// level, in canonical order, up to the limit.
+		var cutoff bfsKey
+		cutoff, l.limited = s.levelCutoff(l.out)
+		want := s.want // without what this level found, with Continue
+		s.parallel(func(sh int) {
+			in := &inserter{s: s, sh: sh, want: want, deferred: b.deferred, found: make([]bfsFound, b.nprops), cutoff: cutoff, limited: l.limited}
+			in.run(l.out, &l.fails[sh], &l.failErr[sh])
+			if in.short {
+				l.short.Store(true)
 			}
-			if unchecked {
-				c.merge(s.checkLevel(cur, checkWant, from))
-			}
-			if c.fail.ok || c.asserted == cur.n {
-				// As when the level was stored: a failed check, or a level
-				// that would have kept none of its states, leaves the
-				// search at the depth before it.
-				s.depth.Store(int64(depth - 1))
-			}
-			if c.fail.ok {
-				rollback()
-				s.fail(c.fail.fp, c.fail.ref, c.err)
-				return
-			}
-			c.record(s)
-			if s.done() {
-				// Also with Continue: what this level's checks found
-				// decides the last property, which would have ended the
-				// search once the level was stored. The graph recorded
-				// holds this level's edges to states never stored.
-				rollback()
-				s.rec.discard()
-				return
-			}
-		}
-		for _, x := range xs {
-			s.reduced.Add(x.reduced)
-			s.transitions.Add(x.trans)
-			s.terminal.Add(x.terminal)
-			s.rawTerminal.Add(x.rawTerminal)
-		}
-		for w := 0; w < W; w++ {
-			if fails[w].ok {
-				rollback()
-				s.fail(fails[w].fp, fails[w].ref, failErr[w])
-				return
-			}
-		}
-		// Looking successors up in the visited set before phase 2 saves
-		// memory when many lead back to earlier levels, and is wasted work
-		// when none do (a graded state space, where every transition goes
-		// one level down, as in most of the catalog). Look up every
-		// successor while at least one in 50 is found, and otherwise one
-		// in probeSample, to notice when that changes.
-		var tp, th int64
-		for w := range probes {
-			tp, th = tp+probes[w], th+hits[w]
-		}
-		if tp >= 64 {
-			probe = th*50 >= tp
-		}
-		var dl bfsFound
-		for w := range dead {
-			if dead[w].ok {
-				dl.offer(dead[w].rank, 0, dead[w].fp, dead[w].ref)
-			}
-		}
-		if dl.ok {
-			s.record(s.deadlock, dl.fp, dl.ref)
-		}
-		if s.stopped() {
-			// Phase 2 has not touched the visited set: save the boundary
-			// before this level, which resuming expands again.
-			rollback()
-			if s.checkpointDue() && s.incomplete == "" {
-				s.saveCheckpoint(mark)
-			}
-			return
-		}
-		if !expand {
-			var trans int64
-			for _, c := range counts {
-				trans += c
-			}
-			if trans > 0 && s.newBeyond(cur) {
-				s.incomplete = fmt.Sprintf("depth limit reached (--max-depth %d): states at depth %d have successors that were not explored", s.cfg.MaxDepth, depth)
-				return
-			}
-			// Nothing lies beyond: the end of the search.
-			s.exhausted = true
-			end := s.mark()
-			end.level = &level{buckets: []*bucket{{}}}
-			s.saveBeforeLiveness(end)
-			return
-		}
-		if s.done() && !s.cfg.Continue {
-			rollback()
-			return
-		}
-		viols := make([][]bfsFound, W)
-		var limited bool
-		var short atomic.Bool // phase 2 stored the level only in part
-		if x1 != nil {
-			in := x1.in
 			s.states.Add(in.added)
 			s.raw.Add(in.raw)
 			s.cut.Add(in.cut)
-			viols[0] = in.found
-			fails[0], failErr[0] = in.fail, in.failErr
-			limited = x1.over
-		} else {
-			// The state limit: insert only the first new states of the
-			// level, in canonical order, up to the limit.
-			var cutoff bfsKey
-			cutoff, limited = s.levelCutoff(out)
-			want = s.want // without what this level found, with Continue
-			s.parallel(func(sh int) {
-				in := &inserter{s: s, sh: sh, want: want, deferred: deferred, found: make([]bfsFound, nprops), cutoff: cutoff, limited: limited}
-				in.run(out, &fails[sh], &failErr[sh])
-				if in.short {
-					short.Store(true)
-				}
-				s.states.Add(in.added)
-				s.raw.Add(in.raw)
-				s.cut.Add(in.cut)
-				viols[sh] = in.found
-			})
-		}
-		// The first failure in canonical order, whichever shard found it.
-		if f, err := firstFailure(fails, failErr); f.ok {
-			s.fail(f.fp, f.ref, err)
-			return
-		}
-		for p := 0; p < nprops; p++ {
-			var best bfsFound
-			for sh := range viols {
-				if f := viols[sh][p]; f.ok {
-					best.offer(f.rank, f.act, f.fp, f.ref)
-				}
-			}
-			if best.ok {
-				s.record(p, best.fp, best.ref)
+			l.viols[sh] = in.found
+		})
+	}
+	// The first failure in canonical order, whichever shard found it.
+	if f, err := firstFailure(l.fails, l.failErr); f.ok {
+		s.fail(f.fp, f.ref, err)
+		return true
+	}
+	for p := 0; p < b.nprops; p++ {
+		var best bfsFound
+		for sh := range l.viols {
+			if f := l.viols[sh][p]; f.ok {
+				best.offer(f.rank, f.act, f.fp, f.ref)
 			}
 		}
-		// Keyed workers leave the successors that repeat one met longer
-		// ago to the visited set: about 2% of those they build in
-		// chang-roberts, but a fifth in bully-broken. Where more than one
-		// in 16 repeats, a local set drops them in the next level before
-		// they fill the level's buckets.
-		var passed int64
-		for _, x := range xs {
-			passed += int64(x.seq)
-		}
-		repeats := passed - (s.states.Load() - statesBefore)
-		local = repeats*16 > passed
-		cur = mergeWorkers(out, cur.ref, s.parallel)
-		if cur.n > 0 {
-			s.depth.Store(int64(depth + 1))
-		}
-		// What a checkpoint saves if the search ends here: the search as it
-		// was when it stored the level, before checking it (with checks
-		// deferred), so that resuming checks it against what the search
-		// wanted then.
-		next := s.mark()
-		next.level, next.depth = cur, int64(depth+1)
-		if cur.n == 0 && !limited && !short.Load() {
-			// The last level had no new successor: the end of the search,
-			// at the depth it reports, whatever stops it from now on.
-			s.exhausted = true
-			next.depth = s.depth.Load()
-			s.saveBeforeLiveness(next)
-		}
-		if deferred && (s.done() || s.stopped() || limited) {
-			// The search ends with this level stored but not expanded.
-			s.checkStored(cur, depth)
-		}
-		if s.done() || s.stopped() {
-			if !s.done() && !limited && cur.n > 0 && s.checkpointDue() && s.incomplete == "" {
-				s.saveCheckpoint(next)
-			}
-			return
-		}
-		if limited {
-			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
-			return
+		if best.ok {
+			s.record(p, best.fp, best.ref)
 		}
 	}
-	s.exhausted = true // no level left: also when resumed at the end
+	return false
+}
+
+// end merges the workers' new states into the next level, and ends the
+// search where the level had none, where the checks or a stop end it, or
+// at the state limit.
+func (b *bfsRun) end(l *bfsLevel) bool {
+	s, depth := b.s, b.depth
+	// Keyed workers leave the successors that repeat one met longer
+	// ago to the visited set: about 2% of those they build in
+	// chang-roberts, but a fifth in bully-broken. Where more than one
+	// in 16 repeats, a local set drops them in the next level before
+	// they fill the level's buckets.
+	var passed int64
+	for _, x := range l.xs {
+		passed += int64(x.seq)
+	}
+	repeats := passed - (s.states.Load() - l.statesBefore)
+	b.local = repeats*16 > passed
+	cur := mergeWorkers(l.out, b.cur.ref, s.parallel)
+	b.cur = cur
+	if cur.n > 0 {
+		s.depth.Store(int64(depth + 1))
+	}
+	// What a checkpoint saves if the search ends here: the search as it
+	// was when it stored the level, before checking it (with checks
+	// deferred), so that resuming checks it against what the search
+	// wanted then.
+	next := s.mark()
+	next.level, next.depth = cur, int64(depth+1)
+	if cur.n == 0 && !l.limited && !l.short.Load() {
+		// The last level had no new successor: the end of the search,
+		// at the depth it reports, whatever stops it from now on.
+		s.exhausted = true
+		next.depth = s.depth.Load()
+		s.saveBeforeLiveness(next)
+	}
+	if b.deferred && (s.done() || s.stopped() || l.limited) {
+		// The search ends with this level stored but not expanded.
+		s.checkStored(cur, depth)
+	}
+	if s.done() || s.stopped() {
+		if !s.done() && !l.limited && cur.n > 0 && s.checkpointDue() && s.incomplete == "" {
+			s.saveCheckpoint(next)
+		}
+		return true
+	}
+	if l.limited {
+		s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
+		return true
+	}
+	return false
 }
 
 // newBeyond reports whether a state of the level cur, the last the depth
