@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/vacheck/vacheck/automaton/automatontest"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -184,6 +185,20 @@ func TestExpandOffers(t *testing.T) {
 				}
 				return nexts(s1)
 			})
+		})
+	}
+}
+
+// TestCatalogPure runs automatontest.CheckPure on a small instance of
+// every catalog spec and broken twin (up to 1,500 states each): each
+// state's successors, verdicts and valid-end answer are the same on two
+// workers and on one worker after another state, and the state is left as
+// it was. An impure model makes counts depend on scheduling and
+// counterexamples fail to replay.
+func TestCatalogPure(t *testing.T) {
+	for _, spec := range Catalog() {
+		t.Run(spec.Name, func(t *testing.T) {
+			automatontest.CheckPure(t, smallInstance(t, spec), 1500)
 		})
 	}
 }
