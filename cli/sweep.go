@@ -237,7 +237,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		if err != nil {
 			return exitUsage, err
 		}
-		if res.Status == explorer.Incomplete && byBudget && strings.HasPrefix(res.Reason, "time limit reached") {
+		if res.Status == explorer.Incomplete && byBudget && res.Limit == explorer.TimeLimit {
 			res.Reason = fmt.Sprintf("sweep budget reached (--budget %s)", budget)
 		}
 		cert := newCertificate(spec.Name, params[k].Canonical(), res)

@@ -164,7 +164,7 @@ func (b *bfsRun) begin() *bfsLevel {
 		if b.deferred && depth > b.first {
 			s.checkStored(cur, depth-1)
 		}
-		s.incomplete = fmt.Sprintf("level %d has %d states, more than the %d a level may have", depth, cur.n, uint32(math.MaxUint32))
+		s.cutShort(LevelLimit, fmt.Sprintf("level %d has %d states, more than the %d a level may have", depth, cur.n, uint32(math.MaxUint32)))
 		return nil
 	}
 	// A level boundary: the point a checkpoint saves.
@@ -336,7 +336,7 @@ func (b *bfsRun) tally(l *bfsLevel) bool {
 			trans += c
 		}
 		if trans > 0 && s.newBeyond(b.cur) {
-			s.incomplete = fmt.Sprintf("depth limit reached (--max-depth %d): states at depth %d have successors that were not explored", s.cfg.MaxDepth, b.depth)
+			s.cutShort(DepthLimit, fmt.Sprintf("depth limit reached (--max-depth %d): states at depth %d have successors that were not explored", s.cfg.MaxDepth, b.depth))
 			return true
 		}
 		// Nothing lies beyond: the end of the search.
@@ -450,7 +450,7 @@ func (b *bfsRun) end(l *bfsLevel) bool {
 		return true
 	}
 	if l.limited {
-		s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
+		s.cutShort(StateLimit, fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates))
 		return true
 	}
 	return false

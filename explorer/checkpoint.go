@@ -120,6 +120,7 @@ type ckState struct {
 	raw, rawTerminal int64
 	violations       []found
 	incomplete       string
+	limit            Limit
 	level            *level // BFS: the level to expand next, at depth
 	trail            []dfsStep
 	stack            []dfsEntry
@@ -147,7 +148,7 @@ func (s *search) mark() ckState {
 		states: s.states.Load(), transitions: s.transitions.Load(), terminal: s.terminal.Load(),
 		cut: s.cut.Load(), reduced: s.reduced.Load(), depth: s.depth.Load(),
 		raw: s.raw.Load(), rawTerminal: s.rawTerminal.Load(),
-		violations: s.violations[:len(s.violations):len(s.violations)], incomplete: s.incomplete,
+		violations: s.violations[:len(s.violations):len(s.violations)], incomplete: s.incomplete, limit: s.limit,
 	}
 }
 
@@ -222,6 +223,7 @@ func (s *search) saveCheckpoint(st ckState) {
 		w.i64(st.rawTerminal)
 		w.i64(int64(s.prior + time.Since(s.start)))
 		w.str(st.incomplete)
+		w.u8(uint8(st.limit))
 		w.u64(uint64(len(st.violations)))
 		for _, f := range st.violations {
 			w.u64(uint64(int64(f.prop)))
@@ -413,6 +415,9 @@ func (s *search) loadCheckpoint() error {
 	s.rawTerminal.Store(r.i64())
 	s.prior = time.Duration(r.i64())
 	s.incomplete = r.str()
+	if s.limit = Limit(r.u8()); s.limit > LevelLimit {
+		r.fail(fmt.Errorf("limit %d", s.limit))
+	}
 	nv := r.count(18)
 	var viols []found
 	for i := uint64(0); i < nv && r.err == nil; i++ {

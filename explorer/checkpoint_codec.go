@@ -15,7 +15,7 @@ import (
 // version changes with the format.
 const (
 	checkpointMagic   = "vacheck checkpoint\n"
-	checkpointVersion = 3
+	checkpointVersion = 4
 )
 
 // openCheckpoint opens a checkpoint file after checking its SHA-256, so

@@ -246,3 +246,46 @@ const (
 func instrumented(m string) bool {
 	return m == MetricTime || m == MetricSyncDelay || m == MetricMessagesPerEntry
 }
+
+// Limit names what stopped a search before its state space was exhausted
+// (Result.Limit).
+type Limit uint8
+
+const (
+	// NoLimit: no limit stopped the search.
+	NoLimit Limit = iota
+	// StateLimit is Config.MaxStates.
+	StateLimit
+	// DepthLimit is Config.MaxDepth: states at that depth have
+	// successors that were not explored.
+	DepthLimit
+	// TimeLimit is Config.Timeout.
+	TimeLimit
+	// MemoryLimit is Config.MaxMemory.
+	MemoryLimit
+	// Interrupted: Config.Context was cancelled (Ctrl-C, a deadline of
+	// the caller's).
+	Interrupted
+	// LevelLimit: a breadth-first level held more than 2^32 states.
+	LevelLimit
+)
+
+func (l Limit) String() string {
+	switch l {
+	case NoLimit:
+		return "none"
+	case StateLimit:
+		return "states"
+	case DepthLimit:
+		return "depth"
+	case TimeLimit:
+		return "time"
+	case MemoryLimit:
+		return "memory"
+	case Interrupted:
+		return "interrupted"
+	case LevelLimit:
+		return "level"
+	}
+	return fmt.Sprintf("Limit(%d)", uint8(l))
+}

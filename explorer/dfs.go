@@ -200,7 +200,7 @@ func (s *search) dfs() {
 		}
 		if !expand {
 			if a > 0 && s.incomplete == "" {
-				s.incomplete = fmt.Sprintf("depth limit reached (--max-depth %d): states at that depth have successors that were not explored", s.cfg.MaxDepth)
+				s.cutShort(DepthLimit, fmt.Sprintf("depth limit reached (--max-depth %d): states at that depth have successors that were not explored", s.cfg.MaxDepth))
 			}
 			continue
 		}
@@ -211,7 +211,7 @@ func (s *search) dfs() {
 			}
 			if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
 				// A new state beyond the limit: stop with exactly MaxStates.
-				s.incomplete = fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates)
+				s.cutShort(StateLimit, fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates))
 				return
 			}
 			if !seen.Add(s, h) {

@@ -1,6 +1,7 @@
 package explorer_test
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -294,17 +295,23 @@ func chain(width int) *graph {
 func TestLimitsEndTheSearchAsIncomplete(t *testing.T) {
 	for _, strat := range []explorer.Strategy{explorer.BFS, explorer.DFS} {
 		r := check(t, chain(1), explorer.Config{Strategy: strat, MaxStates: 100})
-		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-states 100") || r.States != 100 {
-			t.Errorf("%v max-states: %v %q states %d", strat, r.Status, r.Reason, r.States)
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-states 100") || r.States != 100 || r.Limit != explorer.StateLimit {
+			t.Errorf("%v max-states: %v %q states %d, limit %v", strat, r.Status, r.Reason, r.States, r.Limit)
 		}
 		r = check(t, chain(1), explorer.Config{Strategy: strat, MaxDepth: 10})
-		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-depth 10") || r.States != 11 {
-			t.Errorf("%v max-depth: %v %q states %d", strat, r.Status, r.Reason, r.States)
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-depth 10") || r.States != 11 || r.Limit != explorer.DepthLimit {
+			t.Errorf("%v max-depth: %v %q states %d, limit %v", strat, r.Status, r.Reason, r.States, r.Limit)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		r = check(t, chain(1), explorer.Config{Strategy: strat, Context: ctx})
+		if r.Status != explorer.Incomplete || r.Limit != explorer.Interrupted {
+			t.Errorf("%v cancelled: %v %q, limit %v", strat, r.Status, r.Reason, r.Limit)
 		}
 		start := time.Now()
 		r = check(t, chain(1), explorer.Config{Strategy: strat, Timeout: 100 * time.Millisecond})
-		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--timeout") {
-			t.Errorf("%v timeout: %v %q", strat, r.Status, r.Reason)
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--timeout") || r.Limit != explorer.TimeLimit {
+			t.Errorf("%v timeout: %v %q, limit %v", strat, r.Status, r.Reason, r.Limit)
 		}
 		if time.Since(start) > 30*time.Second {
 			t.Errorf("%v: the timeout did not stop the search", strat)
@@ -318,8 +325,8 @@ func TestLimitsEndTheSearchAsIncomplete(t *testing.T) {
 	// A depth limit that leaves nothing unexplored does not make the search
 	// incomplete.
 	g := &graph{init: []int{0}, next: edges(map[int][]int{0: {1}, 1: {2}})}
-	if r := check(t, g, explorer.Config{MaxDepth: 2}); r.Status != explorer.OK {
-		t.Errorf("max-depth equal to the depth: %v %q, want ok", r.Status, r.Reason)
+	if r := check(t, g, explorer.Config{MaxDepth: 2}); r.Status != explorer.OK || r.Limit != explorer.NoLimit {
+		t.Errorf("max-depth equal to the depth: %v %q, limit %v, want ok", r.Status, r.Reason, r.Limit)
 	}
 	// Nor does one whose last level leads only back to stored states (a
 	// breadth-first search knows its levels; every worker count), but a
@@ -416,8 +423,8 @@ func TestMemoryLimit(t *testing.T) {
 	}{{explorer.BFS, tree}, {explorer.DFS, chain(3)}} {
 		strat := tc.strat
 		r := check(t, tc.g, explorer.Config{Strategy: strat, MaxMemory: limit, Timeout: time.Minute})
-		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-memory") {
-			t.Errorf("%v: %v %q, want incomplete on the memory limit", strat, r.Status, r.Reason)
+		if r.Status != explorer.Incomplete || !strings.Contains(r.Reason, "--max-memory") || r.Limit != explorer.MemoryLimit {
+			t.Errorf("%v: %v %q, limit %v, want incomplete on the memory limit", strat, r.Status, r.Reason, r.Limit)
 		}
 		if r.PeakMemory > limit*5/4 {
 			t.Errorf("%v: peak memory %d MiB, limit %d MiB", strat, r.PeakMemory>>20, limit>>20)

@@ -247,6 +247,10 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 // errHalted says that a limit stopped the graph's construction.
 var errHalted = errors.New("explorer: stopped")
 
+// errGraphStates is the state limit reached while the state graph for
+// liveness is built again.
+var errGraphStates = errors.New("state limit reached")
+
 // halting is stopped for the passes over the state graph; it reads the
 // context itself as well, so that an interruption is seen at once.
 func (s *search) halting() bool {
@@ -318,7 +322,7 @@ func (s *search) buildGraph(sp *graphSpec) (g *stateGraph, err error) {
 			return nil, errHalted
 		}
 		if s.cfg.MaxStates > 0 && int64(len(ends)) > s.cfg.MaxStates {
-			return nil, fmt.Errorf("state limit reached (--max-states %d) while building the state graph for liveness", s.cfg.MaxStates)
+			return nil, fmt.Errorf("%w (--max-states %d) while building the state graph for liveness", errGraphStates, s.cfg.MaxStates)
 		}
 		start := 0
 		if i > 0 {

@@ -209,15 +209,15 @@ func (s *search) runLiveness(live []LiveProperty) {
 		g, err = s.buildGraph(sp)
 	}
 	if err != nil {
-		if reason := s.limitReason(); reason != "" || errors.Is(err, errHalted) {
+		if limit, reason := s.limitReason(); reason != "" || errors.Is(err, errHalted) {
 			if reason == "" {
-				reason = "stopped"
+				limit, reason = Interrupted, "stopped"
 			}
-			s.incomplete = reason + " while building the state graph for liveness"
+			s.cutShort(limit, reason+" while building the state graph for liveness")
 			return
 		}
-		if strings.Contains(err.Error(), "limit reached") {
-			s.incomplete = err.Error()
+		if errors.Is(err, errGraphStates) {
+			s.cutShort(StateLimit, err.Error())
 			return
 		}
 		s.failErr = err
@@ -236,7 +236,8 @@ func (s *search) runLiveness(live []LiveProperty) {
 	}
 	defer func() {
 		if g.halted {
-			s.incomplete = s.limitReason() + " while checking liveness and metrics on the state graph"
+			limit, reason := s.limitReason()
+			s.cutShort(limit, reason+" while checking liveness and metrics on the state graph")
 		}
 	}()
 	for _, k := range want {

@@ -161,6 +161,10 @@ type Result struct {
 	// Reason says why an incomplete search stopped, what failed, or for a
 	// bounded one how many states the bound cut.
 	Reason string
+	// Limit names the limit that stopped the search before it ended, or
+	// NoLimit (also when a violation ended it). Reason says the same in
+	// words.
+	Limit Limit
 	// Failure is the path to the state whose expansion failed, with the
 	// error, when Status is Failed.
 	Failure *Trace
@@ -209,7 +213,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	// finished is unknown. One reached after every phase finished changes
 	// nothing.
 	if s.incomplete == "" && !s.finished {
-		s.incomplete = s.limitReason()
+		s.cutShort(s.limitReason())
 	}
 	safety := s.safetyDone && s.failure == nil
 	complete := safety && s.incomplete == ""
@@ -270,9 +274,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		}
 	case len(r.Violations) > 0:
 		r.Status = Violated
-		r.Reason = s.incomplete
+		r.Reason, r.Limit = s.incomplete, s.limit
 	case !complete:
-		r.Status, r.Reason = Incomplete, s.incomplete
+		r.Status, r.Reason, r.Limit = Incomplete, s.incomplete, s.limit
 	case bounded:
 		r.Status = Bounded
 		r.Reason = fmt.Sprintf("%d states lie beyond the model's bound and were not expanded", r.Cut)

@@ -55,6 +55,7 @@ type search struct {
 	failure    *found
 	failErr    error
 	incomplete string
+	limit      Limit // the limit that made the search incomplete
 
 	// reduce: the search explores under partial-order reduction
 	// (Expansion.Reduce).
@@ -218,7 +219,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 	if s.failure == nil && s.incomplete == "" && !s.stopped() && (len(s.violations) == 0 || cfg.Continue) {
 		s.runLiveness(live)
 		if s.incomplete == "" && s.failure == nil && s.stopped() {
-			s.incomplete = s.limitReason() // a limit reached during the liveness phase
+			s.cutShort(s.limitReason()) // a limit reached during the liveness phase
 		}
 	}
 	s.finished = s.safetyDone && s.incomplete == "" && (!s.stopped() || !s.livePhase)
@@ -426,7 +427,7 @@ func (s *search) addInitial(w Worker) (out []int, refs []stateRef, stop []bool, 
 			return true
 		}
 		if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
-			s.incomplete = fmt.Sprintf("state limit reached (--max-states %d) while building the initial states", s.cfg.MaxStates)
+			s.cutShort(StateLimit, fmt.Sprintf("state limit reached (--max-states %d) while building the initial states", s.cfg.MaxStates))
 			return false
 		}
 		if g := m.growth(h); g > 0 && !roomFor(s, g) {
@@ -475,20 +476,27 @@ func roomToGrow[V any](s *search, m *swiss.Map[uint64, V], slot uintptr) bool {
 	return false
 }
 
-// limitReason describes why the search stopped early, or "".
-func (s *search) limitReason() string {
+// limitReason says which limit stopped the search early, and why in
+// words, or NoLimit and "".
+func (s *search) limitReason() (Limit, string) {
 	switch s.stop.Load() {
 	case stopTimeout:
-		return fmt.Sprintf("time limit reached (--timeout %s)", s.cfg.Timeout)
+		return TimeLimit, fmt.Sprintf("time limit reached (--timeout %s)", s.cfg.Timeout)
 	case stopMemory:
-		return fmt.Sprintf("memory limit reached (--max-memory %s)", formatBytes(s.cfg.MaxMemory))
+		return MemoryLimit, fmt.Sprintf("memory limit reached (--max-memory %s)", formatBytes(s.cfg.MaxMemory))
 	case stopContext:
 		if cause := context.Cause(s.cfg.Context); cause != nil && cause != context.Canceled {
-			return cause.Error()
+			return Interrupted, cause.Error()
 		}
-		return "interrupted"
+		return Interrupted, "interrupted"
 	}
-	return ""
+	return NoLimit, ""
+}
+
+// cutShort records that the search ends incomplete, at limit, for the
+// reason given (which Result.Reason reports).
+func (s *search) cutShort(limit Limit, reason string) {
+	s.limit, s.incomplete = limit, reason
 }
 
 func formatBytes(b uint64) string {
