@@ -202,7 +202,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) || errors.Is(err, specs.ErrUsage) || errors.Is(err, explorer.ErrConfig) || errors.Is(err, explorer.ErrCheckpoint) {
-			return fail(exitUsage, err)
+			return fail(exitUsage, inFlags(err))
 		}
 		return fail(exitModel, err)
 	}
@@ -504,4 +504,32 @@ func symmetryRefusal(spec string, catalog []specs.Spec) error {
 		return fmt.Errorf("--symmetry: %s declares no symmetry (specs.Spec.Symmetry, with automaton.Config.Symmetry in its models), and no spec of the catalog does", spec)
 	}
 	return fmt.Errorf("--symmetry: %s declares no symmetry (specs.Spec.Symmetry, with automaton.Config.Symmetry in its models); the specs that do: %s", spec, strings.Join(with, ", "))
+}
+
+// configFlags are the flags of the Config fields an explorer.ConfigError
+// names.
+var configFlags = map[string]string{
+	"Strategy": "strategy", "Workers": "workers", "Properties": "property", "Metrics": "metric",
+	"Reduction": "reduction", "Symmetry": "symmetry", "Fairness": "fairness",
+	"MaxStates": "max-states", "MaxDepth": "max-depth", "Timeout": "timeout", "MaxMemory": "max-memory",
+}
+
+// inFlags words a configuration error of the explorer in the flags of the
+// command line, without the explorer's prefix; other errors stay as they are.
+func inFlags(err error) error {
+	var ce *explorer.ConfigError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	worded := ce.Words(func(field, value string) string {
+		flag, ok := configFlags[field]
+		if !ok {
+			flag = strings.ToLower(field)
+		}
+		if value == "" {
+			return "--" + flag
+		}
+		return "--" + flag + " " + value
+	})
+	return errors.New(strings.Replace(err.Error(), ce.Error(), worded, 1))
 }

@@ -75,6 +75,11 @@ func TestBadInputExitsWithCode2(t *testing.T) {
 					t.Errorf("error %q does not mention %q", stderr, w)
 				}
 			}
+			// The engine's refusals are worded in flags, without its
+			// package's prefix or the names of Config's fields.
+			if strings.Contains(stderr, "explorer:") || strings.Contains(stderr, "Config.") {
+				t.Errorf("error %q speaks of the engine, not of the command line", stderr)
+			}
 		})
 	}
 }

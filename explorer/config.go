@@ -2,7 +2,6 @@ package explorer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -179,34 +178,35 @@ func (p Phase) String() string {
 	return "searching"
 }
 
-// ErrConfig reports a Config or a property selection the explorer cannot
-// run.
-var ErrConfig = errors.New("explorer: bad configuration")
-
 func (c Config) validate(props []properties.Info) (Config, error) {
 	if c.Strategy == 0 {
 		c.Strategy = BFS
 	}
 	if c.Strategy != BFS && c.Strategy != DFS {
-		return c, fmt.Errorf("%w: unknown strategy %d", ErrConfig, c.Strategy)
+		return c, configError("Strategy", fmt.Sprint(int(c.Strategy)), "{Strategy %d}: unknown strategy", c.Strategy)
 	}
 	if c.Workers < 0 {
-		return c, fmt.Errorf("%w: --workers %d: must be at least 1", ErrConfig, c.Workers)
+		return c, configError("Workers", fmt.Sprint(c.Workers), "{Workers %d}: must be at least 1", c.Workers)
 	}
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
 	if c.Workers > 256 {
-		return c, fmt.Errorf("%w: --workers %d: at most 256", ErrConfig, c.Workers)
+		return c, configError("Workers", fmt.Sprint(c.Workers), "{Workers %d}: at most 256", c.Workers)
 	}
 	if c.Strategy == DFS {
 		c.Workers = 1
 	}
-	if c.MaxStates < 0 || c.MaxDepth < 0 || c.Timeout < 0 {
-		return c, fmt.Errorf("%w: limits must not be negative", ErrConfig)
+	for _, l := range []struct {
+		field string
+		v     int64
+	}{{"MaxStates", c.MaxStates}, {"MaxDepth", int64(c.MaxDepth)}, {"Timeout", int64(c.Timeout)}} {
+		if l.v < 0 {
+			return c, configError(l.field, fmt.Sprint(l.v), "{%s %d}: must not be negative", l.field, l.v)
+		}
 	}
 	if len(props) > 63 {
-		return c, fmt.Errorf("%w: a model may have at most 63 invariants", ErrConfig)
+		return c, configError("", "", "a model may have at most 63 invariants")
 	}
 	for _, name := range c.Properties {
 		found := name == properties.DeadlockFreedom
@@ -218,7 +218,7 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 			for _, p := range props {
 				names = append(names, p.Name)
 			}
-			return c, fmt.Errorf("%w: --property %q: unknown property; this spec has %s, %s", ErrConfig, name, strings.Join(names, ", "), properties.DeadlockFreedom)
+			return c, configError("Properties", fmt.Sprintf("%q", name), "{Properties %q}: unknown property; this spec has %s, %s", name, strings.Join(names, ", "), properties.DeadlockFreedom)
 		}
 	}
 	if c.Fairness == 0 {
@@ -226,7 +226,7 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 	}
 	for _, m := range c.Metrics {
 		if m != "messages" && m != "steps" && !instrumented(m) && (!strings.HasPrefix(m, "messages:") || len(m) == len("messages:")) {
-			return c, fmt.Errorf("%w: --metric %q: allowed metrics are messages, messages:TYPE (e.g. messages:REQUEST), steps, time, and for mutual exclusion messages-per-entry and sync-delay", ErrConfig, m)
+			return c, configError("Metrics", fmt.Sprintf("%q", m), "{Metrics %q}: allowed metrics are messages, messages:TYPE (e.g. messages:REQUEST), steps, time, and for mutual exclusion messages-per-entry and sync-delay", m)
 		}
 	}
 	if c.ProgressEvery <= 0 {

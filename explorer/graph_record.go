@@ -2,7 +2,6 @@ package explorer
 
 import (
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 
@@ -107,16 +106,16 @@ func newGraphSink(sp *graphSpec, w Worker) (*graphSink, error) {
 	k.tw, _ = w.(TypedWorker)
 	k.mw, _ = w.(MeasureWorker)
 	if (sp.gm.time || sp.gm.sync || sp.gm.entry) && k.mw == nil {
-		return nil, fmt.Errorf("%w: the model cannot measure time, sync-delay or messages-per-entry", ErrConfig)
+		return nil, configError("Metrics", "", "the model cannot measure time, sync-delay or messages-per-entry")
 	}
 	if len(sp.types) > 0 {
 		if k.tw == nil {
-			return nil, fmt.Errorf("%w: the model cannot count messages by type", ErrConfig)
+			return nil, configError("Metrics", "", "the model cannot count messages by type")
 		}
 		k.tw.TrackTypes(true)
 	}
 	if sp.nbits > 0 && k.lw == nil {
-		return nil, fmt.Errorf("%w: the model cannot evaluate its liveness predicates", ErrConfig)
+		return nil, configError("Properties", "", "the model cannot evaluate its liveness predicates")
 	}
 	return k, nil
 }

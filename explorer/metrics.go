@@ -2,7 +2,6 @@ package explorer
 
 import (
 	"container/heap"
-	"fmt"
 	"strings"
 )
 
@@ -373,14 +372,14 @@ func instrument(m Model, metrics []string) (Model, error) {
 	}
 	in, ok := m.(Instrumenter)
 	if !ok {
-		return nil, fmt.Errorf("%w: --metric %s: this model cannot compute it", ErrConfig, want[0])
+		return nil, configError("Metrics", want[0], "{Metrics %s}: this model cannot compute it", want[0])
 	}
 	im, err := in.Instrument(want)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, &ConfigError{Field: "Metrics", Value: strings.Join(want, ","), cause: err}
 	}
 	if _, ok := im.NewWorker().(MeasureWorker); !ok {
-		return nil, fmt.Errorf("%w: --metric %s: the instrumented model's workers do not measure", ErrConfig, want[0])
+		return nil, configError("Metrics", want[0], "{Metrics %s}: the instrumented model's workers do not measure", want[0])
 	}
 	return im, nil
 }

@@ -234,10 +234,10 @@ func Check(m Model, cfg Config) (*Result, error) {
 // (Properties nil) it selects the safety properties only.
 func (s *search) checkReduction(live []LiveProperty) error {
 	if r, ok := s.m.(Reducible); !ok || !r.Reducible() {
-		return fmt.Errorf("%w: --reduction por: this model does not allow partial-order reduction (its processes are not declared independent); use --reduction none", ErrConfig)
+		return configError("Reduction", "por", "{Reduction por}: this model does not allow partial-order reduction (its processes are not declared independent); use {Reduction none}")
 	}
 	if len(s.cfg.Metrics) > 0 {
-		return fmt.Errorf("%w: --reduction por explores only some interleavings, so it cannot compute --metric %s; use --reduction none", ErrConfig, s.cfg.Metrics[0])
+		return configError("Reduction", "por", "{Reduction por} explores only some interleavings, so it cannot compute {Metrics %s}; use {Reduction none}", s.cfg.Metrics[0])
 	}
 	if s.cfg.Properties == nil {
 		s.cfg.Properties = s.safetyNames()
@@ -245,7 +245,7 @@ func (s *search) checkReduction(live []LiveProperty) error {
 	}
 	for _, p := range live {
 		if s.selected(p.Name) {
-			return fmt.Errorf("%w: --reduction por preserves invariants, assertions and deadlocks, not the liveness property %s; use --reduction none, or select safety properties with --property", ErrConfig, p.Name)
+			return configError("Reduction", "por", "{Reduction por} preserves invariants, assertions and deadlocks, not the liveness property %s; use {Reduction none}, or select safety properties with {Properties}", p.Name)
 		}
 	}
 	return nil

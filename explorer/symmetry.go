@@ -66,11 +66,13 @@ type symModel struct {
 func symmetric(m Model) (*symModel, error) {
 	sm, ok := m.(Symmetric)
 	if !ok {
-		return nil, fmt.Errorf("%w: --symmetry: this model declares no symmetry", ErrConfig)
+		return nil, configError("Symmetry", "", "{Symmetry}: this model declares no symmetry")
 	}
 	group, err := sm.Symmetry()
 	if err != nil {
-		return nil, fmt.Errorf("%w: --symmetry: %v", ErrConfig, err)
+		e := configError("Symmetry", "", "{Symmetry}: ")
+		e.cause = err
+		return nil, e
 	}
 	initial, err := m.Initial()
 	if err != nil {
@@ -361,11 +363,11 @@ func (sw *symWorker) orbit(st []byte) (int64, error) {
 // nil) selects the safety properties only.
 func (s *search) checkSymmetry(live []LiveProperty) error {
 	if s.cfg.Reduction != NoReduction {
-		return fmt.Errorf("%w: --symmetry cannot be combined with --reduction %s", ErrConfig, s.cfg.Reduction)
+		return configError("Symmetry", "", "{Symmetry} cannot be combined with {Reduction %s}", s.cfg.Reduction)
 	}
 	for _, m := range s.cfg.Metrics {
 		if instrumented(m) {
-			return fmt.Errorf("%w: --symmetry cannot compute --metric %s; use messages, messages:TYPE or steps, or drop --symmetry", ErrConfig, m)
+			return configError("Symmetry", "", "{Symmetry} cannot compute {Metrics %s}; use messages, messages:TYPE or steps, or drop {Symmetry}", m)
 		}
 	}
 	if s.cfg.Properties == nil {
@@ -376,7 +378,7 @@ func (s *search) checkSymmetry(live []LiveProperty) error {
 	}
 	for _, p := range live {
 		if s.selected(p.Name) {
-			return fmt.Errorf("%w: --symmetry checks invariants, assertions, deadlocks and metrics, not the liveness property %s; drop --symmetry, or select safety properties with --property", ErrConfig, p.Name)
+			return configError("Symmetry", "", "{Symmetry} checks invariants, assertions, deadlocks and metrics, not the liveness property %s; drop {Symmetry}, or select safety properties with {Properties}", p.Name)
 		}
 	}
 	return nil

@@ -208,3 +208,43 @@ func TestSymmetryChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigErrors: a Config that Check refuses is a *ConfigError that
+// matches ErrConfig, names the field at fault with its value, and words
+// the options it speaks of as Config fields, or as a caller's flags.
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct {
+		m            explorer.Model
+		cfg          explorer.Config
+		field, value string
+		goWords      string
+		flagWords    string
+	}{
+		{swap{bad: -1}, explorer.Config{Workers: 300}, "Workers", "300",
+			"explorer: bad configuration: Config.Workers 300: at most 256", "--workers 300: at most 256"},
+		{swap{bad: -1}, explorer.Config{Properties: []string{"nope"}}, "Properties", `"nope"`,
+			`explorer: bad configuration: Config.Properties "nope": unknown property; this spec has good, deadlock-freedom`,
+			`--properties "nope": unknown property; this spec has good, deadlock-freedom`},
+		{swap{bad: -1}, explorer.Config{Reduction: explorer.PartialOrder}, "Reduction", "por",
+			"explorer: bad configuration: Config.Reduction por: this model does not allow partial-order reduction (its processes are not declared independent); use Config.Reduction none",
+			"--reduction por: this model does not allow partial-order reduction (its processes are not declared independent); use --reduction none"},
+		{swap{bad: -1}, explorer.Config{MaxStates: -1}, "MaxStates", "-1",
+			"explorer: bad configuration: Config.MaxStates -1: must not be negative", "--maxstates -1: must not be negative"},
+	} {
+		_, err := explorer.Check(c.m, c.cfg)
+		var ce *explorer.ConfigError
+		if !errors.Is(err, explorer.ErrConfig) || !errors.As(err, &ce) {
+			t.Errorf("%+v: %v, want a *ConfigError", c.cfg, err)
+			continue
+		}
+		flags := ce.Words(func(field, value string) string {
+			if value == "" {
+				return "--" + strings.ToLower(field)
+			}
+			return "--" + strings.ToLower(field) + " " + value
+		})
+		if ce.Field != c.field || ce.Value != c.value || err.Error() != c.goWords || flags != c.flagWords {
+			t.Errorf("%+v: field %q value %q\n%s\n%s\nwant %q %q\n%s\n%s", c.cfg, ce.Field, ce.Value, err, flags, c.field, c.value, c.goWords, c.flagWords)
+		}
+	}
+}
