@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/cli"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/specs"
 )
 
@@ -100,5 +103,70 @@ func TestUserSpecJSON(t *testing.T) {
 	}
 	if !strings.Contains(out, `"messages"`) {
 		t.Errorf("no messages metric in:\n%s", out)
+	}
+}
+
+// tokenDup is a user's spec that declares its broken twin, read with the
+// sticky Params: the twin starts with a second token.
+var tokenDup = specs.Spec{Name: "token-dup", Summary: "a token goes once around a ring",
+	Params: []specs.Param{{Flag: "n", Default: "3", Usage: "number of processes"}},
+	Claims: []string{properties.TokenUniqueness, properties.DeadlockFreedom},
+	Broken: &specs.Twin{Summary: "a token pass with a bug", Bug: "process 2 holds a second token"},
+	Build: func(p *specs.Params) (explorer.Model, error) {
+		n := p.IntFlag("n", 2, 8)
+		disc, capacity := p.ChannelFlags(channel.FIFO, 1)
+		if err := p.Err(); err != nil {
+			return nil, err
+		}
+		initial := make([]node, n)
+		initial[0] = node{Holding: true, Seen: true}
+		initial[1].Holding = p.Broken()
+		return automaton.New(automaton.Config[node, string]{
+			Initial:    [][]node{initial},
+			Links:      automaton.Ring(n),
+			Channels:   disc,
+			Capacity:   capacity,
+			Invariants: []automaton.Invariant[node, string]{tokenUniqueness},
+		})
+	}}
+
+// tokenUniqueness is the invariant of token-pass.
+var tokenUniqueness = automaton.Invariant[node, string]{
+	Name: properties.TokenUniqueness,
+	Doc:  "at most one token, held or in transit",
+	Holds: func(v *automaton.View[node, string]) bool {
+		return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Holding })+v.InTransit() <= 1
+	},
+}
+
+// TestUserTwin: a user's spec that declares a broken twin (specs.Spec.Broken)
+// brings it along on the command line.
+func TestUserTwin(t *testing.T) {
+	mine := []specs.Spec{tokenDup, tokenPass}
+	for _, tt := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"list"}, 0, []string{"token-dup ", "token-dup-broken ", "bug: process 2 holds a second token", "token-pass "}},
+		{[]string{"check", "token-dup", "--quiet"}, 0, []string{"result: OK"}},
+		{[]string{"check", "token-dup-broken", "--quiet"}, 1, []string{"token-uniqueness"}},
+		{[]string{"check", "token-dup-broken", "--n", "9", "--quiet"}, 2, []string{"--n 9: out of range for token-dup-broken"}},
+		{[]string{"check", "token-dup", "--capacity", "x", "--quiet"}, 2, []string{`--capacity "x": not an integer`}},
+	} {
+		code, out, errb := runOn(mine, tt.args...)
+		if code != tt.code {
+			t.Errorf("%v: exit %d, want %d:\n%s", tt.args, code, tt.code, out+errb)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out+errb, w) {
+				t.Errorf("%v: output lacks %q:\n%s", tt.args, w, out+errb)
+			}
+		}
+	}
+	// Listed once, and in the catalog's order.
+	_, out, _ := runOn(specs.WithTwins(mine), "list")
+	if strings.Count(out, "token-dup-broken ") != 1 || strings.Index(out, "token-dup-broken") > strings.Index(out, "token-pass") {
+		t.Errorf("list:\n%s", out)
 	}
 }

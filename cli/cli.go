@@ -43,7 +43,8 @@ func Main(catalog []specs.Spec) int {
 // Run runs the command line args (args[0] is the program name) on the
 // specs of catalog: `list` lists them, `check NAME` and `sweep NAME` look
 // NAME up among them (with a "did you mean" from their names), and their
-// parameters are the spec flags. It returns the exit code; a panic becomes
+// parameters are the spec flags. A spec that declares a broken twin
+// (specs.Spec.Broken) brings it along, right after it. It returns the exit code; a panic becomes
 // an internal error with exit code 4.
 func Run(args []string, stdout, stderr io.Writer, catalog []specs.Spec) int {
 	return guard(func(args []string, stdout, stderr io.Writer) int {

@@ -105,8 +105,10 @@ func specFlags(catalog []specs.Spec) []urfave.Flag {
 // runContext runs the command line args on the specs of catalog;
 // cancelling ctx stops a check as SIGINT does. Every path ends in one of
 // the documented exit codes; with --format json an error is a JSON object
-// on stdout as well.
+// on stdout as well. A spec of catalog that declares a broken twin
+// (specs.Spec.Broken) brings it along (specs.WithTwins).
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, catalog []specs.Spec) (code int) {
+	catalog = specs.WithTwins(catalog)
 	fail := func(c int, err error) int {
 		fmt.Fprintf(stderr, "vacheck: %v\n", err)
 		if wantsJSON(args) {

@@ -384,23 +384,24 @@ func buExplain(v *buView) []string {
 // parseDetectors reads --detectors: all, or a list of process numbers.
 func parseDetectors(p *Params, n int) ([]bool, error) {
 	v := strings.TrimSpace(p.String("detectors"))
-	det := make([]bool, n)
 	if v == "all" {
+		det := make([]bool, n)
 		for i := range det {
 			det[i] = true
 		}
 		p.Set("detectors", v)
 		return det, nil
 	}
-	for _, s := range strings.Split(v, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || k < 1 || k > n {
-			return nil, Usagef("detectors", input.Clip(v), "%q is not a process number; give all or a list of distinct numbers from 1 to %d", input.Clip(s), n)
-		}
-		if det[k-1] {
-			return nil, Usagef("detectors", input.Clip(v), "process %d appears twice; give all or a list of distinct numbers from 1 to %d", k, n)
-		}
-		det[k-1] = true
+	det, err := parseProcList("detectors", v, n, procListWhy{
+		notNumber: func(elem string) string {
+			return fmt.Sprintf("%q is not a process number; give all or a list of distinct numbers from 1 to %d", input.Clip(elem), n)
+		},
+		twice: func(i int) string {
+			return fmt.Sprintf("process %d appears twice; give all or a list of distinct numbers from 1 to %d", i, n)
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
 	p.Set("detectors", v)
 	return det, nil

@@ -90,6 +90,18 @@ func permutations(n int) [][]int {
 	return out
 }
 
+// ChannelFlags is Channels with a sticky error: it records Channels' error
+// (see Err) and returns zero values instead. Once p has an error it returns
+// zero values without reading the flags.
+func (p *Params) ChannelFlags(def channel.Discipline, defCap int) (channel.Discipline, int) {
+	if p.err != nil {
+		return 0, 0
+	}
+	disc, capacity, err := p.Channels(def, defCap)
+	p.Fail(err)
+	return disc, capacity
+}
+
 // Channels reads the common parameters --channels and --capacity that
 // every spec takes, with the spec's defaults: the discipline the algorithm
 // assumes and a capacity that bounds every channel. A bad value is an

@@ -1,8 +1,7 @@
 package specs
 
 import (
-	"slices"
-	"strconv"
+	"fmt"
 	"strings"
 
 	"github.com/vacheck/vacheck/internal/input"
@@ -62,28 +61,18 @@ func parseInitiators(p *Params, n int) ([][]bool, error) {
 	case "":
 		return nil, Usagef("initiators", `""`, "empty value; %s", allowed)
 	}
-	set := make([]bool, n)
-	var list []int
-	for _, s := range strings.Split(v, ",") {
-		s = strings.TrimSpace(s)
-		i, err := strconv.Atoi(s)
-		if err != nil {
-			return nil, Usagef("initiators", input.Clip(v), "%q is not a process number; %s", input.Clip(s), allowed)
-		}
-		if i < 1 || i > n {
-			return nil, Usagef("initiators", input.Clip(v), "there is no process %d with --n %d; processes are numbered 1 to %d", i, n, n)
-		}
-		if set[i-1] {
-			return nil, Usagef("initiators", input.Clip(v), "process %d is listed twice; list each initiator once", i)
-		}
-		set[i-1] = true
-		list = append(list, i)
+	set, err := parseProcList("initiators", v, n, procListWhy{
+		notNumber: func(elem string) string {
+			return fmt.Sprintf("%q is not a process number; %s", input.Clip(strings.TrimSpace(elem)), allowed)
+		},
+		outside: func(i int) string {
+			return fmt.Sprintf("there is no process %d with --n %d; processes are numbered 1 to %d", i, n, n)
+		},
+		twice: func(i int) string { return fmt.Sprintf("process %d is listed twice; list each initiator once", i) },
+	})
+	if err != nil {
+		return nil, err
 	}
-	slices.Sort(list)
-	canon := make([]string, len(list))
-	for k, i := range list {
-		canon[k] = strconv.Itoa(i)
-	}
-	p.Set("initiators", strings.Join(canon, ","))
+	p.Set("initiators", procListCanon(set))
 	return [][]bool{set}, nil
 }

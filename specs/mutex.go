@@ -74,37 +74,27 @@ func parseMutexUsersUpTo(p *Params, n, maxR int) (mutex.Users, error) {
 // the requesters (0-based flags) and the canonical value: "all" or the
 // process numbers in ascending order.
 func parseRequesters(v string, n int) ([]bool, string, error) {
-	reqs := make([]bool, n)
-	quoted := input.Clip(v)
 	if strings.TrimSpace(v) == "all" {
+		reqs := make([]bool, n)
 		for i := range reqs {
 			reqs[i] = true
 		}
 		return reqs, "all", nil
 	}
 	if strings.TrimSpace(v) == "" {
-		return nil, "", Usagef("requesters", strconv.Quote(quoted), "no process given; give all or distinct process numbers 1..%d such as 1,3", n)
+		return nil, "", Usagef("requesters", strconv.Quote(input.Clip(v)), "no process given; give all or distinct process numbers 1..%d such as 1,3", n)
 	}
-	for f := range strings.SplitSeq(v, ",") {
-		i, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, "", Usagef("requesters", quoted, "%q is not a process number; give all or distinct process numbers 1..%d such as 1,3", input.Clip(f), n)
-		}
-		if i < 1 || i > n {
-			return nil, "", Usagef("requesters", quoted, "process %d is outside 1..%d (--n is %d)", i, n, n)
-		}
-		if reqs[i-1] {
-			return nil, "", Usagef("requesters", quoted, "process %d is listed twice; give distinct process numbers", i)
-		}
-		reqs[i-1] = true
+	reqs, err := parseProcList("requesters", v, n, procListWhy{
+		notNumber: func(elem string) string {
+			return fmt.Sprintf("%q is not a process number; give all or distinct process numbers 1..%d such as 1,3", input.Clip(elem), n)
+		},
+		outside: func(i int) string { return fmt.Sprintf("process %d is outside 1..%d (--n is %d)", i, n, n) },
+		twice:   func(i int) string { return fmt.Sprintf("process %d is listed twice; give distinct process numbers", i) },
+	})
+	if err != nil {
+		return nil, "", err
 	}
-	var canon []string
-	for i, r := range reqs {
-		if r {
-			canon = append(canon, strconv.Itoa(i+1))
-		}
-	}
-	return reqs, strings.Join(canon, ","), nil
+	return reqs, procListCanon(reqs), nil
 }
 
 // procSet is a set of processes (0-based, at most 64 = maxN) as a bit mask:

@@ -51,6 +51,55 @@ type Spec struct {
 	// declare (automaton.Config.Symmetry), for `check --symmetry`:
 	// "rotations" or "dihedral".
 	Symmetry string
+	// Broken, when set, declares the spec's broken twin, which WithTwins
+	// (and so Catalog and the cli) makes a spec of its own: the same spec
+	// named Name+"-broken", whose Build sees p.Broken() true.
+	Broken *Twin
+
+	// twin marks the spec WithTwins made from a Broken declaration, for
+	// NewParams to tell its Build (Params.Broken).
+	twin bool
+}
+
+// Twin declares a spec's broken twin: the same algorithm with a bug put in
+// on purpose, which must yield a counterexample. Its name, section,
+// parameters, symmetry and Build are the spec's; Build tells the two apart
+// with Params.Broken.
+type Twin struct {
+	Summary string
+	// Bug says in one line what was broken on purpose (Spec.Bug).
+	Bug string
+	// Claims are the twin's claims; nil means the spec's.
+	Claims []string
+}
+
+// WithTwins returns catalog with the broken twin of every spec that
+// declares one (Spec.Broken) right after it, unless catalog has a spec of
+// the twin's name already; so WithTwins of its own result changes nothing.
+// A catalog without declared twins is returned as it is.
+func WithTwins(catalog []Spec) []Spec {
+	var out []Spec
+	for k, s := range catalog {
+		if s.Broken == nil || slices.ContainsFunc(catalog, func(c Spec) bool { return c.Name == s.Name+"-broken" }) {
+			if out != nil {
+				out = append(out, s)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]Spec, 0, len(catalog)+1), catalog[:k]...)
+		}
+		t := s
+		t.Name, t.Summary, t.Bug, t.Broken, t.twin = s.Name+"-broken", s.Broken.Summary, s.Broken.Bug, nil, true
+		if s.Broken.Claims != nil {
+			t.Claims = s.Broken.Claims
+		}
+		out = append(out, s, t)
+	}
+	if out == nil {
+		return catalog
+	}
+	return out
 }
 
 // Catalog returns every spec, ordered by section then name.
@@ -124,11 +173,25 @@ func Find(catalog []Spec, name string) (Spec, error) {
 
 // Params holds the parameter values given for one run: flags the user set,
 // and each parameter's default otherwise.
+//
+// Besides the methods that return an error (Int, Channels), Params has
+// sticky ones in the style of bufio.Scanner (IntFlag, ChannelFlags, Fail):
+// they record the first error, return zero values once there is one, and
+// Err returns it, so that a Build reads its parameters in a row and checks
+// once:
+//
+//	n := p.IntFlag("n", 1, 8)
+//	disc, capacity := p.ChannelFlags(channel.FIFO, n)
+//	if err := p.Err(); err != nil {
+//		return nil, err
+//	}
 type Params struct {
 	spec   string
 	given  map[string]string
 	params []Param
 	canon  map[string]any
+	err    error // the first error of a sticky method
+	broken bool  // building the broken twin (Spec.Broken)
 }
 
 // NewParams checks that every given flag is a parameter of spec (or a
@@ -148,7 +211,7 @@ func NewParams(spec Spec, given map[string]string) (*Params, error) {
 			return nil, fmt.Errorf("%w: --%s does not apply to %s; its parameters are %s", ErrUsage, flag, spec.Name, strings.Join(names, ", "))
 		}
 	}
-	return &Params{spec: spec.Name, given: given, params: all, canon: map[string]any{}}, nil
+	return &Params{spec: spec.Name, given: given, params: all, canon: map[string]any{}, broken: spec.twin}, nil
 }
 
 // commonParams are taken by every spec.
@@ -190,6 +253,35 @@ func (p *Params) Int(flag string, lo, hi int) (int, error) {
 	p.Set(flag, v)
 	return v, nil
 }
+
+// IntFlag is Int with a sticky error: it returns flag as an integer in
+// [lo, hi], or records Int's error (see Err) and returns 0. Once p has an
+// error it returns 0 without reading flag.
+func (p *Params) IntFlag(flag string, lo, hi int) int {
+	if p.err != nil {
+		return 0
+	}
+	v, err := p.Int(flag, lo, hi)
+	p.Fail(err)
+	return v
+}
+
+// Fail records err as p's error (see Err) unless p has one already; a nil
+// err changes nothing. A Build calls it for a check of its own between
+// sticky reads, such as p.Fail(Usagef(...)).
+func (p *Params) Fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+// Err returns the first error recorded by a sticky method (IntFlag,
+// ChannelFlags, Fail), or nil.
+func (p *Params) Err() error { return p.err }
+
+// Broken reports whether the model to build is the broken twin that the
+// spec declares (Spec.Broken) rather than the spec itself.
+func (p *Params) Broken() bool { return p.broken }
 
 // Set records the canonical value of a parameter for reports.
 func (p *Params) Set(flag string, v any) { p.canon[flag] = v }
