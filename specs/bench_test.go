@@ -16,7 +16,7 @@ func BenchmarkChangRobertsAll(b *testing.B) {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("spec=chang-roberts/ids=all/n=%d/workers=%d", n, workers), func(b *testing.B) {
 				m := build(b, "chang-roberts", map[string]string{"n": fmt.Sprint(n), "ids": "all"})
-				claims := changRoberts(false).Claims
+				claims := changRoberts().Claims
 				var states int64
 				for i := 0; i < b.N; i++ {
 					r, err := explorer.Check(m, explorer.Config{Workers: workers, Properties: claims})

@@ -39,20 +39,28 @@ type crNode struct {
 	Obj objective `vacheck:"-"`
 }
 
+// crSend is the step send(v)_{i,i+1}, CR_i's one output.
+const crSend = "send"
+
 // Steps: send(v)_{i,i+1} is enabled when the send buffer is non-empty and v
 // is its head.
 func (p *crNode) Steps(v *automaton.View[crNode, int], out []automaton.Step) []automaton.Step {
 	if len(p.Send) > 0 {
-		out = append(out, automaton.Out("send", (v.Self()+1)%v.N()))
+		out = append(out, automaton.Out(crSend, (v.Self()+1)%v.N()))
 	}
 	return out
 }
 
 // Do performs send(v)_{i,i+1}: pop the buffer's head onto the channel.
-func (p *crNode) Do(_ automaton.Step, fx *automaton.Effects[int]) {
-	v := p.Send[0]
-	p.Send = p.Send[1:]
-	fx.Send((fx.Self()+1)%fx.N(), v)
+func (p *crNode) Do(s automaton.Step, fx *automaton.Effects[int]) {
+	switch s.Name {
+	case crSend:
+		v := p.Send[0]
+		p.Send = p.Send[1:]
+		fx.Send((fx.Self()+1)%fx.N(), v)
+	default:
+		panic(unknownStep("chang-roberts", s))
+	}
 }
 
 // Receive performs receive(v)_{i-1,i}: forward a larger ID (one that beats
@@ -122,115 +130,90 @@ func crOwnedAhead(v *crView, vals []int, from, imax int) bool {
 	return false
 }
 
-func changRoberts(broken bool) Spec {
-	s := Spec{
-		Name:    "chang-roberts",
-		Section: "1.1",
-		Summary: "Chang-Roberts election on a unidirectional ring, the formal I/O-automaton model with send buffers",
-		Params: []Param{
-			{Flag: "n", Default: "5", Usage: "number of processes"},
-			idsParam,
-			objectiveParam,
-		},
-		Claims:   []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
-		Symmetry: "rotations",
+// crQuiet: every send buffer and channel is empty, after which nothing is
+// enabled.
+func crQuiet(v *crView) bool {
+	if !v.ChannelsEmpty() {
+		return false
+	}
+	for i := 0; i < v.N(); i++ {
+		if len(v.Proc(i).Send) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// crChosenCount returns how many processes are chosen.
+func crChosenCount(v *crView) int {
+	return properties.Count(v.N(), func(i int) bool { return v.Proc(i).Status == crChosen })
+}
+
+// crAllChosen is termination's goal: every process knows the leader (only
+// a chosen process does) and nothing is left in transit. Offered, not
+// claimed: non-leaders never learn the result (KNOW, 1.1).
+func crAllChosen(v *crView) bool { return crQuiet(v) && crChosenCount(v) == v.N() }
+
+// crValidEnd is a valid end state: every buffer and channel empty, exactly
+// the maximum chosen (ALGORITHMS.md 0.8).
+func crValidEnd(v *crView) bool {
+	return crQuiet(v) && crChosenCount(v) == 1 && v.Proc(crMax(v)).Status == crChosen
+}
+
+// crInvariants are the invariants of chang-roberts, without Lemma 1 for
+// the broken twin, which breaks it.
+func crInvariants(broken bool) []automaton.Invariant[crNode, int] {
+	chosen := func(p *crNode) bool { return p.Status == crChosen }
+	claim := func(p *crNode) (int, bool) { return p.U, chosen(p) }
+	invs := []automaton.Invariant[crNode, int]{
+		described(election.Uniqueness[crNode, int](chosen), "never two processes chosen"),
+		described(election.Validity(claim, func(v *crView) int { return v.Proc(crMax(v)).U }), "a chosen process holds the best ID (the maximum, or the minimum with --objective min)"),
 	}
 	if broken {
-		s.Name = "chang-roberts-broken"
-		s.Summary = "Chang-Roberts with a bug"
-		s.Bug = "forwards smaller IDs instead of discarding them, so every process receives its own ID back and is chosen"
-		s.Claims = []string{properties.Uniqueness, properties.DeadlockFreedom}
+		return invs
 	}
-	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
-		disc, capacity, err := p.Channels(channel.FIFO, n)
-		if err != nil {
-			return nil, err
-		}
-		// Built one at a time: --ids all has N! of them, and a state or
-		// memory limit stops the search before they are all built.
-		initial := func(yield func([]crNode) bool) {
-			for _, ids := range idsets {
-				procs := make([]crNode, n)
-				for i, id := range ids {
-					procs[i] = crNode{U: id, Send: []int{id}, Broken: broken, Obj: obj}
-				}
-				if !yield(procs) {
-					return
-				}
+	return append(invs, automaton.Invariant[crNode, int]{
+		Name: "lemma1", Doc: "Lemma 1: no ID u_i is in a send buffer or channel on the stretch [i_max, i)", Holds: crLemma1,
+	})
+}
+
+// changRoberts returns chang-roberts (ALGORITHMS.md 1.1), which declares
+// its broken twin.
+func changRoberts() Spec {
+	return Spec{
+		Name:     "chang-roberts",
+		Section:  "1.1",
+		Summary:  "Chang-Roberts election on a unidirectional ring, the formal I/O-automaton model with send buffers",
+		Params:   []Param{{Flag: "n", Default: "5", Usage: "number of processes"}, idsParam, objectiveParam},
+		Claims:   []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
+		Symmetry: "rotations",
+		Broken: &Twin{
+			Summary: "Chang-Roberts with a bug",
+			Bug:     "forwards smaller IDs instead of discarding them, so every process receives its own ID back and is chosen",
+			Claims:  []string{properties.Uniqueness, properties.DeadlockFreedom},
+		},
+		Build: func(p *Params) (explorer.Model, error) {
+			n := p.IntFlag("n", 1, maxN)
+			idsets, obj := p.ids(n), p.objective()
+			disc, capacity := p.ChannelFlags(channel.FIFO, n)
+			if err := p.Err(); err != nil {
+				return nil, err
 			}
-		}
-		chosen := func(p *crNode) bool { return p.Status == crChosen }
-		claim := func(p *crNode) (int, bool) { return p.U, chosen(p) }
-		invariants := []automaton.Invariant[crNode, int]{
-			described(election.Uniqueness[crNode, int](chosen), "never two processes chosen"),
-			described(election.Validity(claim, func(v *crView) int { return v.Proc(crMax(v)).U }), "a chosen process holds the best ID (the maximum, or the minimum with --objective min)"),
-		}
-		if !broken {
-			invariants = append(invariants, automaton.Invariant[crNode, int]{
-				Name: "lemma1", Doc: "Lemma 1: no ID u_i is in a send buffer or channel on the stretch [i_max, i)", Holds: crLemma1,
+			return automaton.New(automaton.Config[crNode, int]{
+				// One at a time: --ids all has N! of them, and a state or
+				// memory limit stops the search before they are all built.
+				InitialSeq: initialStates(idsets, nil, func(_, id int, _ bool) crNode {
+					return crNode{U: id, Send: []int{id}, Broken: p.Broken(), Obj: obj}
+				}),
+				Links:       automaton.Ring(n),
+				Symmetry:    automaton.Rotations,
+				Channels:    disc,
+				Capacity:    capacity,
+				Invariants:  crInvariants(p.Broken()),
+				Termination: crAllChosen,
+				Liveness:    []automaton.Liveness[crNode, int]{election.Quiescence(crQuiet)}, // QUIESCE (1.1, offered)
+				ValidEnd:    crValidEnd,
 			})
-		}
-		return automaton.New(automaton.Config[crNode, int]{
-			InitialSeq: initial,
-			Links:      automaton.Ring(n),
-			Symmetry:   automaton.Rotations,
-			Channels:   disc,
-			Capacity:   capacity,
-			Invariants: invariants,
-			// Termination's goal: every process knows the leader (only a
-			// chosen process does) and nothing is left in transit. Offered,
-			// not claimed: non-leaders never learn the result (KNOW, 1.1).
-			Termination: func(v *crView) bool {
-				if !v.ChannelsEmpty() {
-					return false
-				}
-				for i := 0; i < v.N(); i++ {
-					if len(v.Proc(i).Send) > 0 || v.Proc(i).Status != crChosen {
-						return false
-					}
-				}
-				return true
-			},
-			// QUIESCE (1.1, offered): every fair run empties every send
-			// buffer and channel, after which nothing is enabled.
-			Liveness: []automaton.Liveness[crNode, int]{election.Quiescence(func(v *crView) bool {
-				if !v.ChannelsEmpty() {
-					return false
-				}
-				for i := 0; i < v.N(); i++ {
-					if len(v.Proc(i).Send) > 0 {
-						return false
-					}
-				}
-				return true
-			})},
-			// A valid end state: every buffer and channel empty, exactly the
-			// maximum chosen (ALGORITHMS.md 0.8).
-			ValidEnd: func(v *crView) bool {
-				if !v.ChannelsEmpty() {
-					return false
-				}
-				imax := crMax(v)
-				for i := 0; i < v.N(); i++ {
-					if len(v.Proc(i).Send) > 0 || (v.Proc(i).Status == crChosen) != (i == imax) {
-						return false
-					}
-				}
-				return true
-			},
-		})
+		},
 	}
-	return s
 }

@@ -132,7 +132,7 @@ func crReference(idsets [][]int, broken bool) (states, transitions int) {
 
 func crIDs(t testing.TB, n int, mode string) [][]int {
 	t.Helper()
-	p, err := NewParams(changRoberts(false), map[string]string{"n": fmt.Sprint(n), "ids": mode})
+	p, err := NewParams(changRoberts(), map[string]string{"n": fmt.Sprint(n), "ids": mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestChangRobertsCounts(t *testing.T) {
 				t.Errorf("reference enumeration: %d states, %d transitions; pinned %d, %d", refStates, refTrans, tt.states, tt.transitions)
 			}
 			m := build(t, "chang-roberts", map[string]string{"n": fmt.Sprint(tt.n), "ids": tt.ids})
-			claims := changRoberts(false).Claims
+			claims := changRoberts().Claims
 			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
 				cfg.Properties = claims
 				r, err := explorer.Check(m, cfg)

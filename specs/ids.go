@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 
@@ -65,6 +66,31 @@ func parseIDs(p *Params, n int) ([][]int, error) {
 	}
 	p.Set("ids", v)
 	return [][]int{ids}, nil
+}
+
+// ids is parseIDs with a sticky error (Params.Err).
+func (p *Params) ids(n int) [][]int {
+	return sticky(p, func() ([][]int, error) { return parseIDs(p, n) })
+}
+
+// initialStates yields one initial state for every ID vector of idsets
+// and, when inits is not nil, every initiator set of inits (IDs outer, sets
+// inner), each built as it is asked for: process i is proc(i, ids[i],
+// set[i]), with set[i] false when inits is nil.
+func initialStates[S any](idsets [][]int, inits [][]bool, proc func(i, id int, init bool) S) iter.Seq[[]S] {
+	return func(yield func([]S) bool) {
+		for _, ids := range idsets {
+			for k := 0; k < max(len(inits), 1); k++ {
+				procs := make([]S, len(ids))
+				for i, id := range ids {
+					procs[i] = proc(i, id, inits != nil && inits[k][i])
+				}
+				if !yield(procs) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // permutations returns every permutation of 1..n in lexicographic order.

@@ -76,3 +76,8 @@ func parseInitiators(p *Params, n int) ([][]bool, error) {
 	p.Set("initiators", procListCanon(set))
 	return [][]bool{set}, nil
 }
+
+// initiators is parseInitiators with a sticky error (Params.Err).
+func (p *Params) initiators(n int) [][]bool {
+	return sticky(p, func() ([][]bool, error) { return parseInitiators(p, n) })
+}

@@ -69,19 +69,27 @@ type llNode struct {
 
 type llView = automaton.View[llNode, llMsg]
 
+// llStart is the step start_i, a process's one local step.
+const llStart = "start"
+
 // Steps: start_i, pre designated initiator ∧ st = asleep (the broken twin
 // also allows st = relay).
 func (p *llNode) Steps(_ *llView, out []automaton.Step) []automaton.Step {
 	if p.Init && (p.St == llAsleep || (p.Broken && p.St == llRelay)) {
-		out = append(out, automaton.Do("start"))
+		out = append(out, automaton.Do(llStart))
 	}
 	return out
 }
 
 // Do performs start_i: st := cand; seen := {u}; send CAND(u).
-func (p *llNode) Do(_ automaton.Step, fx *automaton.Effects[llMsg]) {
-	p.St, p.Seen = llCand, []int{p.U}
-	fx.Send((fx.Self()+1)%fx.N(), llMsg{V: p.U})
+func (p *llNode) Do(s automaton.Step, fx *automaton.Effects[llMsg]) {
+	switch s.Name {
+	case llStart:
+		p.St, p.Seen = llCand, []int{p.U}
+		fx.Send((fx.Self()+1)%fx.N(), llMsg{V: p.U})
+	default:
+		panic(unknownStep("lelann", s))
+	}
 }
 
 // Receive performs receive CAND(v) and receive LEADER(w).
@@ -168,78 +176,51 @@ func llEnd(v *llView) bool {
 	return true
 }
 
-// lelannSpecs returns lelann and its broken twin.
-func lelannSpecs() []Spec { return []Spec{lelann(false), lelann(true)} }
-
-func lelann(broken bool) Spec {
-	s := Spec{
+// lelann returns lelann (ALGORITHMS.md 1.5), which declares its broken
+// twin.
+func lelann() Spec {
+	return Spec{
 		Name:    "lelann",
 		Section: "1.5",
 		Summary: "LeLann's ring election: every initiator's token goes round the FIFO ring; the best ID seen wins and announces itself",
-		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes"},
-			idsParam,
-			initiatorsParam("subsets"),
-			objectiveParam,
-		},
+		Params:  []Param{{Flag: "n", Default: "4", Usage: "number of processes"}, idsParam, initiatorsParam("subsets"), objectiveParam},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, llNoLateCand,
 			properties.DeadlockFreedom, properties.Termination},
 		Symmetry: "rotations",
-	}
-	if broken {
-		s.Name = "lelann-broken"
-		s.Summary = "LeLann without the wake-up rule"
-		s.Bug = "start_i lacks its st = asleep precondition, so an initiator may start after relaying a token, which then returns home before the new token has passed: a smaller candidate wins"
-		s.Claims = []string{properties.Uniqueness, properties.Validity, properties.DeadlockFreedom}
-	}
-	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
-		inits, err := parseInitiators(p, n)
-		if err != nil {
-			return nil, err
-		}
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
-		// At most N tokens and one LEADER cross each channel.
-		disc, capacity, err := p.Channels(channel.FIFO, n+1)
-		if err != nil {
-			return nil, err
-		}
-		var initial [][]llNode
-		for _, ids := range idsets {
-			for _, set := range inits {
-				procs := make([]llNode, n)
-				for i := range procs {
-					procs[i] = llNode{U: ids[i], Init: set[i], Obj: obj, Broken: broken}
-				}
-				initial = append(initial, procs)
+		Broken: &Twin{
+			Summary: "LeLann without the wake-up rule",
+			Bug:     "start_i lacks its st = asleep precondition, so an initiator may start after relaying a token, which then returns home before the new token has passed: a smaller candidate wins",
+			Claims:  []string{properties.Uniqueness, properties.Validity, properties.DeadlockFreedom},
+		},
+		Build: func(p *Params) (explorer.Model, error) {
+			n := p.IntFlag("n", 1, maxN)
+			idsets, inits, obj := p.ids(n), p.initiators(n), p.objective()
+			disc, capacity := p.ChannelFlags(channel.FIFO, n+1) // at most N tokens and one LEADER cross a channel
+			if err := p.Err(); err != nil {
+				return nil, err
 			}
-		}
-		return automaton.New(automaton.Config[llNode, llMsg]{
-			Initial:  initial,
-			Links:    automaton.Ring(n),
-			Symmetry: automaton.Rotations,
-			Channels: disc,
-			Capacity: capacity,
-			Invariants: []automaton.Invariant[llNode, llMsg]{
-				described(election.Uniqueness[llNode, llMsg](llIsLeader), "never two processes in a leader state (leader, or done with leader = u)"),
-				described(election.Agreement[llNode, llMsg](func(p *llNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two different non-⊥ leader values"),
-				{Name: properties.Validity, Doc: "every leader value is the best ID among the actual initiators", Holds: llValid},
-			},
-			Assertions: []automaton.Assertion{{Name: llNoLateCand,
-				Doc: "no CAND reaches a process in st leader or done (the assert false branch of 1.5; FIFO only)"}},
-			ValidEnd:    llEnd,
-			Termination: llEnd,
-		})
+			return automaton.New(automaton.Config[llNode, llMsg]{
+				Initial: slices.Collect(initialStates(idsets, inits, func(_, id int, init bool) llNode {
+					return llNode{U: id, Init: init, Obj: obj, Broken: p.Broken()}
+				})),
+				Links:       automaton.Ring(n),
+				Symmetry:    automaton.Rotations,
+				Channels:    disc,
+				Capacity:    capacity,
+				Invariants:  llInvariants(),
+				Assertions:  []automaton.Assertion{{Name: llNoLateCand, Doc: "no CAND reaches a process in st leader or done (the assert false branch of 1.5; FIFO only)"}},
+				ValidEnd:    llEnd,
+				Termination: llEnd,
+			})
+		},
 	}
-	return s
+}
+
+// llInvariants are the invariants of lelann and its twin.
+func llInvariants() []automaton.Invariant[llNode, llMsg] {
+	return []automaton.Invariant[llNode, llMsg]{
+		described(election.Uniqueness[llNode, llMsg](llIsLeader), "never two processes in a leader state (leader, or done with leader = u)"),
+		described(election.Agreement[llNode, llMsg](func(p *llNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two different non-⊥ leader values"),
+		{Name: properties.Validity, Doc: "every leader value is the best ID among the actual initiators", Holds: llValid},
+	}
 }

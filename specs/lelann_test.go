@@ -32,7 +32,7 @@ func TestLeLannCounts(t *testing.T) {
 		t.Run(fmt.Sprintf("n=%d/%s", tt.n, tt.inits), func(t *testing.T) {
 			m := build(t, "lelann", map[string]string{"n": fmt.Sprint(tt.n), "initiators": tt.inits})
 			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				cfg.Properties = lelann(false).Claims
+				cfg.Properties = lelann().Claims
 				r, err := explorer.Check(m, cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -109,7 +109,7 @@ func TestLeLannUnordered(t *testing.T) {
 // fails in 5 steps at N=3).
 func TestLeLannBroken(t *testing.T) {
 	m := build(t, "lelann-broken", map[string]string{"n": "3"})
-	r, err := explorer.Check(m, explorer.Config{Properties: lelann(true).Claims})
+	r, err := explorer.Check(m, explorer.Config{Properties: lelann().Broken.Claims})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,6 +97,11 @@ func parseRequesters(v string, n int) ([]bool, string, error) {
 	return reqs, procListCanon(reqs), nil
 }
 
+// mutexUsers is parseMutexUsers with a sticky error (Params.Err).
+func (p *Params) mutexUsers(n int) mutex.Users {
+	return sticky(p, func() (mutex.Users, error) { return parseMutexUsers(p, n) })
+}
+
 // procSet is a set of processes (0-based, at most 64 = maxN) as a bit mask:
 // canonical, compact, and shown 1-based in traces ("{1,3}").
 type procSet uint64

@@ -33,6 +33,11 @@ func parseObjective(p *Params) (objective, error) {
 	}
 }
 
+// objective is parseObjective with a sticky error (Params.Err).
+func (p *Params) objective() objective {
+	return sticky(p, func() (objective, error) { return parseObjective(p) })
+}
+
 // beats reports whether ID a wins against ID b: a > b for max, a < b for
 // min.
 func (o objective) beats(a, b int) bool {

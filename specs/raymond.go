@@ -71,16 +71,23 @@ type rayView = automaton.View[rayNode, rayMsg]
 
 func rayUser(p *rayNode) (mutex.State, int) { return p.Ust, p.Done }
 
-// Steps: request_i (the user wants the critical section), enter_i (Choice
-// above) and exit_i.
+// The local steps of a process: request_i (the user wants the critical
+// section), enter_i (Choice above) and exit_i.
+const (
+	rayStepRequest = "request"
+	rayStepEnter   = "enter"
+	rayStepExit    = "exit"
+)
+
+// Steps: request_i, enter_i and exit_i.
 func (p *rayNode) Steps(_ *rayView, out []automaton.Step) []automaton.Step {
 	switch {
 	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Do("request"))
+		out = append(out, automaton.Do(rayStepRequest))
 	case p.Ust == mutex.Trying && p.Holder == p.Me && !p.Using && len(p.ReqQ) > 0 && p.ReqQ[0] == p.Me:
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(rayStepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Do("exit"))
+		out = append(out, automaton.Do(rayStepExit))
 	}
 	return out
 }
@@ -89,19 +96,21 @@ func (p *rayNode) Steps(_ *rayView, out []automaton.Step) []automaton.Step {
 // asked := false, using := true) and exit_i (using := false; ASSIGN; ASK).
 func (p *rayNode) Do(s automaton.Step, fx *automaton.Effects[rayMsg]) {
 	switch s.Name {
-	case "request":
+	case rayStepRequest:
 		p.Ust = mutex.Trying
 		p.ReqQ = append(p.ReqQ, p.Me)
-	case "enter":
+	case rayStepEnter:
 		p.ReqQ = p.ReqQ[1:]
 		p.Asked = false
 		p.Using = true
 		p.Ust = mutex.Critical
 		return
-	case "exit":
+	case rayStepExit:
 		p.Using = false
 		p.Ust = mutex.Idle
 		p.Done++
+	default:
+		panic(unknownStep("raymond", s))
 	}
 	p.assign(fx)
 	p.ask(fx)
@@ -235,24 +244,44 @@ func rayExplain(v *rayView) []string {
 	return lines
 }
 
-// rayTopology reads --topology and --n and refuses a graph that is not a
-// tree.
-func rayTopology(p *Params) (topology.Graph, error) {
-	g, err := parseGraphTopology(p)
-	if err != nil {
+// rayTopology reads --topology and --n, refusing a graph that is not a
+// tree, with a sticky error (Params.Err).
+func rayTopology(p *Params) topology.Graph {
+	return sticky(p, func() (topology.Graph, error) {
+		g, err := parseGraphTopology(p)
+		if err == nil && !g.IsTree() {
+			err = Usagef("topology", p.String("topology"), "%s is not a tree (%d nodes, %d edges%s); raymond needs a tree: line, star, or an edge-list file of a tree", g.Name, g.N, g.NumEdges(), map[bool]string{true: "", false: ", not connected"}[g.Connected()])
+		}
 		return g, err
-	}
-	if !g.IsTree() {
-		return g, Usagef("topology", p.String("topology"), "%s is not a tree (%d nodes, %d edges%s); raymond needs a tree: line, star, or an edge-list file of a tree", g.Name, g.N, g.NumEdges(), map[bool]string{true: "", false: ", not connected"}[g.Connected()])
-	}
-	return g, nil
+	})
 }
 
-// raymondSpecs returns raymond and its broken twin (ALGORITHMS.md 2.11).
-func raymondSpecs() []Spec { return []Spec{raymond(false), raymond(true)} }
+// rayInitial is the initial state: process 1 holds the token and every
+// other process points to its parent in the tree rooted at process 1, that
+// is towards the token.
+func rayInitial(g topology.Graph, users mutex.Users, broken bool) []rayNode {
+	procs := make([]rayNode, g.N)
+	for u := range procs {
+		procs[u] = rayNode{Ust: mutex.Idle, Holder: automaton.Proc(u), Me: automaton.Proc(u), Requests: users.Requests(u), Broken: broken}
+	}
+	seen := make([]bool, g.N)
+	seen[0] = true
+	for queue := []int{0}; len(queue) > 0; queue = queue[1:] {
+		for _, w := range g.Adj[queue[0]] {
+			if !seen[w] {
+				seen[w] = true
+				procs[w].Holder = automaton.Proc(queue[0])
+				queue = append(queue, w)
+			}
+		}
+	}
+	return procs
+}
 
-func raymond(broken bool) Spec {
-	s := Spec{
+// raymond returns raymond (ALGORITHMS.md 2.11), which declares its broken
+// twin.
+func raymond() Spec {
+	return Spec{
 		Name:    "raymond",
 		Section: "2.11",
 		Summary: "Raymond's tree-based token mutual exclusion: REQUESTs travel up holder pointers, the PRIVILEGE comes back down",
@@ -262,61 +291,39 @@ func raymond(broken bool) Spec {
 			requestsParam, requestersParam,
 		},
 		Claims: []string{properties.TokenUniqueness, properties.MutualExclusion, "holder-acyclic", properties.DeadlockFreedom, properties.Progress, properties.StarvationFreedom},
-	}
-	if broken {
-		s.Name = "raymond-broken"
-		s.Summary = "Raymond's tree-based token algorithm with a bug"
-		s.Bug = "ASSIGN does not reset asked when the token passes through, so a process that later needs the token never asks for it again"
-	}
-	s.Build = func(p *Params) (explorer.Model, error) {
-		g, err := rayTopology(p)
-		if err != nil {
-			return nil, err
-		}
-		users, err := parseMutexUsers(p, g.N)
-		if err != nil {
-			return nil, err
-		}
-		// A tree edge carries at most a PRIVILEGE followed by a REQUEST.
-		disc, capacity, err := p.Channels(channel.FIFO, 2)
-		if err != nil {
-			return nil, err
-		}
-		// Initially process 1 holds the token and every other process
-		// points to its parent in the tree rooted at process 1, that is
-		// towards the token.
-		procs := make([]rayNode, g.N)
-		for u := range procs {
-			procs[u] = rayNode{Ust: mutex.Idle, Holder: automaton.Proc(u), Me: automaton.Proc(u), Requests: users.Requests(u), Broken: broken}
-		}
-		seen := make([]bool, g.N)
-		seen[0] = true
-		for queue := []int{0}; len(queue) > 0; queue = queue[1:] {
-			for _, w := range g.Adj[queue[0]] {
-				if !seen[w] {
-					seen[w] = true
-					procs[w].Holder = automaton.Proc(queue[0])
-					queue = append(queue, w)
-				}
+		Broken: &Twin{
+			Summary: "Raymond's tree-based token algorithm with a bug",
+			Bug:     "ASSIGN does not reset asked when the token passes through, so a process that later needs the token never asks for it again",
+		},
+		Build: func(p *Params) (explorer.Model, error) {
+			g := rayTopology(p)
+			users := p.mutexUsers(g.N)
+			disc, capacity := p.ChannelFlags(channel.FIFO, 2) // a tree edge carries at most a PRIVILEGE followed by a REQUEST
+			if err := p.Err(); err != nil {
+				return nil, err
 			}
-		}
-		return automaton.New(automaton.Config[rayNode, rayMsg]{
-			Mutex:    mutex.MetricsView(users.R, rayUser, rayServes),
-			Initial:  [][]rayNode{procs},
-			Links:    automaton.Undirected(g.Adj),
-			Channels: disc,
-			Capacity: capacity,
-			Invariants: []automaton.Invariant[rayNode, rayMsg]{
-				{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, counting holders (holder = self) and PRIVILEGEs in transit", Holds: rayOneToken},
-				mutex.Exclusion[rayNode, rayMsg](rayUser),
-				{Name: "holder-acyclic", Doc: "following holder pointers from any process leads without a cycle to the token holder or to the receiver of the PRIVILEGE in transit", Holds: rayAcyclic},
-			},
-			ValidEnd: rayValidEnd(users),
-			Liveness: mutex.Liveness[rayNode, rayMsg](rayUser),
-			Explain:  rayExplain,
-		})
+			return automaton.New(automaton.Config[rayNode, rayMsg]{
+				Mutex:      mutex.MetricsView(users.R, rayUser, rayServes),
+				Initial:    [][]rayNode{rayInitial(g, users, p.Broken())},
+				Links:      automaton.Undirected(g.Adj),
+				Channels:   disc,
+				Capacity:   capacity,
+				Invariants: rayInvariants(),
+				ValidEnd:   rayValidEnd(users),
+				Liveness:   mutex.Liveness[rayNode, rayMsg](rayUser),
+				Explain:    rayExplain,
+			})
+		},
 	}
-	return s
+}
+
+// rayInvariants are the invariants of raymond and its twin.
+func rayInvariants() []automaton.Invariant[rayNode, rayMsg] {
+	return []automaton.Invariant[rayNode, rayMsg]{
+		{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, counting holders (holder = self) and PRIVILEGEs in transit", Holds: rayOneToken},
+		mutex.Exclusion[rayNode, rayMsg](rayUser),
+		{Name: "holder-acyclic", Doc: "following holder pointers from any process leads without a cycle to the token holder or to the receiver of the PRIVILEGE in transit", Holds: rayAcyclic},
+	}
 }
 
 // rayServes attributes a message to the entry it serves (the metrics

@@ -246,7 +246,7 @@ func TestRaymondCounts(t *testing.T) {
 			}
 			m := build(t, "raymond", c.flags)
 			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				cfg.Properties = raymond(false).Claims
+				cfg.Properties = raymond().Claims
 				cfg.Metrics = []string{"messages"}
 				r, err := explorer.Check(m, cfg)
 				if err != nil {
@@ -374,11 +374,11 @@ func TestRaymondUsage(t *testing.T) {
 		{map[string]string{"requesters": "5", "n": "4"}, "--requesters 5"},
 		{map[string]string{"channels": "lossy"}, "--channels lossy"},
 	} {
-		p, err := NewParams(raymond(false), c.flags)
+		p, err := NewParams(raymond(), c.flags)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = raymond(false).Build(p)
+		_, err = raymond().Build(p)
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want a usage error containing %q", c.flags, err, c.want)
 		}

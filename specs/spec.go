@@ -105,8 +105,9 @@ func WithTwins(catalog []Spec) []Spec {
 // Catalog returns every spec, ordered by section then name.
 func Catalog() []Spec {
 	all := []Spec{
-		changRoberts(false),
-		changRoberts(true),
+		changRoberts(),
+		lelann(),
+		raymond(),
 		changRobertsAnnounce(false),
 		changRobertsAnnounce(true),
 		perpetuumMobile(false),
@@ -122,7 +123,6 @@ func Catalog() []Spec {
 	all = append(all, suzukiKasamiSpecs()...)
 	all = append(all, singhalSpecs()...)
 	all = append(all, changRobertsWakeupSpecs()...)
-	all = append(all, lelannSpecs()...)
 	all = append(all, changRobertsBidirectionalSpecs()...)
 	all = append(all, treeElectionSpecs()...)
 	all = append(all, floodmaxSpecs()...)
@@ -132,8 +132,8 @@ func Catalog() []Spec {
 	all = append(all, raSpecs()...)
 	all = append(all, centralSpecs()...)
 	all = append(all, cvSpecs()...)
-	all = append(all, raymondSpecs()...)
 	all = append(all, caoSinghalSpecs()...)
+	all = WithTwins(all)
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)
@@ -282,6 +282,22 @@ func (p *Params) Err() error { return p.err }
 // Broken reports whether the model to build is the broken twin that the
 // spec declares (Spec.Broken) rather than the spec itself.
 func (p *Params) Broken() bool { return p.broken }
+
+// sticky runs read unless p has an error, records its error, and returns
+// its value, or the zero T when there is an error: the sticky form of a
+// spec's own parser.
+func sticky[T any](p *Params, read func() (T, error)) T {
+	var zero T
+	if p.err != nil {
+		return zero
+	}
+	v, err := read()
+	if err != nil {
+		p.err = err
+		return zero
+	}
+	return v
+}
 
 // Set records the canonical value of a parameter for reports.
 func (p *Params) Set(flag string, v any) { p.canon[flag] = v }

@@ -18,7 +18,7 @@ func BenchmarkChangRobertsSymmetry(b *testing.B) {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("spec=chang-roberts/ids=all/symmetry/n=%d/workers=%d", n, workers), func(b *testing.B) {
 				m := build(b, "chang-roberts", map[string]string{"n": fmt.Sprint(n), "ids": "all"})
-				claims := changRoberts(false).Claims
+				claims := changRoberts().Claims
 				var r *explorer.Result
 				for i := 0; i < b.N; i++ {
 					var err error

@@ -1,0 +1,149 @@
+package specs
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
+	"github.com/vacheck/vacheck/explorer"
+)
+
+// TestParamsSticky: the sticky methods keep the first error, exactly the
+// error of the method that returns it, and read nothing after it.
+func TestParamsSticky(t *testing.T) {
+	flags := map[string]string{"n": "3", "ids": "1,1,2", "objective": "mid", "channels": "lossy"}
+	p, err := NewParams(changRoberts(), flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := NewParams(changRoberts(), flags)
+	if _, want := parseIDs(q, 3); want == nil {
+		t.Fatal("--ids 1,1,2 accepted")
+	} else {
+		n := p.IntFlag("n", 1, maxN)
+		idsets, obj := p.ids(n), p.objective()
+		disc, capacity := p.ChannelFlags(channel.FIFO, n)
+		p.Fail(errors.New("later"))
+		if n != 3 || idsets != nil || obj != 0 || disc != 0 || capacity != 0 {
+			t.Errorf("values %d %v %v %v %d", n, idsets, obj, disc, capacity)
+		}
+		if p.Err() == nil || p.Err().Error() != want.Error() || !errors.Is(p.Err(), ErrUsage) {
+			t.Errorf("Err() = %v, want %v", p.Err(), want)
+		}
+	}
+	for _, flag := range []string{"objective", "channels", "capacity"} {
+		if _, ok := p.Canonical()[flag]; ok {
+			t.Errorf("--%s read after the error: %v", flag, p.Canonical())
+		}
+	}
+	p, _ = NewParams(changRoberts(), nil)
+	if p.Fail(nil); p.IntFlag("n", 1, maxN) != 5 || p.Err() != nil {
+		t.Errorf("defaults: %v", p.Err())
+	}
+}
+
+// TestBuildReportsTheFirstError: a Build that reads its parameters with
+// the sticky methods reports the error of the first bad one, in the order
+// the parameters were read before (--n, --ids, --initiators, --objective,
+// --channels, --capacity).
+func TestBuildReportsTheFirstError(t *testing.T) {
+	for _, tt := range []struct {
+		spec  string
+		flags map[string]string
+		want  string
+	}{
+		{"chang-roberts", map[string]string{"n": "x", "ids": "1,1", "objective": "mid", "channels": "lossy"}, `--n "x": not an integer`},
+		{"chang-roberts-broken", map[string]string{"ids": "1,1", "objective": "mid"}, "--ids 1,1: ID 1 appears twice"},
+		{"chang-roberts", map[string]string{"objective": "mid", "channels": "lossy"}, "--objective mid: allowed: max or min"},
+		{"lelann", map[string]string{"initiators": "9", "objective": "mid"}, "--initiators 9: there is no process 9 with --n 4"},
+		{"lelann-broken", map[string]string{"channels": "fifo", "capacity": "0"}, "--capacity 0: out of range for lelann-broken"},
+		{"raymond", map[string]string{"topology": "ring", "requesters": "x"}, "--topology ring: ring is not a tree"},
+		{"raymond-broken", map[string]string{"requests": "9", "requesters": "x"}, "--requests 9: out of range"},
+		{"raymond", map[string]string{"requesters": "2,2", "channels": "lossy"}, "--requesters 2,2: process 2 is listed twice"},
+	} {
+		s, err := Lookup(tt.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewParams(s, tt.flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Build(p); err == nil || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %v: %v, want %q", tt.spec, tt.flags, err, tt.want)
+		}
+	}
+}
+
+// TestWithTwins: a declared twin follows its spec as a spec of its own,
+// whose Build sees Params.Broken; a catalog without declarations, or one
+// expanded already, is left as it is.
+func TestWithTwins(t *testing.T) {
+	var built []bool
+	base := Spec{Name: "x", Section: "9.9", Summary: "x", Claims: []string{"a", "b"},
+		Broken: &Twin{Summary: "x with a bug", Bug: "bug"},
+		Build: func(p *Params) (explorer.Model, error) {
+			built = append(built, p.Broken())
+			return nil, nil
+		}}
+	plain := Spec{Name: "y", Summary: "y"}
+	if c := []Spec{plain, plain}; &WithTwins(c)[0] != &c[0] {
+		t.Error("a catalog without twins was copied")
+	}
+	c := WithTwins([]Spec{plain, base, plain})
+	var names []string
+	for _, s := range c {
+		names = append(names, s.Name)
+	}
+	if !slices.Equal(names, []string{"y", "x", "x-broken", "y"}) {
+		t.Fatalf("names %v", names)
+	}
+	if twin := c[2]; twin.Summary != "x with a bug" || twin.Bug != "bug" || twin.Broken != nil || !slices.Equal(twin.Claims, base.Claims) || twin.Section != "9.9" {
+		t.Errorf("twin %+v", twin)
+	}
+	if again := WithTwins(c); len(again) != len(c) {
+		t.Errorf("expanded again: %d specs", len(again))
+	}
+	for _, s := range c[1:3] {
+		p, err := NewParams(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Build(p)
+	}
+	if !slices.Equal(built, []bool{false, true}) {
+		t.Errorf("Broken() in Build: %v", built)
+	}
+	for _, name := range []string{"chang-roberts", "lelann", "raymond"} {
+		s, _ := Lookup(name)
+		twin, err := Lookup(name + "-broken")
+		if err != nil || s.Broken == nil || twin.Bug != s.Broken.Bug {
+			t.Errorf("%s: twin %v", name, err)
+		}
+	}
+}
+
+// TestUnknownStepPanics: a Do given a step it has no case for panics with
+// a message naming the step, which the automaton package reports as a
+// model error.
+func TestUnknownStepPanics(t *testing.T) {
+	bad := automaton.Step{Name: "jump"}
+	for name, do := range map[string]func(){
+		"chang-roberts": func() { (&crNode{}).Do(bad, nil) },
+		"lelann":        func() { (&llNode{}).Do(bad, nil) },
+		"raymond":       func() { (&rayNode{}).Do(bad, nil) },
+	} {
+		func() {
+			defer func() {
+				if got, want := fmt.Sprint(recover()), name+`: Do has no case for step "jump"`; got != want {
+					t.Errorf("panic %q, want %q", got, want)
+				}
+			}()
+			do()
+		}()
+	}
+}
