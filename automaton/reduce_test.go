@@ -170,9 +170,9 @@ func randomSystem(tb testing.TB, seed uint64, n int, disc channel.Discipline, se
 // found, so deadlock verdicts agree; and the reduced search must give the
 // same figures on one and two workers.
 func TestPartialOrderPreserves(t *testing.T) {
-	runs := 80
-	if testing.Short() {
-		runs = 25
+	runs := 25 // 1.5 s; 80 take 10 s, run with -long
+	if *long && !testing.Short() {
+		runs = 80
 	}
 	var full, reduced int64
 	for k := 0; k < runs; k++ {

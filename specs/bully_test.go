@@ -223,6 +223,9 @@ func TestBullyCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
+			if tt.states > 100000 {
+				skipUnlessLong(t) // 477,300 states, three searches
+			}
 			if testing.Short() && tt.states > 100000 {
 				t.Skip("large state space; run without -short")
 			}

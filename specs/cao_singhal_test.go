@@ -32,6 +32,9 @@ func TestCaoSinghalCounts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(flagString(c.flags), func(t *testing.T) {
+			if c.large {
+				skipUnlessLong(t) // 130,197 states, three searches and a walk
+			}
 			if c.large && testing.Short() {
 				t.Skip("large state space")
 			}

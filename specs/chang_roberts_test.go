@@ -182,6 +182,9 @@ func TestChangRobertsCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("n=%d/ids=%s", tt.n, tt.ids), func(t *testing.T) {
+			if tt.states > 1000000 {
+				skipUnlessLong(t) // N=6, every arrangement: the reference and three searches
+			}
 			if testing.Short() && tt.states > 100000 {
 				t.Skip("large state space; run without -short")
 			}

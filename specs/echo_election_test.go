@@ -16,7 +16,7 @@ import (
 	"github.com/vacheck/vacheck/topology"
 )
 
-var echoLarge = flag.Bool("echo-large", false, "include echo-election on random:1:6 with N=5 and --initiators subsets (8.5 million states, minutes)")
+var echoLarge = flag.Bool("echo-large", false, "include echo-election on random:1:6 with N=5 and --initiators subsets (8.5 million states, minutes; -long implies it)")
 
 // echoCheck checks m with the claims of echo-election under cfg.
 func echoCheck(t *testing.T, m explorer.Model, cfg explorer.Config) *explorer.Result {
@@ -51,8 +51,8 @@ func TestEchoElectionCounts(t *testing.T) {
 		initiators          string
 		states, transitions int64
 		terminal            int64
-		large               bool // skipped with -short
-		huge                bool // only with -echo-large
+		large               bool // only with -long, and skipped with -short
+		huge                bool // only with -echo-large or -long
 	}{
 		{2, "ring", "all", 12, 13, 3, false, false},
 		{3, "line", "one", 6, 5, 1, false, false},
@@ -64,8 +64,11 @@ func TestEchoElectionCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s", tt.n, tt.topology, tt.initiators), func(t *testing.T) {
-			if tt.huge && !*echoLarge {
-				t.Skip("8.5 million states; run with -echo-large")
+			if tt.huge && !*echoLarge && !*long {
+				t.Skip("8.5 million states; run with -echo-large or -long")
+			}
+			if tt.large && !tt.huge {
+				skipUnlessLong(t) // 1.7 million states, three searches
 			}
 			if tt.large && testing.Short() {
 				t.Skip("large state space; run without -short")
@@ -204,6 +207,9 @@ func TestEchoElectionReferenceMessages(t *testing.T) {
 		{"pendant-all", 4, pendant, "all", 8, 21, false, "triangle with one pendant node, all initiators"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.large {
+				skipUnlessLong(t) // 2.8 million states
+			}
 			if tt.large && testing.Short() {
 				t.Skip("2.8 million states; run without -short")
 			}

@@ -31,7 +31,7 @@ type etCase struct {
 	flags          map[string]string
 	tMin, tMax     int64
 	msgMin, msgMax int64
-	long           bool // skipped in -short
+	long           bool // only with -long (and never in -short)
 }
 
 // etFlags builds a flag map from pairs.
@@ -47,6 +47,10 @@ func etRun(t *testing.T, cases []etCase) {
 	t.Helper()
 	for _, c := range cases {
 		what := fmt.Sprintf("%s %v", c.spec, c.flags)
+		if c.long && !*long {
+			t.Logf("skipping %s: large instance, run with -args -long", what)
+			continue
+		}
 		if c.long && testing.Short() {
 			t.Logf("skipping %s in -short", what)
 			continue

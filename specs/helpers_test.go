@@ -9,6 +9,21 @@ import (
 
 var benchLarge = flag.Bool("bench-large", false, "include N=7 in the chang-roberts benchmark (about 10 GiB, minutes)")
 
+// long adds the large pinned instances to the tests: the rows that take
+// seconds each, too many for the default run (go test ./... must take
+// under 2 minutes on 2 cores). Every spec, property and strategy they
+// check keeps a smaller instance in the default run. .ci/run passes it:
+// go test ./specs ./automaton -args -long. It implies -echo-large.
+var long = flag.Bool("long", false, "also check the large pinned instances (minutes)")
+
+// skipUnlessLong skips t, a large pinned instance, unless the run has -long.
+func skipUnlessLong(t testing.TB) {
+	t.Helper()
+	if !*long {
+		t.Skip("large instance: run with -args -long")
+	}
+}
+
 func benchSizes() []int {
 	if *benchLarge {
 		return []int{6, 7}

@@ -294,7 +294,7 @@ func lamportRequestsAhead(p *lamportNode) bool {
 // a REQUEST received), so later states are mapped with fewer thresholds
 // and a smaller E, never needing what was erased.
 // TestLamportMinimalIsBisimulation checks the whole normalization against
-// the literal model, N=3 included.
+// the literal model, N=3 included (with -long).
 func lamportRegions(procs []lamportNode, chans [][]lamportMsg, live []bool, to []int) {
 	n := len(procs)
 	var thBuf, mapBuf [32]int

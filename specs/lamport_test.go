@@ -173,6 +173,9 @@ func TestLamportMessages(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
+			if c.large {
+				skipUnlessLong(t) // hundreds of thousands of states
+			}
 			if c.large && testing.Short() {
 				t.Skip("hundreds of thousands of states: skipped in -short")
 			}
@@ -530,6 +533,10 @@ func TestLamportReductions(t *testing.T) {
 		{"3", "1", "minimal", figures{36481, 112592, 1}, figures{22109, 48615, 1}, figures{22109, 48615, 1}},
 	}
 	for _, c := range cases {
+		if c.full.states > 100000 && !*long {
+			t.Logf("n=%s requests=%s clocks=%s (%d states, six searches): large instance, run with -args -long", c.n, c.requests, c.clocks, c.full.states)
+			continue
+		}
 		if testing.Short() && c.n == "3" {
 			continue
 		}
@@ -563,6 +570,7 @@ func TestLamportReductions(t *testing.T) {
 // on two workers: the same figures, and every property holds. (With all
 // four requesting, the same search takes two hours: see the README.)
 func TestLamportFourProcesses(t *testing.T) {
+	skipUnlessLong(t)
 	if testing.Short() {
 		t.Skip("458,771 states twice: skipped in -short")
 	}
@@ -676,6 +684,10 @@ func TestLamportMinimalIsBisimulation(t *testing.T) {
 		{3, 1, []bool{true, true, true}, "all"}, // 852,607 literal states
 	}
 	for _, c := range cases {
+		if c.requesters == "all" && c.n == 3 && !*long {
+			t.Log("n=3 r=1 requesters=all (852,607 literal states): large instance, run with -args -long")
+			continue
+		}
 		if testing.Short() && c.requesters == "all" && c.n == 3 {
 			continue
 		}

@@ -195,6 +195,9 @@ func TestMaekawaMessages(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(maekawa(c.full).Name+flagString(c.flags), func(t *testing.T) {
+			if c.flags["requests"] == "2" {
+				skipUnlessLong(t) // 1,760,119 states
+			}
 			if c.large && testing.Short() {
 				t.Skip("large state space")
 			}
@@ -309,6 +312,9 @@ func TestMaekawaFull(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(flagString(c.flags), func(t *testing.T) {
+			if c.states > 1000000 {
+				skipUnlessLong(t)
+			}
 			if c.large && testing.Short() {
 				t.Skip("large state space")
 			}

@@ -44,6 +44,10 @@ func BenchmarkChangRobertsSymmetry(b *testing.B) {
 func TestChangRobertsOrbits(t *testing.T) {
 	raw := map[int]int64{3: 282, 4: 4308, 5: 80965, 6: 1809852}
 	for n := 3; n <= 6; n++ {
+		if n == 6 && !*long {
+			t.Log("N=6 (1,809,852 states, three searches): large instance, run with -args -long")
+			continue
+		}
 		if n == 6 && testing.Short() {
 			continue
 		}
