@@ -313,7 +313,7 @@ func TestMaekawaFull(t *testing.T) {
 	for _, c := range cases {
 		t.Run(flagString(c.flags), func(t *testing.T) {
 			if c.states > 1000000 {
-				skipUnlessLong(t)
+				skipUnlessLong(t) // N=3, two requests each
 			}
 			if c.large && testing.Short() {
 				t.Skip("large state space")
