@@ -3,7 +3,6 @@ package automaton
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/zeebo/xxh3"
 	"slices"
 	"strconv"
 	"strings"
@@ -256,10 +255,6 @@ func (w *worker[S, M, P]) Expand(s []byte, x *explorer.Expansion) (r explorer.Ex
 	return r, err
 }
 
-// keySeed seeds the hash of a successor's encoding that Expand offers when
-// the worker is not keyed, so that it is independent of the fingerprint.
-const keySeed = 0x6b6579
-
 // catch turns a panic of the model into the error *err; it is deferred.
 func catch(err *error) {
 	if r := recover(); r != nil {
@@ -275,7 +270,7 @@ func (w *worker[S, M, P]) expand(x *explorer.Expansion) (n int, err error) {
 	for i, a := range w.acts {
 		t := w.apply(a)
 		t.Action = uint32(i)
-		if x.Offer == nil || x.Offer(t, xxh3.HashSeed(w.out, keySeed)) {
+		if x.Offer == nil || x.Offer(t, explorer.SuccessorKey(w.out)) {
 			x.Emit(t, w.out)
 		}
 	}

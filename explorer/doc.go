@@ -45,7 +45,8 @@
 //
 //	doc.go               this map
 //	model.go             the contract: Model, Worker, Expansion, the optional interfaces
-//	config.go            Config, its strategies, reductions and fairness
+//	config.go            Config, its strategies, reductions and fairness; Limit
+//	errors.go            ErrConfig and ConfigError, worded in Config fields or flags
 //	result.go            Result, verdicts, traces, and the Result of a search
 //	search.go            Check: the search's setup, limits, initial states
 //	counterexample.go    counterexamples and failures found, and their traces replayed

@@ -22,8 +22,10 @@ type expander struct {
 	ample         bucket // successors of the reduced subset
 	emitFn        func(Transition, []byte)
 	emitReducedFn func(Transition, []byte)
-	// xp is what the worker is asked to do with each state (Expand).
-	xp              Expansion
+	// xp is what the worker is asked to do with each state (Expand);
+	// under reduction, full is the full expansion of a state whose
+	// reduced successors include a visited one.
+	xp, full        Expansion
 	r               int
 	ref             stateRef // the reference of the state of rank r
 	a               uint32
@@ -293,7 +295,6 @@ func (x *expander) emitReduced(t Transition, next []byte) {
 // does not depend on the number of workers.
 func (x *expander) expandReduced(wk Worker, st []byte) error {
 	x.ample.reset()
-	x.xp = Expansion{Reduce: true, Emit: x.emitReducedFn}
 	r, err := wk.Expand(st, &x.xp)
 	if err == nil {
 		err = r.CheckErr
@@ -301,17 +302,12 @@ func (x *expander) expandReduced(wk Worker, st []byte) error {
 	if err != nil {
 		return err
 	}
-	if all := r.All; !all {
+	if !r.All {
 		for _, h := range x.ample.fps.Slice() {
 			if x.s.shards[x.s.shard(h)].Has(h) {
-				all = true
-				break
+				x.a, x.live = 0, 0
+				return expandFully(wk, st, &x.full)
 			}
-		}
-		if all {
-			x.a, x.live = 0, 0
-			x.xp = Expansion{Emit: x.emitFn}
-			return expandFully(wk, st, &x.xp)
 		}
 		x.reduced++
 	}
@@ -354,9 +350,14 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	x.emitFn, x.emitReducedFn = x.emit, x.emitReduced
 	x.offerKeyFn, x.emitKeyedFn = x.offerKey, x.emitKeyed
 	reduce := s.reduce && x.expand
-	x.xp = Expansion{Want: x.want, Stop: s.assert, Emit: x.emitFn}
-	if x.keyed {
-		x.xp.Offer, x.xp.Emit = x.offerKeyFn, x.emitKeyedFn
+	switch {
+	case reduce:
+		x.xp = Expansion{Reduce: true, Emit: x.emitReducedFn}
+		x.full = Expansion{Emit: x.emitFn}
+	case x.keyed:
+		x.xp = Expansion{Want: x.want, Stop: s.assert, Offer: x.offerKeyFn, Emit: x.emitKeyedFn}
+	default:
+		x.xp = Expansion{Want: x.want, Stop: s.assert, Emit: x.emitFn}
 	}
 	for x.r = lo; x.r < hi; x.r++ {
 		if x.fresh >= dedupeBatch {

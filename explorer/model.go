@@ -175,7 +175,7 @@ func ExpandBySuccessors(w SuccessorLister, s []byte, x *Expansion) (r Expanded, 
 	r.Enabled, err = w.Successors(s, func(t Transition, next []byte) {
 		t.Action = a
 		a++
-		if x.Offer == nil || x.Offer(t, successorKey(next)) {
+		if x.Offer == nil || x.Offer(t, SuccessorKey(next)) {
 			x.Emit(t, next)
 		}
 	})
@@ -183,10 +183,11 @@ func ExpandBySuccessors(w SuccessorLister, s []byte, x *Expansion) (r Expanded, 
 	return r, err
 }
 
-// successorKey is the key ExpandBySuccessors offers for a successor: a
+// SuccessorKey is the key ExpandBySuccessors offers for a successor st: a
 // hash of its encoding with a seed of its own, so independent of its
-// fingerprint.
-func successorKey(st []byte) uint64 { return xxh3.HashSeed(st, 0x6b6579) }
+// fingerprint. A worker that builds a successor before it offers it can
+// offer this key.
+func SuccessorKey(st []byte) uint64 { return xxh3.HashSeed(st, 0x6b6579) }
 
 // Reducible is an optional interface of a Model that allows partial-order
 // reduction (Config.Reduction PartialOrder): its workers honour

@@ -258,12 +258,7 @@ func (p *Params) Int(flag string, lo, hi int) (int, error) {
 // [lo, hi], or records Int's error (see Err) and returns 0. Once p has an
 // error it returns 0 without reading flag.
 func (p *Params) IntFlag(flag string, lo, hi int) int {
-	if p.err != nil {
-		return 0
-	}
-	v, err := p.Int(flag, lo, hi)
-	p.Fail(err)
-	return v
+	return sticky(p, func() (int, error) { return p.Int(flag, lo, hi) })
 }
 
 // Fail records err as p's error (see Err) unless p has one already; a nil
