@@ -30,6 +30,7 @@
 // The optional interfaces say what a model or worker can do beyond that:
 //
 //	Model:  InitialStreamer  initial states one at a time, under the limits
+//	Model:  InitialSampler   one initial state drawn uniformly, for simulation
 //	        Describer        variables and action labels, for traces
 //	        Explainer        why a state is as it is (who waits for whom)
 //	        LiveModel        liveness properties and fairness tasks

@@ -1,6 +1,8 @@
 package explorer
 
 import (
+	"math/rand/v2"
+
 	"github.com/vacheck/vacheck/properties"
 	"github.com/zeebo/xxh3"
 )
@@ -27,6 +29,15 @@ type Model interface {
 // search's to keep.
 type InitialStreamer interface {
 	InitialStates(yield func(st []byte) bool) error
+}
+
+// InitialSampler is an optional interface of a Model that can draw one of
+// its initial states uniformly at random without building them all (every
+// arrangement of 200 IDs, say), for random simulation. SampleInitial uses
+// only r for randomness, so the same r state draws the same initial state;
+// the state returned is the caller's to keep.
+type InitialSampler interface {
+	SampleInitial(r *rand.Rand) ([]byte, error)
 }
 
 // eachInitial yields the initial states of m, one at a time when m is an
