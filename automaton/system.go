@@ -145,10 +145,23 @@ type Config[S any, M Message] struct {
 	// ValidEnd tells a valid end state from a deadlock among terminal
 	// states. Nil means every terminal state is a valid end state.
 	ValidEnd func(v *View[S, M]) bool
-	// Bound, when set, declares the part of the state space to explore
-	// (like TLC's state constraints): a state where it is false is checked
-	// but not expanded, and the run reports how many were cut. Use it for
-	// unbounded counters such as logical clocks; BoundDoc says what it is.
+	// Constraint, when set, declares the part of the state space to
+	// explore, like TLC's state constraints; use it for unbounded counters
+	// such as logical clocks. ConstraintDoc says what it is, in words for
+	// the report ("every Lamport clock at most 6"). The search counts as
+	// explorer.Bounder says:
+	//   - a state where Constraint is false is checked against the
+	//     properties but not expanded, and counted apart
+	//     (explorer.Result.Cut), not among the distinct states;
+	//   - deadlock-freedom is decided among the states within it;
+	//   - the run is bounded (not a proof) only if the constraint cut a
+	//     state; otherwise it is an ordinary complete run.
+	Constraint    func(v *View[S, M]) bool
+	ConstraintDoc string
+	// Bound and BoundDoc are the former names of Constraint and
+	// ConstraintDoc, with the same meaning; set one pair or the other.
+	//
+	// Deprecated: use Constraint and ConstraintDoc.
 	Bound    func(v *View[S, M]) bool
 	BoundDoc string
 	// Liveness lists the liveness properties the system offers.
@@ -222,6 +235,9 @@ var ErrConfig = errors.New("automaton: bad configuration")
 // New(Config[node, msg]{...}) composes processes of type node whose
 // pointer implements Process[node, msg].
 func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P], error) {
+	if err := cfg.constraint(); err != nil {
+		return nil, err
+	}
 	lazy := cfg.InitialSeq != nil
 	if lazy {
 		if cfg.Initial != nil {
@@ -584,8 +600,24 @@ func (sys *System[S, M, P]) Explain(s []byte) (lines []string, err error) {
 	return sys.cfg.Explain(&v), nil
 }
 
-// BoundDoc returns what the model's state bound is, or "".
+// BoundDoc returns what the model's state constraint is (Config.ConstraintDoc),
+// or "".
 func (sys *System[S, M, P]) BoundDoc() string { return sys.cfg.BoundDoc }
+
+// constraint makes Constraint and Bound one: the system reads Bound.
+func (cfg *Config[S, M]) constraint() error {
+	if cfg.Constraint == nil && cfg.ConstraintDoc == "" {
+		return nil
+	}
+	if cfg.Bound != nil || cfg.BoundDoc != "" {
+		return fmt.Errorf("%w: set Constraint or Bound (its former name), not both", ErrConfig)
+	}
+	if cfg.Constraint == nil {
+		return fmt.Errorf("%w: ConstraintDoc without a Constraint", ErrConfig)
+	}
+	cfg.Bound, cfg.BoundDoc = cfg.Constraint, cfg.ConstraintDoc
+	return nil
+}
 
 // plural returns "1 message", "2 messages".
 func plural(n int, word string) string {

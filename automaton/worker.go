@@ -680,7 +680,7 @@ func (w *worker[S, M, P]) ValidEnd(s []byte) (ok bool, err error) {
 // are explorer.Bounders.
 type boundedWorker[S any, M Message, P Process[S, M]] struct{ *worker[S, M, P] }
 
-// InBound implements explorer.Bounder: whether s is inside Config.Bound.
+// InBound implements explorer.Bounder: whether s is inside Config.Constraint.
 func (w boundedWorker[S, M, P]) InBound(s []byte) (ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -143,7 +143,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"check", "echo-election", "--n", "4", "--topology", "complete", "--max-states", "1000"}, exitIncomplete, "hint: this spec allows partial-order reduction"},
 		{[]string{"check", "lamport", "--n", "3", "--max-states", "1000"}, exitIncomplete, "hint: --clocks minimal stores only the timestamps"},
 		{[]string{"check", "lamport", "--n", "3", "--requests", "2", "--clock-limit", "6"}, exitBounded,
-			"result: BOUNDED, not a proof: no violation among the 30,697 states explored, but 14,001 of them lie beyond the model's bound"},
+			"result: BOUNDED, not a proof: no violation among the 16,696 states within the model's constraint"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -44,26 +44,46 @@ func verdicts(r *explorer.Result) map[string]explorer.Verdict {
 }
 
 // TestCutStatesMakeTheRunBounded: a search that cut states is never OK. It
-// is Bounded, its invariants hold within the bound only, and
-// deadlock-freedom is unknown (a terminal state may lie past the cut); a
-// violation within the bound is still a violation; a bound that cuts
-// nothing changes nothing.
+// is Bounded and its properties, deadlock-freedom included, hold within the
+// constraint only. The states outside the constraint are checked but
+// neither expanded nor counted among the distinct states (Result.Cut
+// counts them apart, once each, as TLC counts states outside its
+// constraints); a violation within the bound is still a violation, and so
+// is one outside it; a bound that cuts nothing changes nothing.
 func TestCutStatesMakeTheRunBounded(t *testing.T) {
 	for _, cfg := range configs {
 		// chain(2) from 0: every state s has successors s+1, s+2; the bound
-		// 10 cuts 10 and 11.
+		// 10 keeps 0..9 (10 states, by hand) and cuts 10 and 11, which 9
+		// and 8 reach (11 twice: counted once).
 		r := check(t, boundedGraph{chain(2), 10}, cfg)
 		v := verdicts(r)
-		if r.Status != explorer.Bounded || r.States != 12 || r.Cut != 2 || r.Terminal != 0 ||
-			v["good"] != explorer.HoldsWithinBound || v[properties.DeadlockFreedom] != explorer.Unknown {
-			t.Errorf("%v/%d: %v, %d states, %d cut, %d terminal, verdicts %v; want bounded, 12, 2, 0, good holds-within-bound, deadlock unknown",
+		if r.Status != explorer.Bounded || r.States != 10 || r.Cut != 2 || r.Terminal != 0 ||
+			v["good"] != explorer.HoldsWithinBound || v[properties.DeadlockFreedom] != explorer.HoldsWithinBound {
+			t.Errorf("%v/%d: %v, %d states, %d cut, %d terminal, verdicts %v; want bounded, 10, 2, 0, good and deadlock-freedom holds-within-bound",
 				cfg.Strategy, cfg.Workers, r.Status, r.States, r.Cut, r.Terminal, v)
+		}
+		// A state outside the constraint is checked: 11 violates "good",
+		// with a shortest path to it as BFS's counterexample (six steps: five
+		// of +2 and one of +1, by hand).
+		g := chain(2)
+		g.bad = func(s int) bool { return s == 11 }
+		r = check(t, boundedGraph{g, 10}, cfg)
+		if r.Status != explorer.Violated || verdicts(r)["good"] != explorer.ViolatedVerdict || len(r.Violations) != 1 ||
+			cfg.Strategy == explorer.BFS && len(r.Violations[0].Trace.Steps) != 6 {
+			t.Errorf("%v/%d: a violation outside the constraint: %v %v", cfg.Strategy, cfg.Workers, r.Status, verdicts(r))
+		}
+		// A state within the constraint all of whose successors lie
+		// outside it has successors: not a deadlock.
+		g = &graph{init: []int{0}, next: edges(map[int][]int{0: {1}, 1: {20, 21}}), end: func(int) bool { return false }}
+		r = check(t, boundedGraph{g, 20}, cfg)
+		if r.Status != explorer.Bounded || r.States != 2 || r.Cut != 2 || verdicts(r)[properties.DeadlockFreedom] != explorer.HoldsWithinBound {
+			t.Errorf("%v/%d: successors only outside the constraint: %v, %d states, %d cut, %v", cfg.Strategy, cfg.Workers, r.Status, r.States, r.Cut, verdicts(r))
 		}
 		if r.Status.String() != "bounded" || explorer.HoldsWithinBound.String() != "holds-within-bound" {
 			t.Errorf("names: %q, %q", r.Status, explorer.HoldsWithinBound)
 		}
 		// A violation found within the bound is Violated.
-		g := chain(2)
+		g = chain(2)
 		g.bad = func(s int) bool { return s == 7 }
 		r = check(t, boundedGraph{g, 10}, cfg)
 		if r.Status != explorer.Violated || verdicts(r)["good"] != explorer.ViolatedVerdict {

@@ -219,12 +219,12 @@ func (s *search) dfs() {
 			}
 			s.states.Add(1)
 			here := &dfsStep{fp: h, act: succ.act(k)}
-			if o, err := orbitOf(w, succ.state(k)); err != nil {
+			o, err := orbitOf(w, succ.state(k))
+			if err != nil {
 				s.failPath(h, pathTo(trail, here), err)
 				return
-			} else {
-				s.raw.Add(o)
 			}
+			s.raw.Add(o)
 			if s.want != 0 {
 				mask, err := w.Check(succ.state(k), s.want)
 				if err != nil {
@@ -247,6 +247,7 @@ func (s *search) dfs() {
 				return
 			} else if !ok {
 				s.cut.Add(1)
+				s.raw.Add(-o) // RawStates, like States, counts the states within the constraint
 				continue
 			}
 			fresh = append(fresh, k)

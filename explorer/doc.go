@@ -37,7 +37,7 @@
 //	        Symmetric        a group of process permutations (Config.Symmetry)
 //	        Reducible        partial-order reduction (Config.Reduction)
 //	        Instrumenter     the metrics time, sync-delay, messages-per-entry
-//	Worker: Bounder          a state bound (states past it are not expanded)
+//	Worker: Bounder          a state constraint (states outside it are checked, not expanded)
 //	        LiveWorker       the predicates of the liveness properties
 //	        TypedWorker      messages of one type, for messages:TYPE
 //	        MeasureWorker    the worker of an instrumented model

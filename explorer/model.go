@@ -224,12 +224,20 @@ type Describer interface {
 }
 
 // Bounder is an optional interface of a Worker whose model declares a state
-// bound (like TLC's state constraints): a state outside the bound is stored
-// and checked but not expanded, so that a model with unbounded counters
-// stays finite. The search counts such states in Result.Cut. A search
-// over workers that are Bounders checks each state when it stores it, not
-// when it expands it, so a Worker implements Bounder only when its model
-// declares a bound.
+// constraint (a bound, like TLC's state constraints), so that a model with
+// unbounded counters stays finite. InBound reports whether s lies within
+// it. The search counts the states outside it apart, as TLC does:
+//
+//   - a state outside the constraint is checked against the properties
+//     but not expanded, and counted in Result.Cut, not in Result.States
+//     (the search keeps its fingerprint, so it checks and counts it once);
+//   - deadlock-freedom is decided among the states within the constraint,
+//     which are all expanded;
+//   - the run is Bounded only if the constraint cut at least one state.
+//
+// A search over workers that are Bounders checks each state when it
+// stores it, not when it expands it, so a Worker implements Bounder only
+// when its model declares a constraint.
 type Bounder interface {
 	InBound(s []byte) (bool, error)
 }

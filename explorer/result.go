@@ -20,11 +20,12 @@ const (
 	Incomplete
 	// Failed: the model itself failed (a transition panicked).
 	Failed
-	// Bounded: the search explored every state within the model's declared
-	// bound (Bounder) and found no violation, but cut states beyond it
-	// (Result.Cut > 0): the properties hold within the bound only, and
-	// deadlock-freedom is unknown, since terminal states may lie past the
-	// cut. A violation found in a bounded search is still Violated.
+	// Bounded: the search explored every state within the model's
+	// constraint (Bounder) and found no violation, but reached states
+	// outside it (Result.Cut > 0), which it checked and did not expand: the
+	// properties hold within the constraint only. Deadlock-freedom is
+	// decided among the states within it, which were all expanded. A
+	// violation found in a bounded search is still Violated.
 	Bounded
 )
 
@@ -57,8 +58,8 @@ const (
 	// Skipped: the property was not selected.
 	Skipped
 	// HoldsWithinBound: the search explored every state within the model's
-	// bound without a counterexample, but cut states beyond it (Status
-	// Bounded).
+	// constraint without a counterexample, but reached states outside it
+	// (Status Bounded).
 	HoldsWithinBound
 )
 
@@ -128,10 +129,13 @@ type Violation struct {
 
 // Result is the outcome of a search with its figures.
 type Result struct {
-	Status      Status
-	Strategy    Strategy
-	Workers     int
-	States      int64 // distinct states stored
+	Status   Status
+	Strategy Strategy
+	Workers  int
+	// States counts the distinct states explored: reached, checked and
+	// expanded. Under a constraint (Bounder) the states outside it are
+	// counted in Cut instead.
+	States      int64
 	Transitions int64 // successors computed, including those already seen
 	Depth       int   // largest BFS level reached (DFS: largest stack depth)
 	Terminal    int64 // terminal states found
@@ -142,7 +146,12 @@ type Result struct {
 	// at a limit or on an error did not: its figures are those of the
 	// states it reached until then.
 	Exhaustive bool
-	Cut        int64 // states beyond the model's declared bound, not expanded
+	// Cut counts the distinct states outside the model's constraint
+	// (Bounder): each was checked against the properties once (the search
+	// keeps its fingerprint, so it counts it once however often it is
+	// reached) and not expanded. They are not in States; a state limit
+	// (MaxStates) counts them with States.
+	Cut int64
 	// Reduction is the reduction the search applied; Reduced is the number
 	// of states it expanded with only some of their enabled transitions.
 	Reduction Reduction
@@ -202,7 +211,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	r := &Result{
 		Strategy: s.cfg.Strategy, Workers: s.cfg.Workers, Fairness: s.cfg.Fairness,
 		Graph: s.graph, Metrics: s.metrics,
-		States: s.states.Load(), Transitions: s.transitions.Load(),
+		States: s.states.Load() - s.cut.Load(), Transitions: s.transitions.Load(),
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
 		Elapsed: s.prior + time.Since(s.start), PeakMemory: s.peak.Load(),
@@ -226,9 +235,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		case !selected(p.Name) && p.Kind != properties.Assertion:
 			pr.Verdict = Skipped
 		case !safety:
-		case bounded && k == s.deadlock:
-			// Terminal states may lie past the cut: unknown.
 		case bounded:
+			// Deadlock-freedom too: every state within the constraint was
+			// expanded, and the states outside it are not asked.
 			pr.Verdict = HoldsWithinBound
 		default:
 			pr.Verdict = Holds
@@ -279,7 +288,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		r.Status, r.Reason, r.Limit = Incomplete, s.incomplete, s.limit
 	case bounded:
 		r.Status = Bounded
-		r.Reason = fmt.Sprintf("%d states lie beyond the model's bound and were not expanded", r.Cut)
+		r.Reason = fmt.Sprintf("%d states lie outside the model's constraint: checked, not expanded", r.Cut)
 	default:
 		r.Status = OK
 	}

@@ -170,6 +170,7 @@ func (in *inserter) insert(m *visitedSet, wk Worker, c *bucket, k int, h uint64,
 			}
 		}
 		in.cut++
+		in.raw -= o // RawStates, like States, counts the states within the constraint
 		return true, false
 	}
 	return true, true

@@ -391,7 +391,7 @@ func Text(w io.Writer, run Run) error {
 			r.Symmetry, Group(r.RawStates), Group(r.RawTerminal), reductionFactor(r.RawStates, r.States))
 	}
 	if r.Cut > 0 {
-		fmt.Fprintf(&b, "%s states lie beyond the model's bound%s and were not expanded\n", Group(r.Cut), boundDoc(run.BoundDoc))
+		fmt.Fprintf(&b, "%s more %s outside the model's constraint%s: checked, not expanded, and not counted above\n", Group(r.Cut), states(r.Cut), boundDoc(run.BoundDoc))
 	}
 	if r.Tracked != "" {
 		fmt.Fprintf(&b, "the states also hold %s, so there may be more of them than in a run without the metric\n", r.Tracked)
@@ -446,8 +446,8 @@ func Text(w io.Writer, run Run) error {
 	case explorer.OK:
 		fmt.Fprintf(&b, "result: %s\n", run.OKLine())
 	case explorer.Bounded:
-		fmt.Fprintf(&b, "result: BOUNDED, not a proof: no violation among the %s states explored, but %s of them lie beyond the model's bound%s and were not expanded; the properties hold within the bound only, and deadlock-freedom is unknown (terminal states may lie past the cut)\n",
-			Group(r.States), Group(r.Cut), boundDoc(run.BoundDoc))
+		fmt.Fprintf(&b, "result: BOUNDED, not a proof: no violation among the %s states within the model's constraint%s, but the runs leave it through %s more %s, checked and not expanded; the properties hold within the constraint only\n",
+			Group(r.States), boundDoc(run.BoundDoc), Group(r.Cut), states(r.Cut))
 	case explorer.Violated:
 		b.WriteString("result: VIOLATED\n")
 		if r.Reason != "" {
@@ -620,6 +620,14 @@ func writeWrapped(b *strings.Builder, indent string, words []string) {
 	if len(line) > len(indent) {
 		b.WriteString(line + "\n")
 	}
+}
+
+// states is "state" or "states", for n of them.
+func states(n int64) string {
+	if n == 1 {
+		return "state"
+	}
+	return "states"
 }
 
 func boundDoc(doc string) string {

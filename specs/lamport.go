@@ -473,7 +473,7 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 		}
 		cfg.Assumptions = lamportAssumptions(p.String("clocks"), cfg.PartialOrder != nil)
 		if limit > 0 {
-			cfg.Bound = func(v *lamportView) bool {
+			cfg.Constraint = func(v *lamportView) bool {
 				for i := 0; i < v.N(); i++ {
 					if v.Proc(i).C > limit {
 						return false
@@ -481,7 +481,7 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 				}
 				return true
 			}
-			cfg.BoundDoc = fmt.Sprintf("every Lamport clock at most %d (--clock-limit)", limit)
+			cfg.ConstraintDoc = fmt.Sprintf("every Lamport clock at most %d (--clock-limit)", limit)
 		}
 		return automaton.New(cfg)
 	}
