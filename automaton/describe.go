@@ -6,11 +6,14 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
 )
 
 // Describe implements explorer.Describer: the variables of every process
-// (p1.status, ...), then every channel (queue_{1,2}), then the crashed
+// (p1.status, ...), then every channel (queue_{1,2} for a FIFO channel,
+// bag_{1,2} for an unordered one, whose messages are listed in the canonical
+// order of the state, not in the order they were sent), then the crashed
 // processes when crashes are modelled. Processes are numbered from 1.
 func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) {
 	defer func() {
@@ -39,13 +42,16 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 		}
 		vars = sys.describeTrailer(vars, fmt.Sprintf("p%d.", i+1), v.seg(1+i))
 	}
-	for c, l := range sys.cfg.Links {
+	kind := "queue"
+	if sys.disc == channel.Unordered {
+		kind = "bag"
+	}
+	for _, l := range sys.cfg.Links {
 		msgs := []any{}
 		for _, m := range v.Chan(l.From, l.To) {
 			msgs = append(msgs, display(reflect.ValueOf(m)))
 		}
-		vars = append(vars, explorer.Var{Name: fmt.Sprintf("queue_{%d,%d}", l.From+1, l.To+1), Value: msgs})
-		_ = c
+		vars = append(vars, explorer.Var{Name: fmt.Sprintf("%s_{%d,%d}", kind, l.From+1, l.To+1), Value: msgs})
 	}
 	if sys.instSync {
 		waiting := []any{}

@@ -44,7 +44,7 @@ func queueLen(v any) int {
 }
 
 // processOf returns the process numbers (1-based) a variable belongs to:
-// pK and pK.field to K, queue_{i,j} to i and j; none for the global ones
+// pK and pK.field to K, queue_{i,j} and bag_{i,j} to i and j; none for the global ones
 // (crashed, failed-assertion...).
 func processOf(name string) []int {
 	if m := queueVar.FindStringSubmatch(name); m != nil {
@@ -60,7 +60,7 @@ func processOf(name string) []int {
 }
 
 var (
-	queueVar   = regexp.MustCompile(`^queue_\{(\d+),(\d+)\}$`)
+	queueVar   = regexp.MustCompile(`^(?:queue|bag)_\{(\d+),(\d+)\}$`)
 	processVar = regexp.MustCompile(`^p(\d+)(\.|$)`)
 	// actionProcs is the process list an action ends with, as in
 	// request_{1} or receive(5)_{2,3}.

@@ -488,6 +488,7 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run 
 	if run.Involved {
 		t = involvedOnly(b, t)
 	}
+	t, notes := sendOrder(t)
 	if t.InitialState != nil {
 		b.WriteString("   0. initial state\n")
 		for _, line := range wrapVars(t.InitialState) {
@@ -505,6 +506,7 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run 
 		for _, c := range changes(prev, s.State) {
 			writeChange(b, c)
 		}
+		writeNotes(b, notes[i+1])
 		prev = s.State
 	}
 	if len(t.Cycle) > 0 {
@@ -518,10 +520,21 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run 
 			for _, c := range changes(prev, s.State) {
 				writeChange(b, c)
 			}
+			writeNotes(b, notes[len(t.Steps)+i+1])
 			prev = s.State
 		}
 	}
 	writeExplanation(b, t)
+}
+
+// writeNotes writes what a step of a trace means beyond its changes, such
+// as a message that overtakes another (sendOrder).
+func writeNotes(b *strings.Builder, notes []string) {
+	for _, n := range notes {
+		for _, l := range wrap(n, lineWidth-8, "          ") {
+			fmt.Fprintf(b, "        %s\n", l)
+		}
+	}
 }
 
 func writeExplanation(b *strings.Builder, t explorer.Trace) {
@@ -651,7 +664,7 @@ func wrapVars(vs []explorer.Var) []string {
 	}
 	for _, v := range vs {
 		g, _, _ := strings.Cut(v.Name, ".")
-		if strings.HasPrefix(v.Name, "queue_") {
+		if queueVar.MatchString(v.Name) {
 			g = "queue"
 		}
 		if g != group {

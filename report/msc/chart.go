@@ -3,9 +3,10 @@
 // arrow from each send to its receive. It renders them as text (Text) and
 // as a self-contained HTML page (HTML).
 //
-// Message events are derived from the channel variables queue_{i,j} of the
-// states, not from the action labels, because one step may send several
-// messages (a broadcast): a message that appears in queue_{i,j} is sent by
+// Message events are derived from the channel variables queue_{i,j} (FIFO)
+// and bag_{i,j} (unordered) of the states, not from the action labels,
+// because one step may send several messages (a broadcast): a message that
+// appears in queue_{i,j} is sent by
 // process i in that step, one that leaves it is received by process j (or
 // lost, when the step is not j's receive of it, as when j crashes, or when
 // j is down and its receive only drops it). FIFO
@@ -88,7 +89,7 @@ type Chart struct {
 
 var (
 	labelRE = regexp.MustCompile(`^(.*)_\{(\d+)(?:,(\d+))?\}$`)
-	queueRE = regexp.MustCompile(`^queue_\{(\d+),(\d+)\}$`)
+	queueRE = regexp.MustCompile(`^(?:queue|bag)_\{(\d+),(\d+)\}$`)
 	procRE  = regexp.MustCompile(`^p(\d+)(?:\.|$)`)
 )
 
@@ -140,10 +141,14 @@ type channel struct{ from, to int }
 
 // Build makes the chart of trace t. unordered says that the channels are
 // unordered (messages are matched by value, oldest first) rather than
-// FIFO. It fails when the trace has no states to derive messages from.
+// FIFO; channels named bag_{i,j} in the states are unordered whatever it
+// says. It fails when the trace has no states to derive messages from.
 func Build(t explorer.Trace, unordered bool) (*Chart, error) {
 	if t.InitialState == nil {
 		return nil, fmt.Errorf("msc: the trace has no states (the model does not describe its states)")
+	}
+	for _, v := range t.InitialState {
+		unordered = unordered || strings.HasPrefix(v.Name, "bag_")
 	}
 	c := &Chart{CycleTasks: t.CycleTasks}
 	// The processes: from the variables and the labels.
