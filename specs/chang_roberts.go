@@ -160,6 +160,14 @@ func crValidEnd(v *crView) bool {
 	return crQuiet(v) && crChosenCount(v) == 1 && v.Proc(crMax(v)).Status == crChosen
 }
 
+// crExplain says who is chosen with which ID, against the best ID.
+func crExplain(v *crView) []string {
+	return electionStory[crNode, int]{
+		id: func(p *crNode) int { return p.U }, leads: func(p *crNode) bool { return p.Status == crChosen },
+		best: crMax, bestOf: "the best ID", one: "chosen", many: "chosen",
+	}.explain(v)
+}
+
 // crInvariants are the invariants of chang-roberts, without Lemma 1 for
 // the broken twin, which breaks it.
 func crInvariants(broken bool) []automaton.Invariant[crNode, int] {
@@ -213,6 +221,7 @@ func changRoberts() Spec {
 				Termination: crAllChosen,
 				Liveness:    []automaton.Liveness[crNode, int]{election.Quiescence(crQuiet)}, // QUIESCE (1.1, offered)
 				ValidEnd:    crValidEnd,
+				Explain:     crExplain,
 			})
 		},
 	}

@@ -190,6 +190,14 @@ func changRobertsAnnounce(broken bool) Spec {
 			},
 			ValidEnd:    everyoneKnows,
 			Termination: everyoneKnows,
+			Explain: func(v *craView) []string {
+				id := func(p *craNode) int { return p.U }
+				return electionStory[craNode, craMsg]{
+					id: id, leads: craIsLeader, knows: func(p *craNode) int { return p.Leader },
+					best:   func(v *craView) int { return bestAmong(v, v.Proc(0).Obj, id, func(*craNode) bool { return true }) },
+					bestOf: "the best ID", one: "a leader", many: "leaders",
+				}.explain(v)
+			},
 		})
 	}
 	return s

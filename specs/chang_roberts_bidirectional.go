@@ -176,6 +176,12 @@ func changRobertsBidirectional(broken bool) Spec {
 				w := crbWinner(v)
 				return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return v.Proc(i).Chosen != (i == w) }) == 0
 			},
+			Explain: func(v *crbView) []string {
+				return electionStory[crbNode, int]{
+					id: func(p *crbNode) int { return p.U }, leads: func(p *crbNode) bool { return p.Chosen },
+					best: crbWinner, bestOf: "the winning ID", one: "chosen", many: "chosen",
+				}.explain(v)
+			},
 		})
 	}
 	return s

@@ -167,6 +167,25 @@ func crwIsLeader(p *crwNode) bool {
 	return p.St == crwChosen || (p.St == crwDone && p.Leader == p.U)
 }
 
+// crwExplain says who is a leader with which ID, against the ID that must
+// win: the global winner for join and join-opt, the best actual initiator
+// (a process in st cand or chosen) for relay, as crwValid reads VALID.
+func crwExplain(v *crwView) []string {
+	id := func(p *crwNode) int { return p.U }
+	e := electionStory[crwNode, craMsg]{
+		id: id, leads: crwIsLeader, knows: func(p *crwNode) int { return p.Leader },
+		best:   func(v *crwView) int { return bestAmong(v, v.Proc(0).Obj, id, func(*crwNode) bool { return true }) },
+		bestOf: "the global winner", one: "a leader", many: "leaders",
+	}
+	if v.Proc(0).Wake == crwRelayW {
+		e.bestOf = "the best ID among the actual initiators"
+		e.best = func(v *crwView) int {
+			return bestAmong(v, v.Proc(0).Obj, id, func(p *crwNode) bool { return p.St == crwCand || p.St == crwChosen })
+		}
+	}
+	return e.explain(v)
+}
+
 // crwValid is VALID of 1.3 for every known leader value L: L is the
 // global winner for JOIN and JOIN_OPT; for RELAY no actual initiator (a
 // process in st cand or chosen) beats L.
@@ -341,6 +360,7 @@ func changRobertsWakeup(broken bool) Spec {
 			Liveness:    []automaton.Liveness[crwNode, craMsg]{election.Quiescence(crwQuiet)},
 			ValidEnd:    crwEnd(ann == "on"),
 			Termination: crwEnd(true),
+			Explain:     crwExplain,
 		})
 	}
 	return s

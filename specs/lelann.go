@@ -136,6 +136,20 @@ func llIsLeader(p *llNode) bool {
 	return p.St == llLeader || (p.St == llDone && p.Leader == p.U)
 }
 
+// llExplain says who is a leader with which ID, against the best ID among
+// the actual initiators (processes in st cand, lost or leader), as llValid
+// reads VALID.
+func llExplain(v *llView) []string {
+	id := func(p *llNode) int { return p.U }
+	return electionStory[llNode, llMsg]{
+		id: id, leads: llIsLeader, knows: func(p *llNode) int { return p.Leader },
+		best: func(v *llView) int {
+			return bestAmong(v, v.Proc(0).Obj, id, func(p *llNode) bool { return p.St == llCand || p.St == llLost || p.St == llLeader })
+		},
+		bestOf: "the best ID among the actual initiators", one: "a leader", many: "leaders",
+	}.explain(v)
+}
+
 // llValid is VALID of 1.5: no actual initiator beats a leader value. The
 // actual initiators are the processes in st cand, lost or leader until the
 // first leader exists (only a leader's announcement makes a process done),
@@ -211,6 +225,7 @@ func lelann() Spec {
 				Assertions:  []automaton.Assertion{{Name: llNoLateCand, Doc: "no CAND reaches a process in st leader or done (the assert false branch of 1.5; FIFO only)"}},
 				ValidEnd:    llEnd,
 				Termination: llEnd,
+				Explain:     llExplain,
 			})
 		},
 	}

@@ -1,6 +1,8 @@
 package specs
 
 import (
+	"fmt"
+
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
@@ -75,6 +77,37 @@ func (p *pmNode) Receive(_ int, _ pmToken, _ *automaton.Effects[pmToken]) { p.Ha
 // trying for; for an idle process, the one it left last).
 func pmServes(_, to int, _ pmToken) int { return to }
 
+// pmExplain says where the token is and what each process that is not
+// idle does: in a starvation lasso, that the token keeps passing a trying
+// process by.
+func pmExplain(v *pmView) []string {
+	var lines []string
+	for i := 0; i < v.N(); i++ {
+		if v.Proc(i).HasToken {
+			lines = append(lines, fmt.Sprintf("p%d holds the token", i+1))
+		}
+		for j := 0; j < v.N(); j++ {
+			if i != j && len(v.Chan(i, j)) > 0 {
+				lines = append(lines, fmt.Sprintf("the token is in transit from p%d to p%d", i+1, j+1))
+			}
+		}
+	}
+	for i := 0; i < v.N(); i++ {
+		p := v.Proc(i)
+		switch {
+		case p.Ust == mutex.Critical:
+			lines = append(lines, fmt.Sprintf("p%d is in the critical section (entry %d of %d)", i+1, p.Done+1, p.R))
+		case p.Ust == mutex.Trying && !p.HasToken:
+			lines = append(lines, fmt.Sprintf("p%d is trying (entry %d of %d) and waits for the token", i+1, p.Done+1, p.R))
+		case p.Ust == mutex.Trying:
+			lines = append(lines, fmt.Sprintf("p%d is trying (entry %d of %d) and holds the token: it may enter", i+1, p.Done+1, p.R))
+		case p.Done == p.R:
+			lines = append(lines, fmt.Sprintf("p%d has made all its entries (%d)", i+1, p.R))
+		}
+	}
+	return lines
+}
+
 func perpetuumMobile(broken bool) Spec {
 	s := Spec{
 		Name:    "perpetuum-mobile",
@@ -126,6 +159,7 @@ func perpetuumMobile(broken bool) Spec {
 			},
 			// The token never stops: any terminal state is a deadlock.
 			ValidEnd: func(*pmView) bool { return false },
+			Explain:  pmExplain,
 			Liveness: []automaton.Liveness[pmNode, pmToken]{
 				mutex.Starvation[pmNode, pmToken](pmUser),
 			},
