@@ -151,6 +151,20 @@ func section(b *strings.Builder, i int, s Section) error {
 	return nil
 }
 
+// SVG writes c as the inline SVG chart of the HTML page, with the same
+// classes, for a page of one's own that styles it with Stylesheet (the
+// interactive explorer draws the path so far with it).
+func SVG(w io.Writer, c *Chart) error {
+	var b strings.Builder
+	writeSVG(&b, c)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Stylesheet returns the CSS of the HTML page, which styles the charts SVG
+// writes.
+func Stylesheet() string { return pageCSS }
+
 func svgX(p int) int { return svgLabelW + svgColW/2 + p*svgColW }
 func svgY(k int) int { return svgTop + svgRowH/2 + k*svgRowH }
 

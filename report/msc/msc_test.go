@@ -279,3 +279,29 @@ func TestSVGNestedLoopsNest(t *testing.T) {
 		t.Errorf("the outer loop (A, steps 1-4) is %d wide, the inner (B, steps 2-3) %d: want the outer wider", a, b)
 	}
 }
+
+// TestSVGIsThePagesChart: SVG writes the chart the HTML page embeds, byte
+// for byte, so a page of one's own styled by Stylesheet looks the same.
+func TestSVGIsThePagesChart(t *testing.T) {
+	tr := explorer.Trace{
+		InitialState: state(0, 0, nil, nil),
+		Steps:        []explorer.Step{{Action: "send(a)_{1,2}", State: state(1, 0, []any{"a"}, nil)}, {Action: "receive(a)_{1,2}", State: state(1, 1, nil, nil)}},
+	}
+	c, err := Build(tr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg, page bytes.Buffer
+	if err := SVG(&svg, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&page, Page{Spec: "s", Sections: []Section{{Title: "t", Chart: c}}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(svg.String(), "<svg") || !strings.Contains(page.String(), svg.String()) {
+		t.Errorf("SVG is not the chart of the page:\n%s", svg.String())
+	}
+	if !strings.Contains(page.String(), Stylesheet()) || !strings.Contains(Stylesheet(), "svg .msg") {
+		t.Error("Stylesheet is not the page's CSS")
+	}
+}
