@@ -153,7 +153,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
-		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck --version",
+		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Description:     exitCodesHelp,
@@ -190,6 +190,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			sweepCommand(stderr, &code, catalog),
 			quorumsCommand(),
 			resumeCommand(stdout, stderr, &code, catalog),
+			graphCommand(stderr, &code, catalog),
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -238,7 +239,9 @@ func splitArgs(args []string) (flags, positional []string) {
 // `quorums` (SYSTEM) after their flags: the flag parser stops at the first
 // positional argument, and people write `vacheck check chang-roberts --n 4`.
 func reorder(args []string) []string {
-	i := slices.IndexFunc(args, func(a string) bool { return a == "check" || a == "sweep" || a == "quorums" || a == "resume" })
+	i := slices.IndexFunc(args, func(a string) bool {
+		return a == "check" || a == "sweep" || a == "quorums" || a == "resume" || a == "graph" || a == "explore"
+	})
 	if i < 0 {
 		return args
 	}
