@@ -153,7 +153,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
-		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck --version",
+		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Description:     exitCodesHelp,
@@ -191,6 +191,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			quorumsCommand(),
 			resumeCommand(stdout, stderr, &code, catalog),
 			graphCommand(stderr, &code, catalog),
+			exploreCommand(stdout, stderr, &code, catalog),
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -214,7 +215,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 
 // splitArgs separates flags (with their values) from positional arguments.
 func splitArgs(args []string) (flags, positional []string) {
-	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "help": true, "h": true}
+	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "help": true, "h": true, "open": true}
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		if a == "--" {

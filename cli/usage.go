@@ -15,7 +15,7 @@ import (
 )
 
 // commands are the subcommands, for the "did you mean" of an unknown one.
-var commands = []string{"list", "check", "sweep", "quorums", "resume", "graph"}
+var commands = []string{"list", "check", "sweep", "quorums", "resume", "graph", "explore"}
 
 // distance is the Levenshtein distance between a and b.
 func distance(a, b string) int {

@@ -1,0 +1,578 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
+	"github.com/vacheck/vacheck/report/msc"
+)
+
+// requestError is an error of a request: the handler answers it with its
+// status (404, 400) and its text.
+type requestError struct {
+	status int
+	msg    string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+func notFound(format string, args ...any) error {
+	return &requestError{http.StatusNotFound, fmt.Sprintf(format, args...)}
+}
+
+func badRequest(format string, args ...any) error {
+	return &requestError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// served is one model of the server with what it caches.
+type served struct {
+	Model
+	describer explorer.Describer
+	props     []properties.Info
+	want      uint64 // the invariants and assertions, as a mask
+	workers   sync.Pool
+
+	mu      sync.Mutex
+	initial map[int][]byte // recently used initial states, by index
+	order   []int          // of initial, oldest first
+
+	graph graphCache
+	check checkCache
+}
+
+// initialCache is how many initial states a model keeps at hand.
+const initialCache = 64
+
+func newServed(m Model) (*served, error) {
+	d, ok := m.Model.(explorer.Describer)
+	if !ok {
+		return nil, fmt.Errorf("web: %s does not describe its states (explorer.Describer): the explorer cannot show them", m.Spec)
+	}
+	s := &served{Model: m, describer: d, props: m.Model.Properties(), initial: map[int][]byte{}}
+	s.check.sem = make(chan struct{}, 1)
+	for k, p := range s.props {
+		if (p.Kind == properties.Invariant || p.Kind == properties.Assertion) && k < 64 {
+			s.want |= 1 << uint(k)
+		}
+	}
+	s.workers.New = func() any { return m.Model.NewWorker() }
+	return s, nil
+}
+
+func (s *served) worker() explorer.Worker   { return s.workers.Get().(explorer.Worker) }
+func (s *served) release(w explorer.Worker) { s.workers.Put(w) }
+
+// initialState returns initial state k, streaming the model's initial
+// states up to it unless it is at hand; ctx bounds the time it may take.
+func (s *served) initialState(ctx context.Context, k int) ([]byte, error) {
+	s.mu.Lock()
+	st, ok := s.initial[k]
+	s.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	i := 0
+	var stop error
+	err := eachInitial(s.Model.Model, func(cur []byte) bool {
+		if i&1023 == 0 && ctx.Err() != nil {
+			stop = fmt.Errorf("looking for initial state %d: stopped after %d states: %w", k, i, context.Cause(ctx))
+			return false
+		}
+		if i == k {
+			st = append([]byte(nil), cur...)
+			return false
+		}
+		i++
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case stop != nil:
+		return nil, stop
+	case st == nil:
+		return nil, notFound("no initial state %d: the model has %d (numbered from 0)", k, i)
+	}
+	s.mu.Lock()
+	if _, ok := s.initial[k]; !ok {
+		s.initial[k] = st
+		s.order = append(s.order, k)
+		if len(s.order) > initialCache {
+			delete(s.initial, s.order[0])
+			s.order = s.order[1:]
+		}
+	}
+	s.mu.Unlock()
+	return st, nil
+}
+
+// eachInitial yields the initial states of m, one at a time when m streams
+// them.
+func eachInitial(m explorer.Model, yield func(st []byte) bool) error {
+	if is, ok := m.(explorer.InitialStreamer); ok {
+		return is.InitialStates(yield)
+	}
+	initial, err := m.Initial()
+	if err != nil {
+		return err
+	}
+	for _, st := range initial {
+		if !yield(st) {
+			break
+		}
+	}
+	return nil
+}
+
+// successor is one enabled transition of a state.
+type successor struct {
+	t    explorer.Transition
+	next []byte
+}
+
+// successors lists the transitions enabled in st, in action order.
+func (s *served) successors(st []byte) ([]successor, error) {
+	w := s.worker()
+	defer s.release(w)
+	var out []successor
+	_, err := explorer.Successors(w, st, func(t explorer.Transition, next []byte) {
+		out = append(out, successor{t, append([]byte(nil), next...)})
+	})
+	return out, err
+}
+
+// walk is a path replayed: its states and the transitions taken.
+type walk struct {
+	init   int
+	states [][]byte // states[0] is the initial state
+	acts   []int
+	steps  []explorer.Transition
+	// last are the transitions enabled in the last state.
+	last []successor
+}
+
+// replay follows the action indices path from initial state init.
+func (s *served) replay(ctx context.Context, init int, path []int) (*walk, error) {
+	st, err := s.initialState(ctx, init)
+	if err != nil {
+		return nil, err
+	}
+	w := &walk{init: init, states: [][]byte{st}}
+	succ, err := s.successors(st)
+	if err != nil {
+		return nil, err
+	}
+	for k, a := range path {
+		if a < 0 || a >= len(succ) {
+			return nil, badRequest("step %d: action %d is not enabled: the state after step %d has %d transitions (0 to %d)", k+1, a, k, len(succ), len(succ)-1)
+		}
+		if k&63 == 63 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		next := succ[a]
+		w.states = append(w.states, next.next)
+		w.acts = append(w.acts, a)
+		w.steps = append(w.steps, next.t)
+		if succ, err = s.successors(next.next); err != nil {
+			return nil, fmt.Errorf("step %d: %w", k+1, err)
+		}
+	}
+	w.last = succ
+	return w, nil
+}
+
+// replayLabels follows a path given by action labels, as traces show them,
+// and returns its action indices.
+func (s *served) replayLabels(ctx context.Context, init int, labels []string) ([]int, error) {
+	st, err := s.initialState(ctx, init)
+	if err != nil {
+		return nil, err
+	}
+	var path []int
+	for k, l := range labels {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		succ, err := s.successors(st)
+		if err != nil {
+			return nil, err
+		}
+		found := -1
+		var have []string
+		for a := range succ {
+			lab, err := s.describer.Label(st, a)
+			if err != nil {
+				return nil, err
+			}
+			if lab == l {
+				found = a
+				break
+			}
+			have = append(have, lab)
+		}
+		if found < 0 {
+			return nil, badRequest("step %d: %q is not enabled; the enabled transitions are %s", k+1, l, strings.Join(have, ", "))
+		}
+		path = append(path, found)
+		st = succ[found].next
+	}
+	return path, nil
+}
+
+// View is what the page shows of a state: the answer of /api/state.
+type View struct {
+	Spec string `json:"spec"`
+	Init int    `json:"init"`
+	Path []int  `json:"path"`
+	// Labels are the actions of the path's steps.
+	Labels      []string     `json:"labels"`
+	Processes   []Process    `json:"processes"`
+	Channels    []Channel    `json:"channels"`
+	Globals     []VarView    `json:"globals"`
+	Properties  []PropView   `json:"properties"`
+	Metrics     []MetricView `json:"metrics"`
+	Enabled     []Action     `json:"enabled"`
+	Terminal    bool         `json:"terminal"`
+	Deadlock    bool         `json:"deadlock"`
+	Explanation []string     `json:"explanation,omitempty"`
+	// Chart is the message sequence chart of the path, as SVG.
+	Chart string `json:"chart"`
+	// Node is the state's number in the state graph, when the graph has
+	// been drawn; -1 otherwise.
+	Node int `json:"node"`
+}
+
+// VarView is one variable.
+type VarView struct {
+	Name    string `json:"name"` // without the process prefix in a Process
+	Value   string `json:"value"`
+	Changed bool   `json:"changed,omitempty"`
+	Old     string `json:"old,omitempty"`
+}
+
+// Process is one process card.
+type Process struct {
+	ID      int       `json:"id"` // 1-based
+	Crashed bool      `json:"crashed,omitempty"`
+	Vars    []VarView `json:"vars"`
+}
+
+// Channel is one channel with its messages.
+type Channel struct {
+	Name     string    `json:"name"`
+	From     int       `json:"from"` // 1-based
+	To       int       `json:"to"`
+	FIFO     bool      `json:"fifo"`
+	Changed  bool      `json:"changed,omitempty"`
+	Messages []Message `json:"messages"`
+}
+
+// Message is one message in a channel.
+type Message struct {
+	Value string `json:"value"`
+	// Action is the action index of the transition that receives it now,
+	// or -1 when it cannot be received now (behind the head of a FIFO
+	// channel). On an unordered channel a message that can be received
+	// ahead of older ones overtakes them.
+	Action int `json:"action"`
+}
+
+// PropView is a property's truth in the state.
+type PropView struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	Doc  string `json:"doc"`
+	// Status is holds or violated for an invariant, an assertion and
+	// deadlock-freedom; for a liveness property, reached (its goal holds
+	// here), pending (not yet, and the run can go on) or violated (a
+	// terminal state where the goal does not hold).
+	Status string `json:"status"`
+	// Detail says more: which process, what the goal is.
+	Detail string `json:"detail,omitempty"`
+	Claim  bool   `json:"claim"`
+}
+
+// MetricView is a measure of the path so far.
+type MetricView struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+	Doc   string `json:"doc"`
+}
+
+// Action is one enabled transition.
+type Action struct {
+	Index   int    `json:"index"`
+	Label   string `json:"label"`
+	Process int    `json:"process"` // 1-based actor; 0 when the label names none
+	Fault   bool   `json:"fault,omitempty"`
+}
+
+var queueRE = regexp.MustCompile(`^queue_\{(\d+),(\d+)\}$`)
+var procRE = regexp.MustCompile(`^p(\d+)\.(.*)$`)
+
+// view builds the View of the last state of w.
+func (s *served) view(w *walk) (*View, error) {
+	d := s.describer
+	last := w.states[len(w.states)-1]
+	v := &View{Spec: s.Spec, Init: w.init, Path: w.acts, Node: -1}
+	if v.Path == nil {
+		v.Path = []int{}
+	}
+	// The path's labels, states and chart.
+	tr := explorer.Trace{Initial: w.init}
+	var err error
+	if tr.InitialState, err = d.Describe(w.states[0]); err != nil {
+		return nil, err
+	}
+	for k, a := range w.acts {
+		lab, err := d.Label(w.states[k], a)
+		if err != nil {
+			return nil, err
+		}
+		vars, err := d.Describe(w.states[k+1])
+		if err != nil {
+			return nil, err
+		}
+		v.Labels = append(v.Labels, lab)
+		tr.Steps = append(tr.Steps, explorer.Step{Action: lab, ActionIndex: a, State: vars})
+	}
+	if v.Labels == nil {
+		v.Labels = []string{}
+	}
+	cur, prev := tr.InitialState, []explorer.Var(nil)
+	if n := len(tr.Steps); n > 0 {
+		cur = tr.Steps[n-1].State
+		prev = tr.InitialState
+		if n > 1 {
+			prev = tr.Steps[n-2].State
+		}
+	}
+	if chart, err := msc.Build(tr, s.Unordered); err == nil {
+		var b strings.Builder
+		if err := msc.SVG(&b, chart); err != nil {
+			return nil, err
+		}
+		v.Chart = b.String()
+	}
+
+	// The enabled transitions.
+	faults := 0
+	byLabel := map[string][]int{} // receive labels, for the messages
+	for a, sc := range w.last {
+		lab, err := d.Label(last, a)
+		if err != nil {
+			return nil, err
+		}
+		name, _, p, q := msc.ParseAction(lab)
+		actor := p
+		if name == "receive" && q >= 0 {
+			actor = q
+		}
+		v.Enabled = append(v.Enabled, Action{Index: a, Label: lab, Process: actor + 1, Fault: sc.t.Fault})
+		if sc.t.Fault {
+			faults++
+		}
+		if name == "receive" {
+			byLabel[lab] = append(byLabel[lab], a)
+		}
+	}
+	if v.Enabled == nil {
+		v.Enabled = []Action{}
+	}
+	v.Terminal = len(w.last) == faults
+
+	// The variables: per process, per channel, the rest.
+	old := map[string]string{}
+	for _, x := range prev {
+		old[x.Name] = msc.Format(x.Value)
+	}
+	crashed := map[int]bool{}
+	procs := map[int]*Process{}
+	for _, x := range cur {
+		val := msc.Format(x.Value)
+		was, had := old[x.Name]
+		changed := prev != nil && (!had || was != val)
+		vv := VarView{Name: x.Name, Value: val, Changed: changed}
+		if changed {
+			vv.Old = was
+		}
+		if m := queueRE.FindStringSubmatch(x.Name); m != nil {
+			from, _ := strconv.Atoi(m[1])
+			to, _ := strconv.Atoi(m[2])
+			ch := Channel{Name: x.Name, From: from, To: to, FIFO: !s.Unordered, Changed: changed, Messages: []Message{}}
+			list, _ := x.Value.([]any)
+			used := map[int]bool{}
+			for k, e := range list {
+				msg := Message{Value: msc.Format(e), Action: -1}
+				if !s.Unordered && k > 0 {
+					ch.Messages = append(ch.Messages, msg)
+					continue
+				}
+				for _, a := range byLabel[fmt.Sprintf("receive(%s)_{%d,%d}", msg.Value, from, to)] {
+					if !used[a] || s.Unordered {
+						msg.Action = a
+						used[a] = true
+						break
+					}
+				}
+				ch.Messages = append(ch.Messages, msg)
+			}
+			v.Channels = append(v.Channels, ch)
+			continue
+		}
+		if m := procRE.FindStringSubmatch(x.Name); m != nil {
+			id, _ := strconv.Atoi(m[1])
+			p := procs[id]
+			if p == nil {
+				p = &Process{ID: id}
+				procs[id] = p
+			}
+			vv.Name = m[2]
+			p.Vars = append(p.Vars, vv)
+			continue
+		}
+		if x.Name == "crashed" {
+			if list, ok := x.Value.([]any); ok {
+				for _, e := range list {
+					if id, err := strconv.Atoi(msc.Format(e)); err == nil {
+						crashed[id] = true
+					}
+				}
+			}
+		}
+		v.Globals = append(v.Globals, vv)
+	}
+	ids := make([]int, 0, len(procs))
+	for id := range procs {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		p := procs[id]
+		p.Crashed = crashed[id]
+		v.Processes = append(v.Processes, *p)
+	}
+	if v.Channels == nil {
+		v.Channels = []Channel{}
+	}
+	if v.Globals == nil {
+		v.Globals = []VarView{}
+	}
+
+	// The properties.
+	wk := s.worker()
+	defer s.release(wk)
+	mask, err := wk.Check(last, s.want)
+	if err != nil {
+		return nil, err
+	}
+	claim := map[string]bool{}
+	for _, c := range s.Claims {
+		claim[c] = true
+	}
+	for k, p := range s.props {
+		if s.want&(1<<uint(k)) == 0 {
+			continue
+		}
+		st := "holds"
+		if mask&(1<<uint(k)) != 0 {
+			st = "violated"
+		}
+		v.Properties = append(v.Properties, PropView{Name: p.Name, Kind: p.Kind.String(), Doc: p.Doc, Status: st, Claim: claim[p.Name]})
+	}
+	dl := PropView{Name: properties.DeadlockInfo.Name, Kind: properties.DeadlockInfo.Kind.String(), Doc: properties.DeadlockInfo.Doc, Status: "holds", Claim: claim[properties.DeadlockFreedom]}
+	if v.Terminal {
+		valid, err := wk.ValidEnd(last)
+		if err != nil {
+			return nil, err
+		}
+		if valid {
+			dl.Detail = "a terminal state, and a valid end state"
+		} else {
+			v.Deadlock, dl.Status, dl.Detail = true, "violated", "a terminal state that is not a valid end state: a deadlock"
+		}
+	}
+	v.Properties = append(v.Properties, dl)
+	if lm, ok := s.Model.Model.(explorer.LiveModel); ok {
+		if lw, ok := wk.(explorer.LiveWorker); ok {
+			for k, p := range lm.Liveness() {
+				pv, err := liveView(lw, last, k, p, v.Terminal)
+				if err != nil {
+					return nil, err
+				}
+				pv.Claim = claim[p.Name]
+				v.Properties = append(v.Properties, pv)
+			}
+		}
+	}
+
+	// The measures of the path.
+	var msgs int64
+	for _, t := range w.steps {
+		msgs += int64(t.Messages)
+	}
+	v.Metrics = []MetricView{
+		{Name: "steps", Value: int64(len(w.acts)), Doc: "transitions taken from the initial state"},
+		{Name: "messages", Value: msgs, Doc: "messages sent on the path, not counting those a process sends to itself"},
+	}
+	if e, ok := s.Model.Model.(explorer.Explainer); ok {
+		if v.Explanation, err = e.Explain(last); err != nil {
+			return nil, err
+		}
+	}
+	if g := s.graph.ready(); g != nil {
+		if id, ok := g.Find(last); ok {
+			v.Node = id
+		}
+	}
+	return v, nil
+}
+
+// liveView says where liveness property k stands in state st: for each
+// instance (process), whether its goal holds.
+func liveView(lw explorer.LiveWorker, st []byte, k int, p explorer.LiveProperty, terminal bool) (PropView, error) {
+	pv := PropView{Name: p.Name, Kind: p.Kind.String(), Doc: p.Doc, Status: "reached"}
+	var waiting, failed []string
+	for i := 0; i < max(1, p.Instances); i++ {
+		when, goal, err := lw.Live(st, k, i)
+		if err != nil {
+			return pv, err
+		}
+		who := ""
+		if p.Instances > 1 {
+			who = fmt.Sprintf("p%d", i+1)
+		}
+		switch {
+		case p.Kind == properties.Terminates && !terminal:
+			// Asked of terminal states only.
+			pv.Status = "pending"
+		case p.LeadsTo && !when, goal:
+		case terminal:
+			failed = append(failed, who)
+		default:
+			waiting = append(waiting, who)
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		pv.Status, pv.Detail = "violated", "a terminal state where its goal does not hold"
+		if p.Instances > 1 {
+			pv.Detail += " for " + strings.Join(failed, ", ")
+		}
+	case len(waiting) > 0 && p.Instances > 1:
+		pv.Status, pv.Detail = "pending", "not yet for "+strings.Join(waiting, ", ")
+	case len(waiting) > 0:
+		pv.Status = "pending"
+	case pv.Status == "pending":
+		pv.Detail = "decided in terminal states"
+	}
+	return pv, nil
+}
