@@ -3,6 +3,7 @@ module github.com/vacheck/vacheck
 go 1.26.8
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/dolthub/swiss v0.2.1
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/zeebo/xxh3 v1.1.0
@@ -10,8 +11,10 @@ require (
 )
 
 require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/dolthub/maphash v0.1.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
