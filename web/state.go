@@ -495,9 +495,9 @@ func (s *served) view(w *walk) (*View, error) {
 			return nil, err
 		}
 		if valid {
-			dl.Detail = "a terminal state, and a valid end state"
+			dl.Detail = "a terminal state, and a valid end"
 		} else {
-			v.Deadlock, dl.Status, dl.Detail = true, "violated", "a terminal state that is not a valid end state: a deadlock"
+			v.Deadlock, dl.Status, dl.Detail = true, "violated", "this state is a deadlock"
 		}
 	}
 	v.Properties = append(v.Properties, dl)
