@@ -527,3 +527,42 @@ func TestCloseStopsCheck(t *testing.T) {
 		t.Errorf("after Close: %+v", c)
 	}
 }
+
+// TestLassoLoads: a lasso's path is its prefix then its cycle, which
+// returns to the state where it started (perpetuum-mobile-broken --n 3,
+// a starving process).
+func TestLassoLoads(t *testing.T) {
+	_, ts := serve(t, Config{Models: []Model{model(t, "perpetuum-mobile-broken", map[string]string{"n": "3"})}})
+	var c CheckAnswer
+	get(t, ts, "POST", "/api/check", nil, &c)
+	if c.Status != "violated" || c.Shortest < 0 {
+		t.Fatalf("check %+v", c)
+	}
+	var lasso *TraceRef
+	for i, v := range c.Violations {
+		if v.CycleStart >= 0 {
+			lasso = &c.Violations[i]
+		}
+	}
+	if lasso == nil || lasso.CycleStart >= len(lasso.Path) {
+		t.Fatalf("no lasso among %+v", c.Violations)
+	}
+	var start, end View
+	get(t, ts, "GET", fmt.Sprintf("/api/state?init=%d&path=%s", lasso.Init, joinPath(lasso.Path[:lasso.CycleStart])), nil, &start)
+	get(t, ts, "GET", fmt.Sprintf("/api/state?init=%d&path=%s", lasso.Init, joinPath(lasso.Path)), nil, &end)
+	unmark := func(v View) string {
+		for i := range v.Processes {
+			for j := range v.Processes[i].Vars {
+				v.Processes[i].Vars[j].Changed, v.Processes[i].Vars[j].Old = false, ""
+			}
+		}
+		for i := range v.Channels {
+			v.Channels[i].Changed = false
+		}
+		b, _ := json.Marshal([]any{v.Processes, v.Channels, v.Enabled})
+		return string(b)
+	}
+	if unmark(start) != unmark(end) {
+		t.Errorf("the cycle of %s does not return to its start:\n%s\n%s", lasso.Property, unmark(start), unmark(end))
+	}
+}
