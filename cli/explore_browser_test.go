@@ -193,6 +193,11 @@ func TestExploreInBrowser(t *testing.T) {
 	if p.At != back.At || p.URL != back.URL || !reflect.DeepEqual(p.Enabled, back.Enabled) || !reflect.DeepEqual(p.Procs, back.Procs) || !reflect.DeepEqual(p.Chans, back.Chans) || p.Msgs != back.Msgs || !p.Forward {
 		t.Fatalf("after the reload: %+v\nbefore: %+v", p, back)
 	}
+	// The history names the two steps ahead too, fetched after the render.
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const li = document.querySelectorAll('#history li'); return li.length === 6 && li[4].textContent === 'receive(1)_{1,2}' && li[5].textContent === 'receive(2)_{2,3}'; })()`,
+		chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+		t.Errorf("the history after the reload does not name the steps ahead: %v", err)
+	}
 
 	// The counterexample of chang-roberts-broken: the page switches to
 	// the twin and shows uniqueness violated, in red.

@@ -108,6 +108,20 @@ async function loadState() {
   for (let k = 0; k < v.labels.length; k++) labels[k] = v.labels[k];
   labels.length = Math.max(v.labels.length, Math.min(labels.length, loc.path.length));
   render();
+  if (labels.length < loc.path.length) fillLabels(mine);
+}
+
+// fillLabels fetches the labels of the steps after the current one (after
+// a reload of a URL with at=), for the history.
+async function fillLabels(mine) {
+  try {
+    const all = await api("/api/state?" + specQ() + "init=" + loc.init + "&path=" + loc.path.join("."));
+    if (mine !== serial) return;
+    labels = all.labels.slice();
+    renderHistory(view);
+  } catch (e) {
+    // The history keeps the action indices.
+  }
 }
 
 function render() {
