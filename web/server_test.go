@@ -566,3 +566,29 @@ func TestLassoLoads(t *testing.T) {
 		t.Errorf("the cycle of %s does not return to its start:\n%s\n%s", lasso.Property, unmark(start), unmark(end))
 	}
 }
+
+// TestLongPathChartWindow: the chart of a long path shows its last 200
+// steps (row 0 the state after step ChartFrom), while the labels cover
+// the whole path, and every answer is the same as the first.
+func TestLongPathChartWindow(t *testing.T) {
+	_, ts := serve(t, Config{Models: []Model{model(t, "perpetuum-mobile", map[string]string{"n": "3"})}})
+	var r RandomRun
+	get(t, ts, "GET", "/api/random?seed=2&steps=500", nil, &r)
+	if len(r.Path) != 500 || r.Stopped != "steps" {
+		t.Fatalf("random run %+v: the token circulates for ever", r)
+	}
+	var v, again View
+	get(t, ts, "GET", "/api/state?path="+joinPath(r.Path), nil, &v)
+	if v.ChartFrom != 300 || len(v.Labels) != 500 || strings.Count(v.Chart, `class="row"`) != 201 {
+		t.Errorf("chart from %d with %d rows, %d labels; want 300, 201, 500", v.ChartFrom, strings.Count(v.Chart, `class="row"`), len(v.Labels))
+	}
+	var short View
+	get(t, ts, "GET", "/api/state?path="+joinPath(r.Path[:120]), nil, &short)
+	if short.ChartFrom != 0 || !reflect.DeepEqual(short.Labels, v.Labels[:120]) {
+		t.Errorf("a 120-step prefix: chart from %d, labels differ: %v", short.ChartFrom, !reflect.DeepEqual(short.Labels, v.Labels[:120]))
+	}
+	get(t, ts, "GET", "/api/state?path="+joinPath(r.Path), nil, &again)
+	if !reflect.DeepEqual(again, v) {
+		t.Error("the same state answered twice differs (the label cache)")
+	}
+}

@@ -46,6 +46,35 @@ type served struct {
 
 	graph graphCache
 	check checkCache
+
+	labelMu sync.Mutex
+	labels  map[string]string // state encoding and action index -> label
+}
+
+// labelCache bounds served.labels: a path is relabelled on every click,
+// and Label builds a worker each time.
+const labelCache = 1 << 17
+
+// label returns the label of action a in state st, through the cache.
+func (s *served) label(st []byte, a int) (string, error) {
+	key := string(st) + "\x00" + strconv.Itoa(a)
+	s.labelMu.Lock()
+	l, ok := s.labels[key]
+	s.labelMu.Unlock()
+	if ok {
+		return l, nil
+	}
+	l, err := s.describer.Label(st, a)
+	if err != nil {
+		return "", err
+	}
+	s.labelMu.Lock()
+	if len(s.labels) >= labelCache {
+		clear(s.labels)
+	}
+	s.labels[key] = l
+	s.labelMu.Unlock()
+	return l, nil
 }
 
 // initialCache is how many initial states a model keeps at hand.
@@ -56,7 +85,7 @@ func newServed(m Model) (*served, error) {
 	if !ok {
 		return nil, fmt.Errorf("web: %s does not describe its states (explorer.Describer): the explorer cannot show them", m.Spec)
 	}
-	s := &served{Model: m, describer: d, props: m.Model.Properties(), initial: map[int][]byte{}}
+	s := &served{Model: m, describer: d, props: m.Model.Properties(), initial: map[int][]byte{}, labels: map[string]string{}}
 	s.check.sem = make(chan struct{}, 1)
 	for k, p := range s.props {
 		if (p.Kind == properties.Invariant || p.Kind == properties.Assertion) && k < 64 {
@@ -131,6 +160,11 @@ func eachInitial(m explorer.Model, yield func(st []byte) bool) error {
 	}
 	return nil
 }
+
+// chartSteps is how many of a path's last steps the chart of a state
+// shows: a chart of thousands of rows would take seconds and megabytes a
+// click.
+const chartSteps = 200
 
 // successor is one enabled transition of a state.
 type successor struct {
@@ -208,7 +242,7 @@ func (s *served) replayLabels(ctx context.Context, init int, labels []string) ([
 		found := -1
 		var have []string
 		for a := range succ {
-			lab, err := s.describer.Label(st, a)
+			lab, err := s.label(st, a)
 			if err != nil {
 				return nil, err
 			}
@@ -243,8 +277,11 @@ type View struct {
 	Terminal    bool         `json:"terminal"`
 	Deadlock    bool         `json:"deadlock"`
 	Explanation []string     `json:"explanation,omitempty"`
-	// Chart is the message sequence chart of the path, as SVG.
-	Chart string `json:"chart"`
+	// Chart is the message sequence chart of the path, as SVG: of its
+	// last 200 steps, from step ChartFrom (its row 0 is the state after
+	// step ChartFrom, the messages then in transit drawn as sent there).
+	Chart     string `json:"chart"`
+	ChartFrom int    `json:"chart_from"`
 	// Node is the state's number in the state graph, when the graph has
 	// been drawn; -1 otherwise.
 	Node int `json:"node"`
@@ -326,26 +363,27 @@ func (s *served) view(w *walk) (*View, error) {
 	if v.Path == nil {
 		v.Path = []int{}
 	}
-	// The path's labels, states and chart.
+	// The path's labels, and the chart of its last chartSteps steps.
+	from := max(0, len(w.acts)-chartSteps)
+	v.ChartFrom = from
 	tr := explorer.Trace{Initial: w.init}
 	var err error
-	if tr.InitialState, err = d.Describe(w.states[0]); err != nil {
+	if tr.InitialState, err = d.Describe(w.states[from]); err != nil {
 		return nil, err
 	}
+	v.Labels = make([]string, len(w.acts))
 	for k, a := range w.acts {
-		lab, err := d.Label(w.states[k], a)
-		if err != nil {
+		if v.Labels[k], err = s.label(w.states[k], a); err != nil {
 			return nil, err
+		}
+		if k < from {
+			continue
 		}
 		vars, err := d.Describe(w.states[k+1])
 		if err != nil {
 			return nil, err
 		}
-		v.Labels = append(v.Labels, lab)
-		tr.Steps = append(tr.Steps, explorer.Step{Action: lab, ActionIndex: a, State: vars})
-	}
-	if v.Labels == nil {
-		v.Labels = []string{}
+		tr.Steps = append(tr.Steps, explorer.Step{Action: v.Labels[k], ActionIndex: a, State: vars})
 	}
 	cur, prev := tr.InitialState, []explorer.Var(nil)
 	if n := len(tr.Steps); n > 0 {
@@ -367,7 +405,7 @@ func (s *served) view(w *walk) (*View, error) {
 	faults := 0
 	byLabel := map[string][]int{} // receive labels, for the messages
 	for a, sc := range w.last {
-		lab, err := d.Label(last, a)
+		lab, err := s.label(last, a)
 		if err != nil {
 			return nil, err
 		}

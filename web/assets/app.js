@@ -265,13 +265,15 @@ function renderHistory(v) {
 function renderChart(v) {
   const box = $("chart");
   box.innerHTML = v.chart || ""; // the server's SVG: every value in it is escaped
+  const from = v.chart_from || 0; // the step of the chart's row 0
+  $("chart-from").textContent = from > 0 ? "(the last " + (loc.at - from) + " steps: row 0 is the state after step " + from + ")" : "";
   const rows = box.querySelectorAll("svg .row");
   rows.forEach((r) => {
-    const k = Number(r.getAttribute("data-step"));
+    const k = from + Number(r.getAttribute("data-step"));
     if (k === loc.at) r.classList.add("cur");
     r.addEventListener("click", () => jump(k));
   });
-  box.querySelectorAll("svg .lbl").forEach((l) => { if (Number(l.getAttribute("data-step")) === loc.at) l.classList.add("cur"); });
+  box.querySelectorAll("svg .lbl").forEach((l) => { if (from + Number(l.getAttribute("data-step")) === loc.at) l.classList.add("cur"); });
   box.scrollTop = box.scrollHeight;
 }
 
