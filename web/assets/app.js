@@ -428,7 +428,10 @@ function renderGraphMark() {
   box.querySelectorAll("svg .node.cur").forEach((n) => n.classList.remove("cur"));
   if (view && view.node >= 0) {
     const n = box.querySelector('svg .node[data-node="' + view.node + '"]');
-    if (n) n.classList.add("cur");
+    if (n) {
+      n.classList.add("cur");
+      if (!$("graph-dialog").hidden) n.scrollIntoView({ block: "center", inline: "center" });
+    }
   }
 }
 
