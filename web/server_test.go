@@ -592,3 +592,37 @@ func TestLongPathChartWindow(t *testing.T) {
 		t.Error("the same state answered twice differs (the label cache)")
 	}
 }
+
+// TestUnorderedBag: on unordered channels every message of a channel can
+// be received, the later one overtaking the earlier; on FIFO channels
+// only the head.
+func TestUnorderedBag(t *testing.T) {
+	q := url.Values{"a": {"send(1)_{1,2}", "send(3)_{3,1}", "receive(3)_{3,1}", "send(3)_{1,2}"}}.Encode()
+	for _, c := range []struct {
+		channels string
+		fifo     bool
+		want     []string
+	}{
+		{"unordered", false, []string{"receive(1)_{1,2}", "receive(3)_{1,2}"}},
+		{"fifo", true, []string{"receive(1)_{1,2}", ""}},
+	} {
+		_, ts := serve(t, Config{Models: []Model{model(t, "chang-roberts", map[string]string{"n": "3", "channels": c.channels})}})
+		var v View
+		if code := get(t, ts, "GET", "/api/state?"+q, nil, &v); code != 200 {
+			t.Fatalf("%s: status %d", c.channels, code)
+		}
+		ch := v.Channels[0]
+		if ch.Name != "queue_{1,2}" || ch.FIFO != c.fifo || len(ch.Messages) != 2 || ch.Messages[0].Value != "1" || ch.Messages[1].Value != "3" {
+			t.Fatalf("%s: %+v", c.channels, ch)
+		}
+		for k, m := range ch.Messages {
+			got := ""
+			if m.Action >= 0 {
+				got = v.Enabled[m.Action].Label
+			}
+			if got != c.want[k] {
+				t.Errorf("%s: message %s is received by %q, want %q", c.channels, m.Value, got, c.want[k])
+			}
+		}
+	}
+}
