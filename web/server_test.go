@@ -125,7 +125,7 @@ func TestStateView(t *testing.T) {
 	for _, c := range v.Channels {
 		ch[c.Name] = c
 	}
-	if c := ch["queue_{1,2}"]; !c.FIFO || len(c.Messages) != 1 || c.Messages[0] != (Message{Value: "1", Action: 2}) || c.Changed {
+	if c := ch["queue_{1,2}"]; !c.FIFO || len(c.Messages) != 1 || c.Messages[0] != (Message{Value: "1", Action: 2, Sent: -1}) || c.Changed {
 		t.Errorf("queue_{1,2}: %+v", c)
 	}
 	if c := ch["queue_{3,1}"]; len(c.Messages) != 0 || !c.Changed {
@@ -593,18 +593,20 @@ func TestLongPathChartWindow(t *testing.T) {
 	}
 }
 
-// TestUnorderedBag: on unordered channels every message of a channel can
-// be received, the later one overtaking the earlier; on FIFO channels
-// only the head.
+// TestUnorderedBag: on unordered channels (bags) every message can be
+// received, listed in the order they were sent (1 in step 1, 3 in step
+// 4), so that receiving the later one overtakes the earlier; on FIFO
+// channels only the head.
 func TestUnorderedBag(t *testing.T) {
 	q := url.Values{"a": {"send(1)_{1,2}", "send(3)_{3,1}", "receive(3)_{3,1}", "send(3)_{1,2}"}}.Encode()
 	for _, c := range []struct {
-		channels string
-		fifo     bool
-		want     []string
+		channels, name string
+		fifo           bool
+		want           []string
+		sent           []int
 	}{
-		{"unordered", false, []string{"receive(1)_{1,2}", "receive(3)_{1,2}"}},
-		{"fifo", true, []string{"receive(1)_{1,2}", ""}},
+		{"unordered", "bag_{1,2}", false, []string{"receive(1)_{1,2}", "receive(3)_{1,2}"}, []int{1, 4}},
+		{"fifo", "queue_{1,2}", true, []string{"receive(1)_{1,2}", ""}, []int{-1, -1}},
 	} {
 		_, ts := serve(t, Config{Models: []Model{model(t, "chang-roberts", map[string]string{"n": "3", "channels": c.channels})}})
 		var v View
@@ -612,7 +614,8 @@ func TestUnorderedBag(t *testing.T) {
 			t.Fatalf("%s: status %d", c.channels, code)
 		}
 		ch := v.Channels[0]
-		if ch.Name != "queue_{1,2}" || ch.FIFO != c.fifo || len(ch.Messages) != 2 || ch.Messages[0].Value != "1" || ch.Messages[1].Value != "3" {
+		if ch.Name != c.name || ch.FIFO != c.fifo || len(ch.Messages) != 2 || ch.Messages[0].Value != "1" || ch.Messages[1].Value != "3" ||
+			ch.Messages[0].Sent != c.sent[0] || ch.Messages[1].Sent != c.sent[1] {
 			t.Fatalf("%s: %+v", c.channels, ch)
 		}
 		for k, m := range ch.Messages {

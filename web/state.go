@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -320,6 +321,39 @@ type Message struct {
 	// channel). On an unordered channel a message that can be received
 	// ahead of older ones overtakes them.
 	Action int `json:"action"`
+	// Sent is the step that sent it, as far as the chart goes back, for
+	// a message of a bag (listed in the order they were sent); -1 when
+	// unknown.
+	Sent int `json:"sent"`
+}
+
+// sendOrder returns the messages vals of the bag from i to j (0-based),
+// listed in canonical order, in the order they were sent instead, with
+// the step that sent each (from + its step in the chart), as the chart c
+// matched them; vals as they are when the chart cannot tell.
+func sendOrder(c *msc.Chart, i, j int, vals []string, from int) ([]string, []int) {
+	sent := make([]int, len(vals))
+	for k := range sent {
+		sent[k] = -1
+	}
+	if c == nil {
+		return vals, sent
+	}
+	var order []string
+	var steps []int
+	for _, m := range c.Messages {
+		if m.From == i && m.To == j && m.InTransit() {
+			order = append(order, m.Value)
+			steps = append(steps, from+m.Sent)
+		}
+	}
+	a, b := slices.Clone(order), slices.Clone(vals)
+	slices.Sort(a)
+	slices.Sort(b)
+	if !slices.Equal(a, b) {
+		return vals, sent
+	}
+	return order, steps
 }
 
 // PropView is a property's truth in the state.
@@ -352,7 +386,9 @@ type Action struct {
 	Fault   bool   `json:"fault,omitempty"`
 }
 
-var queueRE = regexp.MustCompile(`^queue_\{(\d+),(\d+)\}$`)
+// queueRE matches the channel variables: queue_{i,j} (FIFO, and in older
+// descriptions unordered too) and bag_{i,j} (unordered).
+var queueRE = regexp.MustCompile(`^(?:queue|bag)_\{(\d+),(\d+)\}$`)
 var procRE = regexp.MustCompile(`^p(\d+)\.(.*)$`)
 
 // view builds the View of the last state of w.
@@ -393,7 +429,8 @@ func (s *served) view(w *walk) (*View, error) {
 			prev = tr.Steps[n-2].State
 		}
 	}
-	if chart, err := msc.Build(tr, s.Unordered); err == nil {
+	chart, err := msc.Build(tr, s.Unordered)
+	if err == nil {
 		var b strings.Builder
 		if err := msc.SVG(&b, chart); err != nil {
 			return nil, err
@@ -445,20 +482,25 @@ func (s *served) view(w *walk) (*View, error) {
 		if m := queueRE.FindStringSubmatch(x.Name); m != nil {
 			from, _ := strconv.Atoi(m[1])
 			to, _ := strconv.Atoi(m[2])
-			ch := Channel{Name: x.Name, From: from, To: to, FIFO: !s.Unordered, Changed: changed, Messages: []Message{}}
+			bag := s.Unordered || strings.HasPrefix(x.Name, "bag_")
+			ch := Channel{Name: x.Name, From: from, To: to, FIFO: !bag, Changed: changed, Messages: []Message{}}
+			var vals []string
 			list, _ := x.Value.([]any)
-			used := map[int]bool{}
-			for k, e := range list {
-				msg := Message{Value: msc.Format(e), Action: -1}
-				if !s.Unordered && k > 0 {
-					ch.Messages = append(ch.Messages, msg)
-					continue
-				}
-				for _, a := range byLabel[fmt.Sprintf("receive(%s)_{%d,%d}", msg.Value, from, to)] {
-					if !used[a] || s.Unordered {
-						msg.Action = a
-						used[a] = true
-						break
+			for _, e := range list {
+				vals = append(vals, msc.Format(e))
+			}
+			sent := make([]int, len(vals))
+			for k := range sent {
+				sent[k] = -1
+			}
+			if bag {
+				vals, sent = sendOrder(chart, from-1, to-1, vals, v.ChartFrom)
+			}
+			for k, val := range vals {
+				msg := Message{Value: val, Action: -1, Sent: sent[k]}
+				if k == 0 || bag {
+					if acts := byLabel[fmt.Sprintf("receive(%s)_{%d,%d}", val, from, to)]; len(acts) > 0 {
+						msg.Action = acts[0]
 					}
 				}
 				ch.Messages = append(ch.Messages, msg)

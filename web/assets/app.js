@@ -203,8 +203,9 @@ function renderChannels(v) {
     if (!c.messages.length) msgs.append(el("span", { class: "empty", text: "empty" }));
     c.messages.forEach((m, k) => {
       const ready = m.action >= 0;
-      const over = ready && !c.fifo && k > 0;
+      const over = ready && !c.fifo && k > 0 && m.sent >= 0;
       let title = ready ? "can be received now: click to receive it" : (c.fifo ? "behind the head: received after the messages before it" : "cannot be received now");
+      if (m.sent >= 0) title = "sent in step " + m.sent + "; " + title;
       if (over) title += " (ahead of the " + k + " sent before it: it overtakes them)";
       const chip = el("span", { class: "m" + (ready ? " ready" : "") + (over ? " over" : ""), text: m.value, title });
       if (ready) chip.addEventListener("click", () => take(m.action));
