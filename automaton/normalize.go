@@ -1,7 +1,6 @@
 package automaton
 
 import (
-	"fmt"
 	"unsafe"
 )
 
@@ -53,14 +52,15 @@ func (sys *System[S, M, P]) encodeState(out, g []byte, procs []S, chans [][]M, s
 // normScratch is the scratch memory of encodeState.
 type normScratch struct{ seg, alt, msg []byte }
 
-// normalizeInitial normalizes initial state k in w.out, and returns the
-// model failure of an assumption it breaks.
-func (w *worker[S, M, P]) normalizeInitial(k int) (err error) {
+// normalizeInitial normalizes the initial state in w.out, which what names
+// ("initial state 3"), and returns the model failure of an assumption it
+// breaks.
+func (w *worker[S, M, P]) normalizeInitial(what string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = panicError(r)
 		}
 	}()
-	w.normalize(func() string { return fmt.Sprintf("in initial state %d", k+1) })
+	w.normalize(func() string { return "in " + what })
 	return nil
 }

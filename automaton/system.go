@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math/rand/v2"
 	"reflect"
 	"unsafe"
 
@@ -109,6 +110,16 @@ type Config[S any, M Message] struct {
 	// before building them all (explorer.InitialStreamer). It is iterated again for each search and
 	// each counterexample replayed, and must yield the same states.
 	InitialSeq iter.Seq[[]S]
+	// InitialSample, when set, draws one initial state at random (a
+	// slice of its own), for random simulation (explorer.InitialSampler).
+	// It must draw uniformly among the states Initial or InitialSeq yields,
+	// each with the same chance (a state yielded twice has twice the
+	// chance), use only r for randomness, and build only the state it
+	// returns: every arrangement of 200 IDs is a permutation drawn by
+	// Fisher-Yates, not one picked from a list. Without it, a System with
+	// Initial picks one of them uniformly, and one with InitialSeq cannot
+	// sample (ErrNoSampler).
+	InitialSample func(r *rand.Rand) []S
 	// Links lists the channels; their order is the order in which
 	// deliveries are enumerated.
 	Links []Link
@@ -231,6 +242,12 @@ type System[S any, M Message, P Process[S, M]] struct {
 // ErrConfig reports a malformed Config.
 var ErrConfig = errors.New("automaton: bad configuration")
 
+// ErrNoSampler reports that a System cannot draw an initial state at
+// random: its Config yields the initial states one at a time
+// (InitialSeq) and has no InitialSample. A random simulation says that
+// the spec cannot sample its initial states.
+var ErrNoSampler = errors.New("automaton: no sampler of the initial states")
+
 // New checks cfg and builds the system. The type parameters are inferred:
 // New(Config[node, msg]{...}) composes processes of type node whose
 // pointer implements Process[node, msg].
@@ -337,7 +354,7 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 				nw = sys.newWorker()
 			}
 			nw.out = st
-			if err := nw.normalizeInitial(k); err != nil {
+			if err := nw.normalizeInitial(fmt.Sprintf("initial state %d", k+1)); err != nil {
 				return nil, err
 			}
 			st = append([]byte(nil), nw.out...)
@@ -369,16 +386,17 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 // are not stored in states, so a difference would be lost silently.
 func (sys *System[S, M, P]) checkConstants() error {
 	for k, init := range sys.cfg.Initial[1:] {
-		if err := sys.sameConstants(k+1, init); err != nil {
+		if err := sys.sameConstants(fmt.Sprintf("initial state %d", k+2), init); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// sameConstants checks that initial state k gives each process the
-// constants of the first.
-func (sys *System[S, M, P]) sameConstants(k int, init []S) error {
+// sameConstants checks that the initial state init, which what names in
+// an error ("initial state 3"), gives each process the constants of the
+// first.
+func (sys *System[S, M, P]) sameConstants(what string, init []S) error {
 	first := sys.cfg.Initial[0]
 	for i := range init {
 		a, b := reflect.ValueOf(&first[i]).Elem(), reflect.ValueOf(&init[i]).Elem()
@@ -388,8 +406,8 @@ func (sys *System[S, M, P]) sameConstants(k int, init []S) error {
 			va := reflect.NewAt(fa.Type(), unsafe.Pointer(fa.UnsafeAddr())).Elem().Interface()
 			vb := reflect.NewAt(fb.Type(), unsafe.Pointer(fb.UnsafeAddr())).Elem().Interface()
 			if !reflect.DeepEqual(va, vb) {
-				return fmt.Errorf("%w: field %s of process %d is constant (tagged vacheck:\"-\") but initial state %d gives it %v and initial state 1 gives %v; constants must be the same in every initial state (drop the tag to make it part of the state)",
-					ErrConfig, c.name, i+1, k+1, vb, va)
+				return fmt.Errorf("%w: field %s of process %d is constant (tagged vacheck:\"-\") but %s gives it %v and initial state 1 gives %v; constants must be the same in every initial state (drop the tag to make it part of the state)",
+					ErrConfig, c.name, i+1, what, vb, va)
 			}
 		}
 	}
@@ -453,19 +471,9 @@ func (sys *System[S, M, P]) InitialStates(yield func(st []byte) bool) error {
 	}
 	k := 0
 	for init := range sys.cfg.InitialSeq {
-		if len(init) != sys.n {
-			return fmt.Errorf("%w: initial state %d has %d processes, the first has %d", ErrConfig, k+1, len(init), sys.n)
-		}
-		if err := sys.sameConstants(k, init); err != nil {
+		st, err := sys.encodeGiven(w, init, fmt.Sprintf("initial state %d", k+1))
+		if err != nil {
 			return err
-		}
-		st := sys.encodeInitial(init)
-		if w != nil {
-			w.out = st
-			if err := w.normalizeInitial(k); err != nil {
-				return err
-			}
-			st = append([]byte(nil), w.out...)
 		}
 		if !yield(st) {
 			return nil
@@ -473,6 +481,57 @@ func (sys *System[S, M, P]) InitialStates(yield func(st []byte) bool) error {
 		k++
 	}
 	return nil
+}
+
+// encodeGiven checks an initial state that Config.Initial did not list,
+// which what names in an error ("initial state 3"), against the first,
+// encodes it, and normalizes it with w when Config.Normalize is set.
+func (sys *System[S, M, P]) encodeGiven(w *worker[S, M, P], init []S, what string) ([]byte, error) {
+	if len(init) != sys.n {
+		return nil, fmt.Errorf("%w: %s has %d processes, the first has %d", ErrConfig, what, len(init), sys.n)
+	}
+	if err := sys.sameConstants(what, init); err != nil {
+		return nil, err
+	}
+	st := sys.encodeInitial(init)
+	if w != nil {
+		w.out = st
+		if err := w.normalizeInitial(what); err != nil {
+			return nil, err
+		}
+		st = append([]byte(nil), w.out...)
+	}
+	return st, nil
+}
+
+// SampleInitial implements explorer.InitialSampler: it draws an initial
+// state with Config.InitialSample and encodes it as InitialStates does, or
+// picks one of Config.Initial uniformly. A System built with InitialSeq
+// and no InitialSample returns an error wrapping ErrNoSampler.
+func (sys *System[S, M, P]) SampleInitial(r *rand.Rand) (st []byte, err error) {
+	if sys.cfg.InitialSample == nil {
+		if sys.lazy {
+			return nil, fmt.Errorf("%w: the initial states come one at a time (InitialSeq) and the Config has no InitialSample", ErrNoSampler)
+		}
+		return append([]byte(nil), sys.initial[r.IntN(len(sys.initial))]...), nil
+	}
+	const what = "the sampled initial state"
+	init, err := func() (init []S, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("drawing an initial state (InitialSample): %w", panicError(r))
+			}
+		}()
+		return sys.cfg.InitialSample(r), nil
+	}()
+	if err != nil {
+		return nil, err
+	}
+	var w *worker[S, M, P]
+	if sys.cfg.Normalize != nil {
+		w = sys.newWorker()
+	}
+	return sys.encodeGiven(w, init, what)
 }
 
 // Properties implements explorer.Model: the configured invariants, then the
