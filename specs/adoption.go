@@ -282,20 +282,13 @@ func adoption(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]adNode
-		for _, ids := range idsets {
-			for _, set := range inits {
-				procs := make([]adNode, n)
-				for i := range procs {
-					procs[i] = adNode{U: ids[i], Parent: echoNoParent, Mark: make([]int, len(g.Adj[i])),
-						Nbrs: g.Adj[i], Obj: obj, Broken: broken}
-					if set[i] {
-						procs[i].Role = echoDesignated
-					}
-				}
-				initial = append(initial, procs)
+		initial := initialStates(idsets, inits, func(i, id int, init bool) adNode {
+			q := adNode{U: id, Parent: echoNoParent, Mark: make([]int, len(g.Adj[i])), Nbrs: g.Adj[i], Obj: obj, Broken: broken}
+			if init {
+				q.Role = echoDesignated
 			}
-		}
+			return q
+		})
 		invariants := []automaton.Invariant[adNode, echoMsg]{
 			described(election.Uniqueness[adNode, echoMsg](func(p *adNode) bool { return p.Won }), "never two processes won"),
 			described(election.Validity(func(p *adNode) (int, bool) { return p.U, p.Won }, func(v *adView) int {
@@ -309,11 +302,12 @@ func adoption(broken bool) Spec {
 			}), "a process that has won holds the best ID (--objective) among the actual initiators"),
 		}
 		return automaton.New(automaton.Config[adNode, echoMsg]{
-			Initial:    initial,
-			Links:      automaton.Undirected(g.Adj),
-			Channels:   disc,
-			Capacity:   capacity,
-			Invariants: invariants,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Undirected(g.Adj),
+			Channels:      disc,
+			Capacity:      capacity,
+			Invariants:    invariants,
 			Assertions: []automaton.Assertion{
 				{Name: adCaseDParent, Doc: "case (d) of receive EXP never happens on the parent port"},
 				{Name: adCaseCOld, Doc: "case (c) (adoption) never comes over the old parent port"},

@@ -297,7 +297,7 @@ func adSets(t *testing.T, flags map[string]string) (topology.Graph, [][]int, [][
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, ids, inits
+	return g, slices.Collect(ids.each), slices.Collect(inits.each)
 }
 
 // TestAdoptionCounts pins the exact state space of adoption and checks its

@@ -28,7 +28,7 @@ func TestParamsSticky(t *testing.T) {
 		idsets, obj := p.ids(n), p.objective()
 		disc, capacity := p.ChannelFlags(channel.FIFO, n)
 		p.Fail(errors.New("later"))
-		if n != 3 || idsets != nil || obj != 0 || disc != 0 || capacity != 0 {
+		if n != 3 || idsets.each != nil || obj != 0 || disc != 0 || capacity != 0 {
 			t.Errorf("values %d %v %v %v %d", n, idsets, obj, disc, capacity)
 		}
 		if p.Err() == nil || p.Err().Error() != want.Error() || !errors.Is(p.Err(), ErrUsage) {

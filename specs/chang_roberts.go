@@ -207,21 +207,23 @@ func changRoberts() Spec {
 			if err := p.Err(); err != nil {
 				return nil, err
 			}
+			// One at a time: --ids all has N! of them, and a state or
+			// memory limit stops the search before they are all built.
+			initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) crNode {
+				return crNode{U: id, Send: []int{id}, Broken: p.Broken(), Obj: obj}
+			})
 			return automaton.New(automaton.Config[crNode, int]{
-				// One at a time: --ids all has N! of them, and a state or
-				// memory limit stops the search before they are all built.
-				InitialSeq: initialStates(idsets, nil, func(_, id int, _ bool) crNode {
-					return crNode{U: id, Send: []int{id}, Broken: p.Broken(), Obj: obj}
-				}),
-				Links:       automaton.Ring(n),
-				Symmetry:    automaton.Rotations,
-				Channels:    disc,
-				Capacity:    capacity,
-				Invariants:  crInvariants(p.Broken()),
-				Termination: crAllChosen,
-				Liveness:    []automaton.Liveness[crNode, int]{election.Quiescence(crQuiet)}, // QUIESCE (1.1, offered)
-				ValidEnd:    crValidEnd,
-				Explain:     crExplain,
+				InitialSeq:    initial.each,
+				InitialSample: initial.sample,
+				Links:         automaton.Ring(n),
+				Symmetry:      automaton.Rotations,
+				Channels:      disc,
+				Capacity:      capacity,
+				Invariants:    crInvariants(p.Broken()),
+				Termination:   crAllChosen,
+				Liveness:      []automaton.Liveness[crNode, int]{election.Quiescence(crQuiet)}, // QUIESCE (1.1, offered)
+				ValidEnd:      crValidEnd,
+				Explain:       crExplain,
 			})
 		},
 	}

@@ -141,14 +141,9 @@ func changRobertsAnnounce(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]craNode
-		for _, ids := range idsets {
-			procs := make([]craNode, n)
-			for i, id := range ids {
-				procs[i] = craNode{U: id, Send: []craMsg{{V: id}}, Silent: broken, Obj: obj}
-			}
-			initial = append(initial, procs)
-		}
+		initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) craNode {
+			return craNode{U: id, Send: []craMsg{{V: id}}, Silent: broken, Obj: obj}
+		})
 		// maxID is the best ID: the maximum, or the minimum with
 		// --objective min.
 		maxID := func(v *craView) int {
@@ -164,12 +159,13 @@ func changRobertsAnnounce(broken bool) Spec {
 			return len(p.Send) == 0 && p.Status == craDone
 		})
 		return automaton.New(automaton.Config[craNode, craMsg]{
-			Initial:  initial,
-			Links:    automaton.Ring(n),
-			Symmetry: automaton.Rotations,
-			Channels: disc,
-			Capacity: capacity,
-			Crashes:  crashes,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Ring(n),
+			Symmetry:      automaton.Rotations,
+			Channels:      disc,
+			Capacity:      capacity,
+			Crashes:       crashes,
 			Invariants: []automaton.Invariant[craNode, craMsg]{
 				described(election.Uniqueness[craNode, craMsg](craIsLeader), "never two processes in a leader state"),
 				described(election.Agreement[craNode, craMsg](craKnown), "no two different known leaders"),

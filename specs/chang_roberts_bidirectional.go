@@ -146,22 +146,22 @@ func changRobertsBidirectional(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]crbNode
-		for _, ids := range idsets {
-			for mask := 0; mask < 1<<n; mask++ { // bit i: process i sends CCW
-				procs := make([]crbNode, n)
-				for i := range procs {
-					procs[i] = crbNode{U: ids[i], Best: ids[i], Dir: crbDir(mask >> i & 1), Obj: obj, Broken: broken}
-				}
-				initial = append(initial, procs)
+		// Every direction vector, in the order of the masks whose bit i
+		// says that process i sends CCW.
+		initial := initialStates(idsets, subsetsOf(n, false), func(_, id int, ccw bool) crbNode {
+			dir := crbCW
+			if ccw {
+				dir = crbCCW
 			}
-		}
+			return crbNode{U: id, Best: id, Dir: dir, Obj: obj, Broken: broken}
+		})
 		return automaton.New(automaton.Config[crbNode, int]{
-			Initial:  initial,
-			Links:    automaton.BiRing(n),
-			Symmetry: automaton.Dihedral,
-			Channels: disc,
-			Capacity: capacity,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.BiRing(n),
+			Symmetry:      automaton.Dihedral,
+			Channels:      disc,
+			Capacity:      capacity,
 			Invariants: []automaton.Invariant[crbNode, int]{
 				described(election.Uniqueness[crbNode, int](func(p *crbNode) bool { return p.Chosen }), "never two processes chosen"),
 				described(election.Validity(func(p *crbNode) (int, bool) { return p.U, p.Chosen }, func(v *crbView) int { return v.Proc(crbWinner(v)).U }), "a chosen process holds the winning ID"),

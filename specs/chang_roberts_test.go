@@ -140,7 +140,7 @@ func crIDs(t testing.TB, n int, mode string) [][]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ids
+	return slices.Collect(ids.each)
 }
 
 // TestChangRobertsCounts pins the exact state space of the formal model.

@@ -334,23 +334,19 @@ func changRobertsWakeup(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]crwNode
-		for _, ids := range idsets {
-			for _, set := range inits {
-				procs := make([]crwNode, n)
-				for i := range procs {
-					procs[i] = crwNode{U: ids[i], Init: set[i], Best: ids[i], Wake: wake, CmpBest: cmp == "best",
-						Announce: ann == "on", Obj: obj, Broken: broken}
-				}
-				initial = append(initial, procs)
-			}
-		}
+		// One at a time: --ids all with --initiators subsets has
+		// N!(2^N−1) of them.
+		initial := initialStates(idsets, inits, func(_, id int, init bool) crwNode {
+			return crwNode{U: id, Init: init, Best: id, Wake: wake, CmpBest: cmp == "best",
+				Announce: ann == "on", Obj: obj, Broken: broken}
+		})
 		return automaton.New(automaton.Config[crwNode, craMsg]{
-			Initial:  initial,
-			Links:    automaton.Ring(n),
-			Symmetry: automaton.Rotations,
-			Channels: disc,
-			Capacity: capacity,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Ring(n),
+			Symmetry:      automaton.Rotations,
+			Channels:      disc,
+			Capacity:      capacity,
 			Invariants: []automaton.Invariant[crwNode, craMsg]{
 				described(election.Uniqueness[crwNode, craMsg](crwIsLeader), "never two processes in a leader state (chosen, or done with leader = u)"),
 				described(election.Agreement[crwNode, craMsg](func(p *crwNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two different non-⊥ leader values"),

@@ -260,24 +260,19 @@ func dfsToken(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]dtNode
-		for _, ids := range idsets {
-			for _, set := range inits {
-				procs := make([]dtNode, n)
-				for i := range procs {
-					procs[i] = dtNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Path: path, Obj: obj, Broken: broken}
-					if set[i] {
-						procs[i].Role = echoDesignated
-					}
-				}
-				initial = append(initial, procs)
+		initial := initialStates(idsets, inits, func(i, id int, init bool) dtNode {
+			q := dtNode{U: id, Parent: echoNoParent, Nbrs: g.Adj[i], Path: path, Obj: obj, Broken: broken}
+			if init {
+				q.Role = echoDesignated
 			}
-		}
+			return q
+		})
 		return automaton.New(automaton.Config[dtNode, dtMsg]{
-			Initial:  initial,
-			Links:    automaton.Undirected(g.Adj),
-			Channels: disc,
-			Capacity: capacity,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Undirected(g.Adj),
+			Channels:      disc,
+			Capacity:      capacity,
 			Invariants: []automaton.Invariant[dtNode, dtMsg]{
 				described(election.Uniqueness[dtNode, dtMsg](func(p *dtNode) bool { return p.St == dtWon }), "never two processes won"),
 				described(election.Validity(func(p *dtNode) (int, bool) { return p.U, p.St == dtWon }, func(v *dtView) int {

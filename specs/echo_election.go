@@ -464,22 +464,17 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 		// Built one at a time: --ids all with --initiators subsets has
 		// N!(2^N−1) of them, and a state or memory limit stops the search
 		// before they are all built.
-		initial := func(yield func([]echoNode) bool) {
-			for _, ids := range idsets {
-				for _, set := range inits {
-					procs := make([]echoNode, n)
-					for i := range procs {
-						procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: obj.best(ids...), Obj: obj, mutant: mutant}
-						if set[i] {
-							procs[i].Role = echoDesignated
-						}
-					}
-					if !yield(procs) {
-						return
-					}
+		initial := initialVectors(idsets, inits, func(ids []int, set []bool) []echoNode {
+			procs := make([]echoNode, n)
+			top := obj.best(ids...)
+			for i := range procs {
+				procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: top, Obj: obj, mutant: mutant}
+				if set[i] {
+					procs[i].Role = echoDesignated
 				}
 			}
-		}
+			return procs
+		})
 		adj := g.Adj
 		invariants := []automaton.Invariant[echoNode, echoMsg]{
 			described(election.Uniqueness[echoNode, echoMsg](echoWon), "never two processes won"),
@@ -499,11 +494,12 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[echoNode, echoMsg]{
-			InitialSeq: initial,
-			Links:      automaton.Undirected(adj),
-			Channels:   disc,
-			Capacity:   capacity,
-			Invariants: invariants,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Undirected(adj),
+			Channels:      disc,
+			Capacity:      capacity,
+			Invariants:    invariants,
 			Assertions: []automaton.Assertion{{Name: echoLabel,
 				Doc: "a received ECHO(j) has j ≤ cur (the assertion of receive ECHO in 1.11)"}},
 			ValidEnd:    echoEnd,

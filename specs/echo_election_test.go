@@ -369,7 +369,7 @@ func TestInitiatorsParse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", value, err)
 		}
-		return s, p.Canonical()["initiators"]
+		return slices.Collect(s.each), p.Canonical()["initiators"]
 	}
 	T, F := true, false
 	for _, tt := range []struct {

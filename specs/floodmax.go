@@ -205,14 +205,9 @@ func floodmax(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]fmNode
-		for _, ids := range idsets {
-			procs := make([]fmNode, n)
-			for i := range procs {
-				procs[i] = fmNode{U: ids[i], Round: 1, MaxSeen: ids[i], Nbrs: g.Adj[i], D: d, Obj: obj}
-			}
-			initial = append(initial, procs)
-		}
+		initial := initialStates(idsets, noFlags(n), func(i, id int, _ bool) fmNode {
+			return fmNode{U: id, Round: 1, MaxSeen: id, Nbrs: g.Adj[i], D: d, Obj: obj}
+		})
 		allKnow := func(v *fmView) bool {
 			w := fmBest(v)
 			for i := 0; i < v.N(); i++ {
@@ -223,10 +218,11 @@ func floodmax(broken bool) Spec {
 			return fmEnd(v)
 		}
 		return automaton.New(automaton.Config[fmNode, fmMsg]{
-			Initial:  initial,
-			Links:    automaton.Undirected(g.Adj),
-			Channels: disc,
-			Capacity: capacity,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Undirected(g.Adj),
+			Channels:      disc,
+			Capacity:      capacity,
 			Invariants: []automaton.Invariant[fmNode, fmMsg]{
 				described(election.Uniqueness[fmNode, fmMsg](func(p *fmNode) bool { return p.St == fmLeader }), "never two processes in st = leader"),
 				described(election.Agreement[fmNode, fmMsg](func(p *fmNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two processes hold different leaders"),

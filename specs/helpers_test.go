@@ -64,3 +64,28 @@ func buildSpec(tb testing.TB, s Spec, flags map[string]string) explorer.Model {
 	}
 	return m
 }
+
+// permutations returns every permutation of 1..n in lexicographic order,
+// built by recursion: the reference that the lazy permutationsOf is
+// compared with.
+func permutations(n int) [][]int {
+	var out [][]int
+	perm := make([]int, n)
+	used := make([]bool, n+1)
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			out = append(out, append([]int(nil), perm...))
+			return
+		}
+		for v := 1; v <= n; v++ {
+			if !used[v] {
+				used[v], perm[k] = true, v
+				rec(k + 1)
+				used[v] = false
+			}
+		}
+	}
+	rec(0)
+	return out
+}

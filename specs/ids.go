@@ -1,7 +1,9 @@
 package specs
 
 import (
-	"iter"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,9 +23,9 @@ var idsParam = Param{
 	Usage:   "ID arrangement: increasing or decreasing (along the direction messages travel), a list such as 3,1,2, or all (every permutation of 1..N)",
 }
 
-// parseIDs reads --ids for n processes and returns one ID vector per
-// initial state.
-func parseIDs(p *Params, n int) ([][]int, error) {
+// parseIDs reads --ids for n processes and returns the ID vectors, one
+// per initial state: the one given, or every permutation of 1..N.
+func parseIDs(p *Params, n int) (choices[[]int], error) {
 	v := p.String("ids")
 	switch v {
 	case "increasing", "decreasing":
@@ -35,17 +37,17 @@ func parseIDs(p *Params, n int) ([][]int, error) {
 			}
 		}
 		p.Set("ids", v)
-		return [][]int{ids}, nil
+		return oneChoice(ids, cloneSlice), nil
 	case "all":
-		if n > maxAllN {
-			return nil, Usagef("n", strconv.Itoa(n), "too large for --ids all (N! initial states); allowed: 1 to %d", maxAllN)
+		if n > maxAllN && !p.Sampling() {
+			return choices[[]int]{}, Usagef("n", strconv.Itoa(n), "too large for --ids all (N! initial states); allowed: 1 to %d", maxAllN)
 		}
 		p.Set("ids", v)
-		return permutations(n), nil
+		return permutationsOf(n), nil
 	}
 	const allowed = "give N distinct positive integers separated by commas, or increasing, decreasing, all"
 	if strings.TrimSpace(v) == "" {
-		return nil, Usagef("ids", `""`, "empty; %s", allowed)
+		return choices[[]int]{}, Usagef("ids", `""`, "empty; %s", allowed)
 	}
 	parts := strings.Split(v, ",")
 	ids := make([]int, len(parts))
@@ -53,67 +55,84 @@ func parseIDs(p *Params, n int) ([][]int, error) {
 	for i, s := range parts {
 		id, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || id <= 0 {
-			return nil, Usagef("ids", input.Clip(v), "%q is not a positive integer; %s", input.Clip(s), allowed)
+			return choices[[]int]{}, Usagef("ids", input.Clip(v), "%q is not a positive integer; %s", input.Clip(s), allowed)
 		}
 		if seen[id] {
-			return nil, Usagef("ids", input.Clip(v), "ID %d appears twice; IDs must be distinct", id)
+			return choices[[]int]{}, Usagef("ids", input.Clip(v), "ID %d appears twice; IDs must be distinct", id)
 		}
 		seen[id] = true
 		ids[i] = id
 	}
 	if len(ids) != n {
-		return nil, Usagef("ids", input.Clip(v), "%d IDs given for --n %d; %s", len(ids), n, allowed)
+		return choices[[]int]{}, Usagef("ids", input.Clip(v), "%d IDs given for --n %d; %s", len(ids), n, allowed)
 	}
 	p.Set("ids", v)
-	return [][]int{ids}, nil
+	return oneChoice(ids, cloneSlice), nil
 }
 
 // ids is parseIDs with a sticky error (Params.Err).
-func (p *Params) ids(n int) [][]int {
-	return sticky(p, func() ([][]int, error) { return parseIDs(p, n) })
+func (p *Params) ids(n int) choices[[]int] {
+	return sticky(p, func() (choices[[]int], error) { return parseIDs(p, n) })
 }
 
-// initialStates yields one initial state for every ID vector of idsets
-// and, when inits is not nil, every initiator set of inits (IDs outer, sets
-// inner), each built as it is asked for: process i is proc(i, ids[i],
-// set[i]), with set[i] false when inits is nil.
-func initialStates[S any](idsets [][]int, inits [][]bool, proc func(i, id int, init bool) S) iter.Seq[[]S] {
-	return func(yield func([]S) bool) {
-		for _, ids := range idsets {
-			for k := 0; k < max(len(inits), 1); k++ {
-				procs := make([]S, len(ids))
-				for i, id := range ids {
-					procs[i] = proc(i, id, inits != nil && inits[k][i])
+// permutationsOf is every permutation of 1..n, yielded in lexicographic
+// order one at a time (the next from the last, as Narayana Pandita did),
+// counted as n!, and sampled by Fisher-Yates: n draws, whatever n! is.
+func permutationsOf(n int) choices[[]int] {
+	return choices[[]int]{
+		count: func() (uint64, bool) {
+			c := uint64(1)
+			for k := 2; k <= n; k++ {
+				hi, lo := bits.Mul64(c, uint64(k))
+				if hi != 0 {
+					return 0, false
 				}
-				if !yield(procs) {
+				c = lo
+			}
+			return c, true
+		},
+		each: func(yield func([]int) bool) {
+			perm := make([]int, n)
+			for i := range perm {
+				perm[i] = i + 1
+			}
+			for {
+				if !yield(cloneSlice(perm)) || !nextPermutation(perm) {
 					return
 				}
 			}
-		}
+		},
+		sample: func(r *rand.Rand) []int {
+			perm := make([]int, n)
+			for i := range perm {
+				perm[i] = i + 1
+			}
+			for i := 0; i < n-1; i++ {
+				j := i + r.IntN(n-i) // uniform in [i, n)
+				perm[i], perm[j] = perm[j], perm[i]
+			}
+			return perm
+		},
 	}
 }
 
-// permutations returns every permutation of 1..n in lexicographic order.
-func permutations(n int) [][]int {
-	var out [][]int
-	perm := make([]int, n)
-	used := make([]bool, n+1)
-	var rec func(k int)
-	rec = func(k int) {
-		if k == n {
-			out = append(out, append([]int(nil), perm...))
-			return
-		}
-		for v := 1; v <= n; v++ {
-			if !used[v] {
-				used[v], perm[k] = true, v
-				rec(k + 1)
-				used[v] = false
-			}
-		}
+// nextPermutation rearranges perm into the next permutation in
+// lexicographic order, and reports false when perm was the last.
+func nextPermutation(perm []int) bool {
+	i := len(perm) - 2
+	for i >= 0 && perm[i] >= perm[i+1] {
+		i--
 	}
-	rec(0)
-	return out
+	if i < 0 {
+		return false
+	}
+	j := len(perm) - 1
+	for perm[j] <= perm[i] {
+		j--
+	}
+	perm[i], perm[j] = perm[j], perm[i]
+	slices.Reverse(perm[i+1:])
+	return true
 }
 
 // ChannelFlags is Channels with a sticky error: it records Channels' error

@@ -219,23 +219,19 @@ func peterson(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]ptNode
-		for _, ids := range idsets {
-			procs := make([]ptNode, n)
-			for i, id := range ids {
-				procs[i] = ptNode{U: id, Tid: id, Phase: 1, Obj: obj, Broken: broken}
-			}
-			initial = append(initial, procs)
-		}
+		initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) ptNode {
+			return ptNode{U: id, Tid: id, Phase: 1, Obj: obj, Broken: broken}
+		})
 		isElected := func(v *ptView) func(int) bool {
 			return func(i int) bool { return v.Proc(i).Mode == ptElected }
 		}
 		return automaton.New(automaton.Config[ptNode, ptMsg]{
-			Initial:  initial,
-			Links:    automaton.Ring(n),
-			Symmetry: automaton.Rotations,
-			Channels: disc,
-			Capacity: capacity,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Ring(n),
+			Symmetry:      automaton.Rotations,
+			Channels:      disc,
+			Capacity:      capacity,
 			Invariants: []automaton.Invariant[ptNode, ptMsg]{
 				described(election.Uniqueness[ptNode, ptMsg](func(p *ptNode) bool { return p.Mode == ptElected }), "never two processes elected"),
 				described(election.Validity(func(p *ptNode) (int, bool) { return p.Tid, p.Mode == ptElected }, ptBest), "an elected process holds tid = the "+obj.String()+" ID (value form of VALID)"),

@@ -162,7 +162,7 @@ func ptIDs(t testing.TB, n int, mode string) [][]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ids
+	return slices.Collect(ids.each)
 }
 
 // TestPetersonCounts pins the exact state space; every count is also

@@ -192,6 +192,9 @@ type Params struct {
 	canon  map[string]any
 	err    error // the first error of a sticky method
 	broken bool  // building the broken twin (Spec.Broken)
+	// sampling: the model is for a run that draws its initial states at
+	// random (SetSampling).
+	sampling bool
 }
 
 // NewParams checks that every given flag is a parameter of spec (or a
@@ -277,6 +280,18 @@ func (p *Params) Err() error { return p.err }
 // Broken reports whether the model to build is the broken twin that the
 // spec declares (Spec.Broken) rather than the spec itself.
 func (p *Params) Broken() bool { return p.broken }
+
+// SetSampling marks p as the parameters of a run that draws its initial
+// states at random (a random simulation) and never enumerates them: the
+// bounds on --n that only keep the number of initial states within reach
+// of a search (N! for --ids all, 2^N−1 for --initiators subsets) do not
+// apply to the model Build makes. Its initial states are still yielded
+// one at a time, so a search of it stops at its limits.
+func (p *Params) SetSampling(on bool) { p.sampling = on }
+
+// Sampling reports whether p is for a run that samples its initial states
+// (SetSampling).
+func (p *Params) Sampling() bool { return p.sampling }
 
 // sticky runs read unless p has an error, records its error, and returns
 // its value, or the zero T when there is an error: the sticky form of a

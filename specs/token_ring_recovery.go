@@ -244,20 +244,15 @@ func tokenRingRecovery(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]trNode
-		for _, ids := range idsets {
-			procs := make([]trNode, n)
-			for i, id := range ids {
-				procs[i] = trNode{U: id, Losses: losses, Perfect: mode == "perfect", Premature: premature, Sticky: broken, Obj: obj}
-			}
-			procs[0].HasToken = true
-			initial = append(initial, procs)
-		}
+		initial := initialStates(idsets, noFlags(n), func(i, id int, _ bool) trNode {
+			return trNode{U: id, HasToken: i == 0, Losses: losses, Perfect: mode == "perfect", Premature: premature, Sticky: broken, Obj: obj}
+		})
 		return automaton.New(automaton.Config[trNode, trMsg]{
-			Initial:  initial,
-			Links:    automaton.Ring(n),
-			Channels: disc,
-			Capacity: capacity,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Ring(n),
+			Channels:      disc,
+			Capacity:      capacity,
 			Invariants: []automaton.Invariant[trNode, trMsg]{
 				{Name: properties.TokenUniqueness, Doc: "TOKEN-1a: at most one token (held, or TOKEN in a channel)", Holds: func(v *trView) bool {
 					return trTokens(v) <= 1

@@ -317,7 +317,7 @@ func treeElection(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		inits := [][]bool{make([]bool, n)}
+		inits := noFlags(n)
 		if flood {
 			if inits, err = parseInitiators(p, n); err != nil {
 				return nil, err
@@ -334,29 +334,24 @@ func treeElection(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]teNode
-		for _, ids := range idsets {
-			for _, set := range inits {
-				procs := make([]teNode, n)
-				for i := range procs {
-					procs[i] = teNode{U: ids[i], Designated: set[i], Best: ids[i], ParentPort: echoNoParent,
-						Nbrs: g.Adj[i], Flood: flood, Info: info, Obj: obj, Broken: broken}
-					if !flood {
-						procs[i].St = teAwake
-					}
-				}
-				initial = append(initial, procs)
+		initial := initialStates(idsets, inits, func(i, id int, init bool) teNode {
+			q := teNode{U: id, Designated: init, Best: id, ParentPort: echoNoParent,
+				Nbrs: g.Adj[i], Flood: flood, Info: info, Obj: obj, Broken: broken}
+			if !flood {
+				q.St = teAwake
 			}
-		}
+			return q
+		})
 		validEnd := teEndNoInfo
 		if info {
 			validEnd = teAllKnow
 		}
 		return automaton.New(automaton.Config[teNode, teMsg]{
-			Initial:  initial,
-			Links:    automaton.Undirected(g.Adj),
-			Channels: disc,
-			Capacity: capacity,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Undirected(g.Adj),
+			Channels:      disc,
+			Capacity:      capacity,
 			Invariants: []automaton.Invariant[teNode, teMsg]{
 				described(election.Uniqueness[teNode, teMsg](func(p *teNode) bool { return p.St == teDone && p.Leader == p.U }), "at most one process has decided on its own ID"),
 				described(election.Agreement[teNode, teMsg](teKnown), "no two processes hold different leaders"),

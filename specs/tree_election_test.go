@@ -239,8 +239,8 @@ func TestTreeElectionReference(t *testing.T) {
 			idsets, _ := parseIDs(p, g.N)
 			sets, _ := parseInitiators(p, g.N)
 			var states, transitions int
-			for _, ids := range idsets {
-				for _, set := range sets {
+			for ids := range idsets.each {
+				for set := range sets.each {
 					s, tr := teReference(g.Adj, ids, set, flags["info"] != "off")
 					states, transitions = states+s, transitions+tr
 				}

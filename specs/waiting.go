@@ -126,19 +126,17 @@ func waiting(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		var initial [][]waitNode
-		for _, ids := range idsets {
-			for _, set := range inits {
-				procs := make([]waitNode, n)
-				for i := range procs {
-					procs[i] = waitNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: obj.best(ids...), Obj: obj}
-					if set[i] {
-						procs[i].Role = echoDesignated
-					}
+		initial := initialVectors(idsets, inits, func(ids []int, set []bool) []waitNode {
+			procs := make([]waitNode, n)
+			top := obj.best(ids...)
+			for i := range procs {
+				procs[i] = waitNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: top, Obj: obj}
+				if set[i] {
+					procs[i].Role = echoDesignated
 				}
-				initial = append(initial, procs)
 			}
-		}
+			return procs
+		})
 		won := func(v *waitView) int {
 			for i := 0; i < v.N(); i++ {
 				if v.Proc(i).Won {
@@ -178,11 +176,12 @@ func waiting(broken bool) Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[waitNode, echoMsg]{
-			Initial:    initial,
-			Links:      automaton.Undirected(g.Adj),
-			Channels:   disc,
-			Capacity:   capacity,
-			Invariants: invariants,
+			InitialSeq:    initial.each,
+			InitialSample: initial.sample,
+			Links:         automaton.Undirected(g.Adj),
+			Channels:      disc,
+			Capacity:      capacity,
+			Invariants:    invariants,
 			Assertions: []automaton.Assertion{{Name: echoLabel,
 				Doc: "a received ECHO(j) has j ≤ cur (the assertion of receive ECHO in 1.11)"}},
 			ValidEnd:    end,
