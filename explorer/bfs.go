@@ -103,15 +103,19 @@ func newBFS(s *search) *bfsRun {
 	if s.resume != nil {
 		b.l0, b.first = s.resume.level, s.resume.depth
 	} else {
+		// A limit or a violation met while the initial states were
+		// stored ends the search before level 0 copies them: the copy
+		// would take as much memory again as the states held when the
+		// memory limit stopped them.
+		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
+			return b
+		}
 		for k, i := range s.inits {
 			if s.initStop[k] {
 				continue
 			}
 			st := s.initial[i]
 			b.l0.add(st, fingerprint(st), uint32(i), 0, s.initRefs[k])
-		}
-		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
-			return b
 		}
 	}
 	b.depth = b.first
