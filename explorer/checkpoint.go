@@ -9,10 +9,12 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/dolthub/swiss"
+	"github.com/vacheck/vacheck/internal/input"
 	"github.com/zeebo/xxh3"
 )
 
@@ -320,20 +322,22 @@ func (s *search) writeVisited(w *ckWriter, seen *fpSet) {
 // have had another number of shards (workers): the records of saved shard
 // k go, in order, to shard k mod W after those of the saved shards before
 // it, and remap renumbers a saved reference accordingly.
-func (s *search) readVisited(r *ckReader) (seen *fpSet, remap func(stateRef) (stateRef, bool)) {
+func (s *search) readVisited(r *ckReader) (seen *fpSet, remap func(stateRef) (stateRef, bool), stored int64) {
 	if s.cfg.Strategy == DFS {
 		seen = newFPSet()
 		n := r.count(8)
 		for i := uint64(0); i < n && r.err == nil; i++ {
-			seen.insert(r.u64())
+			if h := r.u64(); !seen.insert(h) && r.err == nil {
+				r.fail(fmt.Errorf("fingerprint %016x twice", h))
+			}
 		}
-		return seen, func(ref stateRef) (stateRef, bool) { return ref, false }
+		return seen, func(ref stateRef) (stateRef, bool) { return ref, false }, int64(seen.Len())
 	}
 	W := uint64(len(s.shards))
 	old := r.count(8)
 	if old > 256 {
 		r.fail(fmt.Errorf("%d shards", old))
-		return nil, func(ref stateRef) (stateRef, bool) { return ref, false }
+		return nil, func(ref stateRef) (stateRef, bool) { return ref, false }, 0
 	}
 	counts := make([]uint64, old)
 	offsets := make([]uint64, old)
@@ -366,13 +370,87 @@ func (s *search) readVisited(r *ckReader) (seen *fpSet, remap func(stateRef) (st
 		}
 	}
 	n := r.count(8)
+	var records uint64
+	for _, c := range counts {
+		records += c
+	}
+	if r.err == nil && n != records {
+		r.fail(fmt.Errorf("%d fingerprints for %d records", n, records))
+	}
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		h := r.u64()
-		if !s.shards[s.shard(h)].fps.insert(h) {
+		if !s.shards[s.shard(h)].fps.insert(h) && r.err == nil {
 			r.fail(fmt.Errorf("fingerprint %016x twice", h))
 		}
 	}
-	return nil, remap
+	return nil, remap, int64(n)
+}
+
+// ckCounters are the counters a checkpoint saves, in the order it saves
+// them.
+type ckCounters struct {
+	states, transitions, terminal, cut, reduced, depth int64
+	raw, rawTerminal                                   int64
+	prior                                              time.Duration
+	// incomplete and limit: why the saved search was incomplete already.
+	incomplete string
+	limit      Limit
+}
+
+func (c *ckCounters) read(r *ckReader) {
+	for _, v := range []*int64{&c.states, &c.transitions, &c.terminal, &c.cut, &c.reduced, &c.depth, &c.raw, &c.rawTerminal} {
+		*v = r.i64()
+	}
+	c.prior = time.Duration(r.i64())
+}
+
+// store puts the counters in place in the search.
+func (c *ckCounters) store(s *search) {
+	s.states.Store(c.states)
+	s.transitions.Store(c.transitions)
+	s.terminal.Store(c.terminal)
+	s.cut.Store(c.cut)
+	s.reduced.Store(c.reduced)
+	s.depth.Store(c.depth)
+	s.raw.Store(c.raw)
+	s.rawTerminal.Store(c.rawTerminal)
+	s.prior = c.prior
+	s.incomplete, s.limit = c.incomplete, c.limit
+}
+
+// checkCounters refuses counters, and a reason the search stopped for,
+// that no search with s's settings saves: the resumed search would report
+// them, or index by them, as they are.
+func (s *search) checkCounters(c ckCounters) error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"states", c.states}, {"transitions", c.transitions}, {"terminal states", c.terminal}, {"cut states", c.cut},
+		{"reduced states", c.reduced}, {"depth", c.depth}, {"raw states", c.raw}, {"raw terminal states", c.rawTerminal},
+		{"elapsed time", int64(c.prior)}} {
+		if f.v < 0 {
+			return fmt.Errorf("%s %d", f.name, f.v)
+		}
+	}
+	switch {
+	case c.terminal > c.states || c.cut > c.states || c.reduced > c.states:
+		return fmt.Errorf("%d terminal, %d cut or %d reduced states of %d", c.terminal, c.cut, c.reduced, c.states)
+	case c.depth > c.states:
+		return fmt.Errorf("depth %d with %d states", c.depth, c.states)
+	case !s.cfg.Symmetry && (c.raw != c.states || c.rawTerminal != c.terminal):
+		return fmt.Errorf("raw counts %d and %d without symmetry", c.raw, c.rawTerminal)
+	case s.cfg.Symmetry && (c.raw < c.states || c.rawTerminal < c.terminal || c.rawTerminal > c.raw):
+		return fmt.Errorf("raw counts %d and %d for %d orbits, %d terminal", c.raw, c.rawTerminal, c.states, c.terminal)
+	}
+	// A search saves when nothing stopped it, or (depth first) after the
+	// depth limit cut a state, which it words as it does here.
+	switch {
+	case c.limit == NoLimit && c.incomplete == "":
+	case c.limit == DepthLimit && s.cfg.Strategy == DFS && s.cfg.MaxDepth > 0 && c.incomplete == dfsDepthReason(s.cfg.MaxDepth):
+	default:
+		return fmt.Errorf("stopped by limit %d (%q)", c.limit, input.Clip(c.incomplete))
+	}
+	return nil
 }
 
 // loadCheckpoint reads the checkpoint the search resumes from, after
@@ -404,19 +482,13 @@ func (s *search) loadCheckpoint() error {
 	if len(diffs) > 0 {
 		return fmt.Errorf("%w: %s: %s", ErrCheckpoint, ck.File, strings.Join(diffs, "; "))
 	}
-	s.states.Store(r.i64())
-	s.transitions.Store(r.i64())
-	s.terminal.Store(r.i64())
-	s.cut.Store(r.i64())
-	s.reduced.Store(r.i64())
-	depth := r.i64()
-	s.depth.Store(depth)
-	s.raw.Store(r.i64())
-	s.rawTerminal.Store(r.i64())
-	s.prior = time.Duration(r.i64())
-	s.incomplete = r.str()
-	if s.limit = Limit(r.u8()); s.limit > LevelLimit {
-		r.fail(fmt.Errorf("limit %d", s.limit))
+	var c ckCounters
+	c.read(r)
+	c.incomplete, c.limit = r.str(), Limit(r.u8())
+	if r.err == nil {
+		if err := s.checkCounters(c); err != nil {
+			r.fail(err)
+		}
 	}
 	nv := r.count(18)
 	var viols []found
@@ -426,29 +498,43 @@ func (s *search) loadCheckpoint() error {
 			f.ref, f.hasRef = stateRef(r.u64()), true
 		}
 		if r.u8() == 1 {
-			f.path = &path{init: int(r.u64())}
+			f.path = &path{init: int(int64(r.u64()))}
 			na := r.count(12)
 			for k := uint64(0); k < na && r.err == nil; k++ {
 				f.path.acts = append(f.path.acts, r.u32())
 				f.path.fps = append(f.path.fps, r.u64())
 			}
+			if f.path.init < 0 {
+				r.fail(fmt.Errorf("a counterexample starts at initial state %d", f.path.init))
+			}
 		}
-		if f.prop < 0 || f.prop > s.deadlock {
+		switch {
+		case f.prop < 0 || f.prop > s.deadlock:
 			r.fail(fmt.Errorf("property %d out of range", f.prop))
-			break
+		case !f.hasRef && f.path == nil:
+			r.fail(fmt.Errorf("a counterexample to property %d has neither a state nor a path", f.prop))
+		case slices.ContainsFunc(viols, func(g found) bool { return g.prop == f.prop }):
+			r.fail(fmt.Errorf("two counterexamples to property %d", f.prop))
 		}
 		viols = append(viols, f)
 	}
-	res := &resumed{depth: int(depth)}
+	res := &resumed{depth: int(c.depth)}
 	if Strategy(r.u8()) != s.cfg.Strategy {
 		r.fail(errors.New("strategy mismatch"))
 	}
 	if s.cfg.Strategy == BFS {
 		res.level = &bucket{}
 		n := r.count(20)
+		if r.err == nil && int64(n) > c.states {
+			r.fail(fmt.Errorf("a level of %d states in a search of %d", n, c.states))
+		}
 		for i := uint64(0); i < n && r.err == nil; i++ {
 			fp, ref := r.u64(), stateRef(r.u64())
-			res.level.add(r.bytes(), fp, uint32(i), 0, ref)
+			st := r.bytes()
+			if r.err == nil && fingerprint(st) != fp {
+				r.fail(fmt.Errorf("state %d of the level does not have its fingerprint", i))
+			}
+			res.level.add(st, fp, uint32(i), 0, ref)
 		}
 	} else {
 		n := r.count(12)
@@ -457,14 +543,23 @@ func (s *search) loadCheckpoint() error {
 		}
 		n = r.count(20)
 		for i := uint64(0); i < n && r.err == nil; i++ {
-			res.depths = append(res.depths, int(r.u64()))
+			d := int64(r.u64())
+			if d < 0 || d > c.depth {
+				r.fail(fmt.Errorf("a stack entry at depth %d in a search of depth %d", d, c.depth))
+			}
+			res.depths = append(res.depths, int(d))
 			res.stack = append(res.stack, dfsStep{act: r.u32(), fp: r.u64()})
 		}
 	}
 	var remap func(stateRef) (stateRef, bool)
-	res.seen, remap = s.readVisited(r)
+	var stored int64
+	res.seen, remap, stored = s.readVisited(r)
 	if r.err == nil && r.left != 0 {
 		r.fail(fmt.Errorf("%d bytes left over", r.left))
+	}
+	if r.err == nil && stored != c.states {
+		// The count every figure of the resumed search starts from.
+		r.fail(fmt.Errorf("%d states counted, %d stored", c.states, stored))
 	}
 	// The references saved name records of the saved shards: renumber
 	// them for this search's shards.
@@ -475,19 +570,28 @@ func (s *search) loadCheckpoint() error {
 				r.fail(fmt.Errorf("a counterexample's state %d is not in the visited set", f.ref))
 			}
 		}
-		s.recordFound(f)
 	}
-	if res.level != nil {
+	if res.level != nil && r.err == nil {
 		refs := res.level.refs.Slice()
 		for k, ref := range refs {
 			var ok bool
-			if refs[k], ok = remap(ref); !ok && r.err == nil {
-				r.fail(fmt.Errorf("a state of the level is not in the visited set"))
+			if refs[k], ok = remap(ref); !ok || ref == noRef {
+				r.fail(fmt.Errorf("state %d of the level is not in the visited set", k))
+				break
+			}
+			if h := res.level.fp(k); !s.shards[s.shard(h)].Has(h) {
+				r.fail(fmt.Errorf("state %d of the level is not in the visited set", k))
+				break
 			}
 		}
 	}
 	if r.err != nil {
 		return fmt.Errorf("%w: %s: malformed: %v", ErrCheckpoint, ck.File, r.err)
+	}
+	// Only now, with every field checked, does the search take them.
+	c.store(s)
+	for _, f := range viols {
+		s.recordFound(f)
 	}
 	s.resume = res
 	return nil

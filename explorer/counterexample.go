@@ -93,6 +93,14 @@ var errReplay = errors.New("explorer: replaying the counterexample reached a dif
 // predecessors back to an initial state and replaying it forwards.
 func (s *search) trace(r stateRef, fp uint64) (Trace, error) {
 	var acts []uint32
+	// A path visits each stored state once at most: a longer one goes
+	// round a loop of records, which only a forged checkpoint can make.
+	var stored int64
+	for _, v := range s.shards {
+		if v != nil {
+			stored += v.Len()
+		}
+	}
 	for cur := r; ; {
 		var parent stateRef
 		var act uint32
@@ -100,7 +108,7 @@ func (s *search) trace(r stateRef, fp uint64) (Trace, error) {
 		if ok {
 			parent, act, ok = s.shards[cur.shard()].Parent(cur)
 		}
-		if !ok {
+		if !ok || int64(len(acts)) >= stored {
 			return Trace{}, fmt.Errorf("explorer: state %016x is not in the visited set", fp)
 		}
 		acts = append(acts, act)

@@ -200,7 +200,7 @@ func (s *search) dfs() {
 		}
 		if !expand {
 			if a > 0 && s.incomplete == "" {
-				s.cutShort(DepthLimit, fmt.Sprintf("depth limit reached (--max-depth %d): states at that depth have successors that were not explored", s.cfg.MaxDepth))
+				s.cutShort(DepthLimit, dfsDepthReason(s.cfg.MaxDepth))
 			}
 			continue
 		}
@@ -270,6 +270,12 @@ func (s *search) dfs() {
 	mark := s.mark()
 	mark.trail, mark.stack, mark.seen = trail, stack, seen
 	s.saveBeforeLiveness(mark)
+}
+
+// dfsDepthReason says why a depth-first search with MaxDepth max is
+// incomplete once the limit cut a state.
+func dfsDepthReason(max int) string {
+	return fmt.Sprintf("depth limit reached (--max-depth %d): states at that depth have successors that were not explored", max)
 }
 
 // dfsReduced expands cur with the reducer's subset of its transitions into
