@@ -1,12 +1,14 @@
 package explorer
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -453,12 +455,92 @@ func (s *search) checkCounters(c ckCounters) error {
 	return nil
 }
 
+// errLoadStopped says that a limit (or the Context) stopped the loading of
+// a checkpoint.
+var errLoadStopped = errors.New("explorer: stopped while loading the checkpoint")
+
+// startCheckpoint prepares a search that keeps checkpoints: it digests the
+// model, removes the temporary files of saves that never finished (a kill
+// in the middle of one), and loads the checkpoint the search resumes from,
+// under the search's limits. It reports whether the search ends before it
+// starts: a limit was reached while loading, or the checkpoint holds more
+// states than MaxStates allows.
+func (s *search) startCheckpoint(live []LiveProperty) (end bool, err error) {
+	ck := s.cfg.Checkpoint
+	if ck == nil {
+		return false, nil
+	}
+	if s.hash, err = s.modelHash(live); err != nil {
+		return false, err
+	}
+	removeStaleTemps(ck.File)
+	if ck.Resume {
+		s.phase.Store(int32(LoadingCheckpoint))
+		err = s.loadCheckpoint()
+		s.phase.Store(int32(Searching))
+	}
+	s.lastSave = time.Now()
+	switch {
+	case errors.Is(err, errLoadStopped):
+		if s.incomplete == "" {
+			limit, reason := s.limitReason()
+			s.cutShort(limit, reason+" while loading the checkpoint")
+		}
+		return true, nil
+	case err != nil:
+		return false, err
+	case ck.Resume && s.cfg.MaxStates > 0 && s.states.Load() > s.cfg.MaxStates:
+		s.cutShort(StateLimit, fmt.Sprintf("state limit reached (--max-states %d): the checkpoint holds %d states already", s.cfg.MaxStates, s.states.Load()))
+		return true, nil
+	}
+	return false, nil
+}
+
+// removeStaleTemps removes the temporary files writeAtomic leaves next to
+// file when the process is killed in the middle of a save.
+func removeStaleTemps(file string) {
+	dir, base := filepath.Split(file)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), base+".tmp") && e.Type().IsRegular() {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// loadHalts reports whether a limit, or the Context, stops the loading of
+// a checkpoint now; it samples the memory itself, as loading allocates
+// faster than the monitor samples.
+func (s *search) loadHalts() bool {
+	if t := s.cfg.Timeout; t > 0 && time.Since(s.start) >= t {
+		s.stop.CompareAndSwap(running, stopTimeout)
+	}
+	return s.halting() || s.overMemory()
+}
+
 // loadCheckpoint reads the checkpoint the search resumes from, after
 // verifying its checksum and that it was written by this build, for this
-// model, by a search with the same settings.
+// model, by a search with the same settings. A limit reached while it
+// reads ends it with errLoadStopped; a file larger than MaxMemory is not
+// read at all, as loading it takes about as much memory as its size.
 func (s *search) loadCheckpoint() error {
 	ck := s.cfg.Checkpoint
-	r, closeFile, err := openCheckpoint(ck.File)
+	if fi, err := os.Stat(ck.File); err == nil && s.cfg.MaxMemory > 0 && uint64(fi.Size()) > s.cfg.MaxMemory {
+		s.stop.CompareAndSwap(running, stopMemory)
+		s.cutShort(MemoryLimit, fmt.Sprintf("memory limit reached (--max-memory %s): the checkpoint has %s, and loading it takes about as much memory",
+			formatBytes(s.cfg.MaxMemory), formatBytes(uint64(fi.Size()))))
+		return errLoadStopped
+	}
+	r, closeFile, err := openCheckpoint(ck.File, s.loadHalts)
+	if errors.Is(err, errLoadStopped) {
+		return errLoadStopped
+	}
 	if err != nil {
 		return err
 	}
@@ -585,6 +667,9 @@ func (s *search) loadCheckpoint() error {
 			}
 		}
 	}
+	if errors.Is(r.err, errLoadStopped) {
+		return errLoadStopped
+	}
 	if r.err != nil {
 		return fmt.Errorf("%w: %s: malformed: %v", ErrCheckpoint, ck.File, r.err)
 	}
@@ -614,11 +699,36 @@ func (s *search) resumeStack() error {
 // ReadCheckpoint verifies the checksum of a checkpoint file and returns
 // what its header says.
 func ReadCheckpoint(file string) (CheckpointInfo, error) {
-	r, closeFile, err := openCheckpoint(file)
+	r, closeFile, err := openCheckpoint(file, nil)
 	if err != nil {
 		return CheckpointInfo{}, err
 	}
 	defer closeFile()
+	return r.info(file)
+}
+
+// PeekCheckpoint returns what the header of a checkpoint file says, like
+// ReadCheckpoint, without verifying the checksum of the whole file: it
+// reads the first bytes only, however large the file. It is for a caller
+// that then resumes the file with Check, which verifies all of it, under
+// the search's limits, before it uses any of it; until then, what it
+// returns may be that of a corrupted file.
+func PeekCheckpoint(file string) (CheckpointInfo, error) {
+	f, size, err := openRegular(file)
+	if err != nil {
+		return CheckpointInfo{}, err
+	}
+	defer f.Close()
+	body := size - sha256.Size
+	if body < int64(len(checkpointMagic)) {
+		return CheckpointInfo{}, fmt.Errorf("%w: %s: not a checkpoint file (too short)", ErrCheckpoint, file)
+	}
+	r := &ckReader{r: bufio.NewReader(io.NewSectionReader(f, 0, body)), left: body}
+	return r.info(file)
+}
+
+// info reads the header and the first counters of a checkpoint.
+func (r *ckReader) info(file string) (CheckpointInfo, error) {
 	size := r.left + sha256.Size
 	h, err := r.header()
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/vacheck/vacheck/internal/input"
 )
 
 // checkpointMagic and checkpointVersion start every checkpoint file; the
@@ -19,22 +21,23 @@ const (
 )
 
 // openCheckpoint opens a checkpoint file after checking its SHA-256, so
-// that nothing of a corrupted file is ever used.
-func openCheckpoint(file string) (*ckReader, func(), error) {
-	f, err := os.Open(file)
+// that nothing of a corrupted file is ever used. halt, when not nil, is
+// asked now and then while the file is read, and ends the reading with
+// errLoadStopped when it reports true.
+func openCheckpoint(file string, halt func() bool) (*ckReader, func(), error) {
+	f, size, err := openRegular(file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrCheckpoint, err)
+		return nil, nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(len(checkpointMagic)+sha256.Size) {
+	if size < int64(len(checkpointMagic)+sha256.Size) {
 		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s: not a checkpoint file (too short, or not a regular file)", ErrCheckpoint, file)
+		return nil, nil, fmt.Errorf("%w: %s: not a checkpoint file (too short)", ErrCheckpoint, file)
 	}
-	body := fi.Size() - sha256.Size
+	body := size - sha256.Size
 	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, body)); err != nil {
+	if _, err := io.CopyBuffer(h, haltReader{io.NewSectionReader(f, 0, body), halt}, make([]byte, 1<<20)); err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s: %v", ErrCheckpoint, file, err)
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrCheckpoint, file, err)
 	}
 	var sum [sha256.Size]byte
 	if _, err := f.ReadAt(sum[:], body); err != nil {
@@ -45,8 +48,36 @@ func openCheckpoint(file string) (*ckReader, func(), error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("%w: %s is corrupted: its SHA-256 checksum does not match its contents", ErrCheckpoint, file)
 	}
-	r := &ckReader{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, body), 1<<20), left: body}
+	r := &ckReader{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, body), 1<<20), left: body, halt: halt}
 	return r, func() { f.Close() }, nil
+}
+
+// openRegular opens file for reading if it is a regular file (input.Open:
+// a FIFO or a device is refused without blocking), and returns its size.
+func openRegular(file string) (*os.File, int64, error) {
+	f, err := input.Open(file, "a checkpoint")
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("%w: %s: %w", ErrCheckpoint, file, err)
+	}
+	return f, fi.Size(), nil
+}
+
+// haltReader reads r until halt, when not nil, reports true.
+type haltReader struct {
+	r    io.Reader
+	halt func() bool
+}
+
+func (h haltReader) Read(p []byte) (int, error) {
+	if h.halt != nil && h.halt() {
+		return 0, errLoadStopped
+	}
+	return h.r.Read(p)
 }
 
 // writeAtomic writes a checkpoint to a temporary file next to file, with
@@ -145,7 +176,14 @@ type ckReader struct {
 	left int64
 	err  error
 	buf  [8]byte
+	// halt, when not nil, is asked every haltEvery reads; when it reports
+	// true, the reading fails with errLoadStopped.
+	halt  func() bool
+	reads int
 }
+
+// haltEvery is how many fields a ckReader reads between two calls of halt.
+const haltEvery = 1 << 16
 
 func (r *ckReader) fail(err error) {
 	if r.err == nil {
@@ -154,6 +192,9 @@ func (r *ckReader) fail(err error) {
 }
 
 func (r *ckReader) get(n int) []byte {
+	if r.reads++; r.halt != nil && r.reads%haltEvery == 0 && r.err == nil && r.halt() {
+		r.fail(errLoadStopped)
+	}
 	if r.err != nil {
 		return make([]byte, n)
 	}

@@ -163,9 +163,10 @@ type Phase int32
 
 // The phases of a search.
 const (
-	Searching     Phase = iota // the search of the state space
-	BuildingGraph              // building the state graph for liveness and metrics
-	CheckingLive               // checking liveness properties and metrics on the graph
+	Searching         Phase = iota // the search of the state space
+	BuildingGraph                  // building the state graph for liveness and metrics
+	CheckingLive                   // checking liveness properties and metrics on the graph
+	LoadingCheckpoint              // reading the checkpoint a search resumes from
 )
 
 func (p Phase) String() string {
@@ -174,6 +175,8 @@ func (p Phase) String() string {
 		return "building the state graph for liveness"
 	case CheckingLive:
 		return "checking liveness on the state graph"
+	case LoadingCheckpoint:
+		return "loading the checkpoint"
 	}
 	return "searching"
 }

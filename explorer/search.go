@@ -179,22 +179,21 @@ func Check(m Model, cfg Config) (*Result, error) {
 		s.workers[i] = m.NewWorker()
 	}
 	s.reduce = cfg.Reduction == PartialOrder
-	if ck := cfg.Checkpoint; ck != nil {
-		if s.hash, err = s.modelHash(live); err != nil {
-			return nil, err
-		}
-		if ck.Resume {
-			if err := s.loadCheckpoint(); err != nil {
-				return nil, err
-			}
-		}
-		s.lastSave = time.Now()
-	}
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.monitor(done) }()
+	// The limits hold while a checkpoint is loaded too: the monitor runs.
+	if end, err := s.startCheckpoint(live); err != nil || end {
+		close(done)
+		wg.Wait()
+		if err != nil {
+			return nil, err
+		}
+		s.sampleMemory()
+		return s.result(selected, live), nil
+	}
 	// The initial states are stored (and built, for an InitialStreamer)
 	// under the limits, like every other state.
 	s.inits, s.initRefs, s.initStop, err = s.addInitial(s.workers[0])

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // ErrNotFile and ErrTooLarge are the errors of ReadBounded that are about
@@ -37,29 +39,20 @@ func Clip(s string) string {
 
 // ReadBounded reads the regular file at path, at most limit bytes. It
 // refuses anything else (a directory, a device such as /dev/zero, a FIFO,
-// which would block) before opening it, and checks again after opening,
-// so that a file swapped in between is refused too. what names the file
-// for errors ("a quorum file").
+// which would block) as Open does. what names the file for errors ("a
+// quorum file").
 func ReadBounded(path, what string, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s); %s must be a regular file", ErrNotFile, kindOf(fi.Mode()), what)
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("%w: the file has %d bytes; %s may have at most %s", ErrTooLarge, fi.Size(), what, size(limit))
-	}
-	f, err := os.Open(path)
+	f, err := Open(path, what)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s); %s must be a regular file", ErrNotFile, kindOf(fi.Mode()), what)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%w: the file has %d bytes; %s may have at most %s", ErrTooLarge, fi.Size(), what, size(limit))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -69,6 +62,37 @@ func ReadBounded(path, what string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%w: the file has more than %d bytes; %s may have at most %s", ErrTooLarge, limit, what, size(limit))
 	}
 	return data, nil
+}
+
+// Open opens the regular file at path for reading. It refuses anything
+// else (a directory, a device such as /dev/zero, a FIFO) before opening
+// it, opens without blocking (so that a FIFO swapped in after the check
+// cannot block either), and checks again what it opened. what names the
+// file for errors ("a checkpoint"); an error that is about the file wraps
+// ErrNotFile and, as the os package's do, names the path.
+func Open(path, what string) (*os.File, error) {
+	notFile := func(m os.FileMode) error {
+		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s); %s must be a regular file", ErrNotFile, kindOf(m), what)}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notFile(fi.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, notFile(fi.Mode())
+	}
+	return f, nil
 }
 
 // kindOf names a non-regular file mode for an error message.
