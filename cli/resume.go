@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,7 +37,59 @@ func checkpointFlags() []urfave.Flag {
 
 // resumeOverrides are the flags `resume` may change from the saved
 // command line: they bound or show the run, and do not change its results.
-var resumeOverrides = []string{"workers", "timeout", "max-memory", "max-states", "checkpoint-every", "format"}
+var resumeOverrides = []string{"workers", "timeout", "max-memory", "max-states", "checkpoint-every", "format", "html"}
+
+// outputFlags are the flags of `check` that name a file or directory to
+// write. A checkpoint never keeps them in its command line: resume takes
+// them from its own (DIR, and --html), so that a checkpoint file, which
+// anybody may have written, cannot make resume write anywhere else.
+var outputFlags = []string{"html", "checkpoint"}
+
+// flagName returns the name of the flag argument a ("--html=x" gives
+// html), and whether its value is in a itself.
+func flagName(a string) (name string, inline bool) {
+	name, _, inline = strings.Cut(strings.TrimLeft(a, "-"), "=")
+	return name, inline
+}
+
+// savedCommandLine is the command line of a check as its checkpoint keeps
+// it: without the output flags.
+func savedCommandLine(args []string) []string {
+	var out []string
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		if a == "--" {
+			return append(out, args[k:]...)
+		}
+		if name, inline := flagName(a); strings.HasPrefix(a, "-") && slices.Contains(outputFlags, name) {
+			if !inline {
+				k++ // and its value
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// checkSavedCommandLine refuses a command line from a checkpoint that a
+// check with --checkpoint does not save: not a check of one spec, or with
+// an output flag.
+func checkSavedCommandLine(dir string, saved []string) error {
+	if len(saved) == 0 || saved[0] != "check" {
+		return usagef("%s: the checkpoint holds no check command line", input.Clip(dir))
+	}
+	flags, positional := splitArgs(saved[1:])
+	for _, a := range flags {
+		if name, _ := flagName(a); strings.HasPrefix(a, "-") && slices.Contains(outputFlags, name) {
+			return usagef("%s: the checkpoint's command line names an output (--%s), which vacheck never saves in a checkpoint: refused; give resume the output instead (vacheck resume DIR --html FILE)", input.Clip(dir), name)
+		}
+	}
+	if len(positional) != 1 {
+		return usagef("%s: the checkpoint's command line is not a check of one spec (%d arguments)", input.Clip(dir), len(positional))
+	}
+	return nil
+}
 
 // resumingKey marks the context of a check that resumes its checkpoint.
 type resumingKey struct{}
@@ -81,7 +134,8 @@ func checkpointConfig(c *urfave.Context, stderr io.Writer, spec specs.Spec, para
 	if _, err := os.Stat(file); err == nil && !resuming {
 		return nil, usagef("--checkpoint %q: the directory holds a checkpoint already; continue it with 'vacheck resume %s', or remove %s", input.Clip(dir), dir, file)
 	}
-	meta, err := json.Marshal(c.Context.Value(checkArgsKey{}))
+	args, _ := c.Context.Value(checkArgsKey{}).([]string)
+	meta, err := json.Marshal(savedCommandLine(args))
 	if err != nil {
 		tidyCheckpointDir(dir)
 		return nil, err
@@ -196,16 +250,21 @@ func resumeCommand(stdout, stderr io.Writer, code *int, catalog []specs.Spec) *u
 				return usagef("resume takes one DIR (the --checkpoint directory of a check), got %d arguments", c.NArg())
 			}
 			dir := c.Args().First()
-			info, err := explorer.ReadCheckpoint(filepath.Join(dir, checkpointFile))
+			// Its header only: the check verifies the whole file, under
+			// the run's limits, before it uses any of it.
+			info, err := explorer.PeekCheckpoint(filepath.Join(dir, checkpointFile))
 			if err != nil {
 				return usageError{err}
 			}
 			if build := explorer.BuildID(); info.Build != build {
-				return usagef("%s: the checkpoint was written by another build of vacheck (%s; this is %s); resume it with that build", dir, info.Build, build)
+				return usagef("%s: the checkpoint was written by another build of vacheck (%s; this is %s); resume it with that build", input.Clip(dir), input.Clip(info.Build), build)
 			}
 			var saved []string
-			if err := json.Unmarshal(info.Meta, &saved); err != nil || len(saved) == 0 || saved[0] != "check" {
-				return usagef("%s: the checkpoint holds no check command line", dir)
+			if err := json.Unmarshal(info.Meta, &saved); err != nil {
+				return usagef("%s: the checkpoint holds no check command line", input.Clip(dir))
+			}
+			if err := checkSavedCommandLine(dir, saved); err != nil {
+				return err
 			}
 			args := append([]string{"vacheck"}, saved...)
 			for _, name := range append(resumeOverrides, "quiet") {
