@@ -34,8 +34,11 @@ func openCheckpoint(file string, halt func() bool) (*ckReader, func(), error) {
 		return nil, nil, fmt.Errorf("%w: %s: not a checkpoint file (too short)", ErrCheckpoint, file)
 	}
 	body := size - sha256.Size
+	// Buffers of 1 MiB for a large file, no larger than the file for a
+	// small one: many small checkpoints are read (the fuzz target).
+	buf := int(min(body, 1<<20))
 	h := sha256.New()
-	if _, err := io.CopyBuffer(h, haltReader{io.NewSectionReader(f, 0, body), halt}, make([]byte, 1<<20)); err != nil {
+	if _, err := io.CopyBuffer(h, haltReader{io.NewSectionReader(f, 0, body), halt}, make([]byte, buf)); err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrCheckpoint, file, err)
 	}
@@ -48,7 +51,7 @@ func openCheckpoint(file string, halt func() bool) (*ckReader, func(), error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("%w: %s is corrupted: its SHA-256 checksum does not match its contents", ErrCheckpoint, file)
 	}
-	r := &ckReader{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, body), 1<<20), left: body, halt: halt}
+	r := &ckReader{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, body), buf), left: body, halt: halt}
 	return r, func() { f.Close() }, nil
 }
 

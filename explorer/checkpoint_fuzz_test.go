@@ -50,13 +50,16 @@ func checkpointBody(f *testing.F, strategy explorer.Strategy) []byte {
 // arbitrary but whose checksum is right (so that the parser, not the
 // checksum, is what refuses them): a malformed checkpoint is refused with
 // ErrCheckpoint, never loaded in part, never a panic or a hang; one that
-// loads ends the search with a result.
+// loads ends the search with a result whose counts are not negative.
+//
+// Every input is written to the same file, made once per fuzzing
+// process: a directory per input cost more than the resume itself.
 func FuzzResumeCheckpoint(f *testing.F) {
 	f.Add(checkpointBody(f, explorer.BFS), false)
 	f.Add(checkpointBody(f, explorer.DFS), true)
 	f.Add([]byte("vacheck checkpoint"), false)
+	file := filepath.Join(f.TempDir(), "ckpt")
 	f.Fuzz(func(t *testing.T, body []byte, dfs bool) {
-		file := filepath.Join(t.TempDir(), "ckpt")
 		sum := sha256.Sum256(body)
 		if err := os.WriteFile(file, append(body, sum[:]...), 0o600); err != nil {
 			t.Fatal(err)
@@ -72,6 +75,8 @@ func FuzzResumeCheckpoint(f *testing.F) {
 			t.Fatalf("a bad checkpoint gave %v, not ErrCheckpoint", err)
 		case err == nil && r == nil:
 			t.Fatal("no result and no error")
+		case err == nil && (r.States < 0 || r.Transitions < 0 || r.Terminal < 0 || r.Depth < 0 || r.Elapsed < 0):
+			t.Fatalf("a negative figure: %d states, %d transitions, %d terminal, depth %d, %v", r.States, r.Transitions, r.Terminal, r.Depth, r.Elapsed)
 		}
 	})
 }
