@@ -103,7 +103,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 				return true
 			}); err != nil {
 				g.free()
-				return nil, errIncomplete
+				return nil, err
 			}
 		}
 		fpsMem.AppendSlice(c.fps)
@@ -143,6 +143,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		offs[k+1] = offs[k] + c.m
 	}
 	var missed atomic.Bool
+	var readFailed atomic.Bool // a spill file could not be read back
 	var wg sync.WaitGroup
 	workers := min(len(s.workers), runtime.GOMAXPROCS(0))
 	for w := 0; w < workers; w++ {
@@ -186,6 +187,7 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 				}
 				if c.sink != nil && c.sink.tgtOut != nil {
 					if err := c.sink.tgtOut.read(c.tgtFrom, int64(c.m), resolve); err != nil {
+						readFailed.Store(true)
 						missed.Store(true)
 					}
 				}
@@ -218,6 +220,10 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	fpsMem.Free()
 	for _, c := range chunks {
 		*c = graphChunk{}
+	}
+	if readFailed.Load() {
+		g.free()
+		return nil, fmt.Errorf("%w: reading the state graph back failed", errTempFile)
 	}
 	if missed.Load() {
 		g.free()
@@ -262,8 +268,10 @@ func (s *search) halting() bool {
 
 // buildGraph explores the whole state space of m breadth first on one
 // worker and records every edge, for a search that could not record the
-// graph itself (DFS, a bound, a search cut short by its violations).
-func (s *search) buildGraph(sp *graphSpec) (g *stateGraph, err error) {
+// graph itself (DFS, a bound, a search cut short by its violations). With
+// toFiles, the fingerprints go to temporary files when they can; an error
+// of those files wraps errTempFile.
+func (s *search) buildGraph(sp *graphSpec, toFiles bool) (g *stateGraph, err error) {
 	defer func() {
 		// A model that panics fails the run as in the search: here, on a
 		// state the search stored but did not expand (one that broke an
@@ -281,7 +289,7 @@ func (s *search) buildGraph(sp *graphSpec) (g *stateGraph, err error) {
 		defer k.tw.TrackTypes(false)
 	}
 	// The fingerprints go to files when it can, to memory otherwise.
-	if k.spillTo() == nil {
+	if toFiles && k.spillTo() == nil {
 		defer k.close()
 	}
 	k.next()
@@ -361,7 +369,7 @@ func (s *search) buildGraph(sp *graphSpec) (g *stateGraph, err error) {
 	index, arena = nil, nil
 	for _, p := range []*spill{k.fpOut, k.tgtOut} {
 		if p != nil && p.flush() != nil {
-			return nil, fmt.Errorf("writing the state graph to a temporary file: %w", p.err)
+			return nil, p.err
 		}
 	}
 	g, err = s.assemble(sp, k.chunks)

@@ -367,7 +367,7 @@ func (r *graphRecorder) chunks() ([]*graphChunk, error) {
 		}
 		for _, p := range []*spill{k.fpOut, k.tgtOut} {
 			if p != nil && p.flush() != nil {
-				return nil, errIncomplete // the files failed: explore again
+				return nil, p.err // the files failed: explore again, in memory
 			}
 		}
 	}

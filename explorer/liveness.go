@@ -204,9 +204,17 @@ func (s *search) runLiveness(live []LiveProperty) {
 	sp := newGraphSpec(live, s.selected, s.cfg.Metrics)
 	g, err := s.recordedGraph(rec, sp)
 	recorded := err == nil
-	if errors.Is(err, errIncomplete) {
+	// The graph is built again when the search did not record all of it;
+	// in memory when temporary files failed (a full disk: they would
+	// again), under the memory limit.
+	toFiles := !errors.Is(err, errTempFile)
+	if errors.Is(err, errIncomplete) || !toFiles {
 		runtime.GC()
-		g, err = s.buildGraph(sp)
+		g, err = s.buildGraph(sp, toFiles)
+		if toFiles && errors.Is(err, errTempFile) {
+			runtime.GC()
+			g, err = s.buildGraph(sp, false)
+		}
 	}
 	if err != nil {
 		if limit, reason := s.limitReason(); reason != "" || errors.Is(err, errHalted) {

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 )
@@ -33,10 +34,18 @@ func (p *spill) put(fp uint64) {
 	}
 }
 
-// flush writes the buffer out and returns the first error met.
+// errTempFile says that a temporary file of the state graph could not be
+// written or read back: a full disk, or a file size limit. The graph is
+// then built again in memory.
+var errTempFile = errors.New("explorer: a temporary file of the state graph failed")
+
+// flush writes the buffer out and returns the first error met, which
+// wraps errTempFile.
 func (p *spill) flush() error {
 	if p.err == nil && len(p.buf) > 0 {
-		_, p.err = p.f.Write(p.buf)
+		if _, err := p.f.Write(p.buf); err != nil {
+			p.err = fmt.Errorf("%w: writing the state graph to %s: %w", errTempFile, os.TempDir(), err)
+		}
 	}
 	p.buf = p.buf[:0]
 	return p.err
@@ -50,7 +59,7 @@ func (p *spill) read(from, count int64, fn func(fp uint64) bool) error {
 		k := min(count, int64(len(buf)/8))
 		b := buf[:8*k]
 		if _, err := p.f.ReadAt(b, off); err != nil {
-			return fmt.Errorf("reading the state graph back: %w", err)
+			return fmt.Errorf("%w: reading the state graph back: %w", errTempFile, err)
 		}
 		for i := 0; i < len(b); i += 8 {
 			if !fn(binary.LittleEndian.Uint64(b[i:])) {

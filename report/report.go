@@ -464,7 +464,12 @@ func Text(w io.Writer, run Run) error {
 			}
 		}
 	case explorer.Failed:
-		b.WriteString("result: ERROR in the model\n")
+		if r.Failure == nil && r.Reason != "" {
+			// No trace said why above.
+			fmt.Fprintf(&b, "result: ERROR in the model: %s\n", r.Reason)
+		} else {
+			b.WriteString("result: ERROR in the model\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
