@@ -85,6 +85,9 @@ func quorums(c *urfave.Context) error {
 	if format != "text" && format != "json" {
 		return usagef("--format %q: allowed: text and json", format)
 	}
+	if c.Args().First() == "" {
+		return usagef("quorums '': the quorum system is empty; allowed: fpp, grid, majority, weighted:W1,..., tree, wall:ROWS, single, all or a file")
+	}
 	s, err := quorum.Parse(c.Args().First(), n)
 	if err == nil {
 		err = s.WellFormed()

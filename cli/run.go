@@ -109,21 +109,43 @@ func specFlags(catalog []specs.Spec) []urfave.Flag {
 // (specs.Spec.Broken) brings it along (specs.WithTwins).
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, catalog []specs.Spec) (code int) {
 	catalog = specs.WithTwins(catalog)
+	// A write error on stdout ends the command with exit 4, as a report
+	// that could not be written does: not 2, the input was fine, and no
+	// verdict's code, as the verdict was not delivered. A resume's check
+	// writes through the resume's writer, which reports it once.
+	out, nested := stdout.(*outputWriter)
+	told := false // the write error was reported as the command's error
+	if !nested {
+		out = &outputWriter{w: stdout}
+		defer func() {
+			if out.err != nil && code != exitUsage {
+				if !told {
+					fmt.Fprintf(stderr, "vacheck: writing the output: %v\n", out.err)
+				}
+				code = exitModel
+			}
+		}()
+	}
+	stdout = out
 	fail := func(c int, err error) int {
-		fmt.Fprintf(stderr, "vacheck: %v\n", err)
+		if out.err != nil && errors.Is(err, out.err) {
+			told, err = true, fmt.Errorf("writing the output: %w", err)
+		}
+		msg := clipEcho(err.Error(), args[1:])
+		fmt.Fprintf(stderr, "vacheck: %s\n", msg)
 		if wantsJSON(args) {
-			jsonError(stdout, c, err)
+			jsonError(stdout, c, errors.New(msg))
 		}
 		return c
+	}
+	if len(args) == 0 {
+		args = []string{"vacheck"}
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			code = fail(exitModel, fmt.Errorf("internal error: %v", p))
 		}
 	}()
-	if len(args) == 0 {
-		args = []string{"vacheck"}
-	}
 	rest := args[1:]
 	if len(rest) > 0 {
 		switch w := rest[0]; {
@@ -131,6 +153,19 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			fmt.Fprintln(stdout, version())
 			return exitOK
 		case w == "help":
+			if len(rest) > 1 && rest[1] == "help" {
+				rest = rest[:1] // vacheck help help: the general help
+			}
+			if len(rest) > 1 {
+				spec, isSpec, err := helpTopic(rest[1], catalog)
+				if err != nil {
+					return fail(exitUsage, err)
+				}
+				if isSpec {
+					specHelp(stdout, spec)
+					return exitOK
+				}
+			}
 			rest = append(rest[1:min(len(rest), 2)], "--help")
 			args = append([]string{args[0]}, rest...)
 		case !strings.HasPrefix(w, "-") && !slices.Contains(commands, w):

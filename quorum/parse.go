@@ -26,6 +26,10 @@ const allowed = "allowed: fpp, grid, majority, weighted:W1,W2,..., tree, wall:RO
 //	FILE               a quorum file (ParseFile)
 //	(empty)            Default: fpp where a plane exists, else grid
 //
+// The empty string is how a caller asks for the default; a value of spaces
+// only is refused, and so should a caller refuse an empty value that a
+// user gave, which would otherwise mean the default silently.
+//
 // A keyword takes precedence over a file of the same name; write ./grid for
 // the file. The returned system is not validated; call Validate. Every error
 // wraps one of the sentinel errors (ErrNoConstruction, ErrNoPlane,
@@ -41,8 +45,12 @@ func Parse(value string, n int) (System, error) {
 		err error
 	)
 	switch {
-	case v == "":
+	case value == "":
 		s, err = Default(n)
+	case v == "":
+		// Spaces only: a mistake, not the empty value that asks for the
+		// default.
+		err = fmt.Errorf("--quorums %q: %w: the value is blank (%s)", value, ErrUnknown, allowed)
 	case !hasParams && kind == "fpp":
 		s, err = ProjectivePlane(n)
 	case !hasParams && kind == "grid":

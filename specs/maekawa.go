@@ -428,6 +428,10 @@ var quorumsParam = Param{
 // parseQuorums reads --quorums for n processes and checks that the system
 // suits Maekawa's algorithm (quorums intersect, i ∈ S_i).
 func parseQuorums(p *Params, n int) (quorum.System, error) {
+	if p.Given("quorums") && p.String("quorums") == "" {
+		// Not the default: that is --quorums left out.
+		return quorum.System{}, fmt.Errorf("%w: --quorums '': empty; allowed: fpp, grid, majority, weighted:W1,W2,..., tree, wall:ROWS, single, all or the path of a quorum file, or leave --quorums out for the default", ErrUsage)
+	}
 	s, err := quorum.Parse(p.String("quorums"), n)
 	if err == nil {
 		err = s.Validate(true)
