@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +23,7 @@ import (
 func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Command {
 	flags := []urfave.Flag{
 		&urfave.StringFlag{Name: "budget", Usage: "total wall time for the whole sweep, e.g. 10m (default: no limit)"},
-		&urfave.StringFlag{Name: "baseline", Usage: "certificates of an earlier sweep (--format json): fail (exit 1) naming every count or verdict that changed; without --n, re-check the N it has. --compare FILE.json says the same (--compare without .json is the parameter of the wakeup specs)"},
+		&urfave.StringFlag{Name: "baseline", Usage: "certificates of an earlier sweep of SPEC (--format json): fail (exit 1) naming every count, verdict or metric that changed; without --n, re-check the N it has, and without --metric or --property, with its own; other parameters or engine flags than its own are refused (exit 2), and a run of it left uncompared is no pass (exit 3). --compare FILE.json says the same (--compare without .json is the parameter of the wakeup specs)"},
 	}
 	for _, f := range engineFlags() {
 		// A sweep prints a table or certificates: no trace views or charts.
@@ -41,8 +40,10 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 		ArgsUsage: "SPEC --n FROM..TO",
 		Description: "The other flags are those of 'vacheck check'. The run that does not finish is reported as\n" +
 			"incomplete and ends the sweep. Exit code: 1 if a property is violated (with --baseline: if a\n" +
-			"count, verdict or metric changed), 3 if interrupted or no N finished, 5 if a run was bounded\n" +
-			"(the model's bound cut states: no violation within it), else 0.",
+			"count, verdict or metric changed), 3 if interrupted or no N finished (with --baseline: if a run\n" +
+			"it finished was not compared, or none was), 5 if a run was bounded (the model's bound cut\n" +
+			"states: no violation within it), 2 if the baseline is of another spec, other parameters or\n" +
+			"other engine flags, else 0.",
 		Flags: flags,
 		Action: func(c *urfave.Context) error {
 			var err error
@@ -55,6 +56,8 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 // certificate is what a sweep records per N: enough to archive and to
 // compare with a later run.
 type certificate struct {
+	// Format is certificateFormat; 0 (absent) in a certificate of format 1.
+	Format      int               `json:"format,omitempty"`
 	Spec        string            `json:"spec"`
 	Params      map[string]any    `json:"params"`
 	Version     string            `json:"version"`
@@ -67,16 +70,23 @@ type certificate struct {
 	Terminal    int64             `json:"terminal_states"`
 	Verdicts    map[string]string `json:"verdicts"`
 	// NotCheckedWhy says why the verdicts "not-checked" were not checked.
-	NotCheckedWhy   string                `json:"not_checked_reason,omitempty"`
-	Metrics         map[string]certMetric `json:"metrics,omitempty"`
-	Strategy        string                `json:"strategy"`
-	Reduction       string                `json:"reduction"`
-	Symmetry        string                `json:"symmetry,omitempty"`
-	RawStates       int64                 `json:"raw_states,omitempty"`
-	Fairness        string                `json:"fairness"`
-	FingerprintBits int                   `json:"fingerprint_bits"`
-	CollisionBound  float64               `json:"collision_bound"`
-	Elapsed         float64               `json:"elapsed_seconds"`
+	NotCheckedWhy string                `json:"not_checked_reason,omitempty"`
+	Metrics       map[string]certMetric `json:"metrics,omitempty"`
+	Strategy      string                `json:"strategy"`
+	Reduction     string                `json:"reduction"`
+	Symmetry      string                `json:"symmetry,omitempty"`
+	RawStates     int64                 `json:"raw_states,omitempty"`
+	Fairness      string                `json:"fairness"`
+	// The flags besides strategy, reduction, symmetry and fairness that
+	// change the figures or verdicts (format 2): the --metric values (and
+	// what they add to the states), and the --property values (none: the
+	// spec's claims).
+	MetricFlags     []string `json:"metric_flags,omitempty"`
+	Tracked         string   `json:"tracked,omitempty"`
+	PropertyFlags   []string `json:"property_flags,omitempty"`
+	FingerprintBits int      `json:"fingerprint_bits"`
+	CollisionBound  float64  `json:"collision_bound"`
+	Elapsed         float64  `json:"elapsed_seconds"`
 }
 
 type certMetric struct {
@@ -135,7 +145,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if !slices.ContainsFunc(spec.Params, func(p specs.Param) bool { return p.Flag == "n" }) {
 		return exitUsage, usagef("sweep: %s has no --n to sweep", spec.Name)
 	}
-	var old []certificate
+	var base *baseline
 	path := c.String("baseline")
 	if v := c.String("compare"); strings.HasSuffix(v, ".json") {
 		if path != "" {
@@ -144,12 +154,8 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		path = v
 	}
 	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return exitUsage, usagef("--baseline %s: %v", path, err)
-		}
-		if err := json.Unmarshal(data, &old); err != nil {
-			return exitUsage, usagef("--baseline %s: not the JSON array of certificates 'vacheck sweep --format json' writes: %v", path, err)
+		if base, err = readBaseline(path, spec.Name); err != nil {
+			return exitUsage, err
 		}
 	}
 	var ns []int
@@ -158,13 +164,12 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		if ns, err = parseRange(c.String("n")); err != nil {
 			return exitUsage, err
 		}
-	case len(old) > 0:
-		for _, o := range old {
-			if n, ok := o.Params["n"].(float64); ok && o.Spec == spec.Name && !slices.Contains(ns, int(n)) {
-				ns = append(ns, int(n))
-			}
+		if base != nil && !slices.ContainsFunc(ns, func(n int) bool { return slices.Contains(base.ns(), n) }) {
+			return exitUsage, usagef("--baseline %s has n=%s, none of this sweep's --n %s: nothing would be compared",
+				path, joinInts(base.ns()), c.String("n"))
 		}
-		slices.Sort(ns)
+	case base != nil:
+		ns = base.ns() // the baseline supplies its N
 	default:
 		return exitUsage, usagef("sweep needs --n, e.g. --n 3..8")
 	}
@@ -177,6 +182,13 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	cfg, format, err := engineConfig(c, spec, catalog)
 	if err != nil {
 		return exitUsage, err
+	}
+	if base != nil {
+		// The baseline supplies its --metric and --property values, and
+		// refuses other settings that change the figures.
+		if err := base.configure(c, &cfg); err != nil {
+			return exitUsage, err
+		}
 	}
 	given := map[string]string{}
 	for _, f := range specFlags(catalog) {
@@ -194,6 +206,11 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		}
 		if models[k], err = spec.Build(params[k]); err != nil {
 			return exitUsage, err
+		}
+		if base != nil {
+			if err := base.checkParams(n, params[k].Canonical()); err != nil {
+				return exitUsage, err
+			}
 		}
 	}
 	defer tuneGC(cfg.MaxMemory)()
@@ -241,6 +258,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 			res.Reason = fmt.Sprintf("sweep budget reached (--budget %s)", budget)
 		}
 		cert := newCertificate(spec.Name, params[k].Canonical(), res)
+		cert.recordFlags(run, c.StringSlice("property"))
 		for _, name := range notChecked {
 			cert.Verdicts[name] = report.NotCheckedStatus
 		}
@@ -278,21 +296,43 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 			return exitModel, err
 		}
 	}
-	if old != nil {
+	if base != nil {
 		out := w
 		if format == "json" {
 			out = stderr
 		}
 		// Against a baseline, a violation it has too (a broken twin's) is
-		// what is expected: only a change fails.
-		switch changes := compareCertificates(out, path, old, certs); {
-		case changes > 0:
+		// what is expected: only a change fails. Nothing compared, or a
+		// run of the baseline left uncompared, is no pass.
+		switch v := base.compare(out, ns, certs); {
+		case v.changes > 0:
 			code = exitViolated
+		case v.compared == 0 || len(v.missing) > 0:
+			code = exitIncomplete
 		case code == exitViolated:
 			code = exitOK
 		}
 	}
 	return code, nil
+}
+
+// recordFlags records in c the flags of its run, besides the strategy,
+// reduction, symmetry and fairness its result gives, that change the
+// figures or verdicts: the metrics (what they track, the result gives)
+// and the --property values. (A sweep has no --continue.)
+func (c *certificate) recordFlags(run explorer.Config, properties []string) {
+	c.Format = certificateFormat
+	c.MetricFlags = slices.Clone(run.Metrics)
+	c.PropertyFlags = slices.Clone(properties)
+}
+
+// joinInts writes ns as "3,4,5".
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for k, n := range ns {
+		parts[k] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
 }
 
 func newCertificate(spec string, params map[string]any, r *explorer.Result) certificate {
@@ -301,7 +341,7 @@ func newCertificate(spec string, params map[string]any, r *explorer.Result) cert
 		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Exhaustive: r.Exhaustive, Terminal: r.Terminal,
 		Verdicts: map[string]string{}, Strategy: r.Strategy.String(), Reduction: r.Reduction.String(),
 		Symmetry: r.Symmetry, RawStates: r.RawStates,
-		Fairness: r.Fairness.String(), FingerprintBits: 64, CollisionBound: r.CollisionProbability(),
+		Fairness: r.Fairness.String(), Tracked: r.Tracked, FingerprintBits: 64, CollisionBound: r.CollisionProbability(),
 		Elapsed: r.Elapsed.Seconds(),
 	}
 	for _, p := range r.Properties {
@@ -358,60 +398,6 @@ func writeSweepRow(w io.Writer, n int, c certificate) {
 	if c.Status == "incomplete" || c.Status == "error" {
 		fmt.Fprintf(w, "     %s: %s; the sweep ends here\n", c.Status, c.Reason)
 	}
-}
-
-// compareCertificates names every count, verdict or metric that differs
-// between the finished runs of old and now with the same spec and
-// parameters, and returns how many differ. Runs that did not finish, in
-// either, depend on the machine and are not compared.
-func compareCertificates(w io.Writer, path string, old, now []certificate) int {
-	key := func(c certificate) string {
-		b, _ := json.Marshal(c.Params)
-		return c.Spec + " " + string(b)
-	}
-	label := func(c certificate) string { return fmt.Sprintf("n=%v", c.Params["n"]) }
-	olds := map[string]certificate{}
-	for _, o := range old {
-		olds[key(o)] = o
-	}
-	changes, compared := 0, 0
-	var notes []string
-	for _, c := range now {
-		o, ok := olds[key(c)]
-		switch {
-		case !ok:
-			notes = append(notes, fmt.Sprintf("%s: not in %s", label(c), path))
-			continue
-		case c.Status == "incomplete" || o.Status == "incomplete":
-			notes = append(notes, fmt.Sprintf("%s: not compared (incomplete %s)", label(c), map[bool]string{true: "now", false: "before"}[c.Status == "incomplete"]))
-			continue
-		}
-		compared++
-		diff := func(what string, a, b any) {
-			if fmt.Sprint(a) != fmt.Sprint(b) {
-				changes++
-				fmt.Fprintf(w, "CHANGED %s: %s %v → %v\n", label(c), what, a, b)
-			}
-		}
-		diff("status", o.Status, c.Status)
-		diff("states", o.States, c.States)
-		diff("transitions", o.Transitions, c.Transitions)
-		diff("depth", o.Depth, c.Depth)
-		diff("terminal states", o.Terminal, c.Terminal)
-		for _, name := range unionKeys(o.Verdicts, c.Verdicts) {
-			diff(name, orNone(o.Verdicts[name]), orNone(c.Verdicts[name]))
-		}
-		for _, name := range unionKeys(o.Metrics, c.Metrics) {
-			a, inA := o.Metrics[name]
-			b, inB := c.Metrics[name]
-			diff("metric "+name, map[bool]string{true: a.String(), false: "none"}[inA], map[bool]string{true: b.String(), false: "none"}[inB])
-		}
-	}
-	for _, n := range notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	fmt.Fprintf(w, "compared with %s: %d run%s, %d change%s\n", path, compared, plural(compared), changes, plural(changes))
-	return changes
 }
 
 func unionKeys[V any](a, b map[string]V) []string {
