@@ -86,7 +86,7 @@ func quorums(c *urfave.Context) error {
 		return usagef("--format %q: allowed: text and json", format)
 	}
 	if c.Args().First() == "" {
-		return usagef("quorums '': the quorum system is empty; allowed: fpp, grid, majority, weighted:W1,..., tree, wall:ROWS, single, all or a file")
+		return usagef("quorums takes one quorum system (fpp, grid, majority, weighted:W1,..., tree, wall:ROWS, single, all or a file), got an empty one")
 	}
 	s, err := quorum.Parse(c.Args().First(), n)
 	if err == nil {
