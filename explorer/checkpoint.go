@@ -439,10 +439,12 @@ func (s *search) checkCounters(c ckCounters) error {
 		return fmt.Errorf("%d terminal, %d cut or %d reduced states of %d", c.terminal, c.cut, c.reduced, c.states)
 	case c.depth > c.states:
 		return fmt.Errorf("depth %d with %d states", c.depth, c.states)
-	case !s.cfg.Symmetry && (c.raw != c.states || c.rawTerminal != c.terminal):
+	// The raw counts, like Result.States, leave out the states outside the
+	// model's constraint (cut); states counts every state stored.
+	case !s.cfg.Symmetry && (c.raw != c.states-c.cut || c.rawTerminal != c.terminal):
 		return fmt.Errorf("raw counts %d and %d without symmetry", c.raw, c.rawTerminal)
-	case s.cfg.Symmetry && (c.raw < c.states || c.rawTerminal < c.terminal || c.rawTerminal > c.raw):
-		return fmt.Errorf("raw counts %d and %d for %d orbits, %d terminal", c.raw, c.rawTerminal, c.states, c.terminal)
+	case s.cfg.Symmetry && (c.raw < c.states-c.cut || c.rawTerminal < c.terminal || c.rawTerminal > c.raw):
+		return fmt.Errorf("raw counts %d and %d for %d orbits, %d terminal", c.raw, c.rawTerminal, c.states-c.cut, c.terminal)
 	}
 	// A search saves when nothing stopped it, or (depth first) after the
 	// depth limit cut a state, which it words as it does here.

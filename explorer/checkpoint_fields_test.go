@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vacheck/vacheck/explorer"
 )
@@ -118,6 +121,43 @@ func TestCheckpointFieldsChecked(t *testing.T) {
 				st = r.Status.String()
 			}
 			t.Errorf("%s: %v (%s); want ErrCheckpoint saying %q", tc.name, err, st, tc.says)
+		}
+	}
+}
+
+// TestCheckpointOfAConstrainedSearchResumes: the checks on a checkpoint's
+// counters accept what a search under a constraint saves (the states
+// outside it are stored, and counted apart: in cut, not in the raw
+// counts), from every save point: each resumes to the search's result.
+func TestCheckpointOfAConstrainedSearchResumes(t *testing.T) {
+	for _, cfg := range configs {
+		m := boundedGraph{chain(2), 30}
+		want := check(t, m, cfg)
+		if want.Status != explorer.Bounded || want.Cut != 2 {
+			t.Fatalf("%v/%d: %v, %d cut", cfg.Strategy, cfg.Workers, want.Status, want.Cut)
+		}
+		dir := t.TempDir()
+		var saved []string
+		run := cfg
+		run.Checkpoint = &explorer.Checkpoint{File: filepath.Join(dir, "ckpt"), Every: time.Nanosecond, Build: "b", Model: "chain",
+			Saved: func(explorer.CheckpointSaved) {
+				data, err := os.ReadFile(filepath.Join(dir, "ckpt"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := filepath.Join(dir, fmt.Sprintf("save%d", len(saved)))
+				if err := os.WriteFile(f, data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				saved = append(saved, f)
+			}}
+		check(t, m, run)
+		if len(saved) == 0 {
+			t.Fatalf("%v/%d: %d saves", cfg.Strategy, cfg.Workers, len(saved))
+		}
+		for _, f := range saved {
+			run.Checkpoint = &explorer.Checkpoint{File: f, Resume: true, Build: "b", Model: "chain"}
+			sameResult(t, fmt.Sprintf("%v/%d resumed from %s", cfg.Strategy, cfg.Workers, filepath.Base(f)), check(t, m, run), want)
 		}
 	}
 }
