@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/vacheck/vacheck/internal/input"
@@ -39,9 +40,9 @@ func (o *outputWriter) Write(p []byte) (int, error) {
 // input.MaxToken that the message quotes, as input.Clip does: a long value
 // (a pasted file, a mistaken argument) echoed in full would bury what the
 // message says. It covers every flag and every parser, whatever wording
-// each has, quoted (%q) or not. The path of a file or directory that
-// exists is left whole: its end, which the clip would cut, is what tells
-// the file, as in "--topology DIR/tree.txt:3: self-loop".
+// each has, quoted (%q) or not. A path is left whole (see isPath): an
+// error about a file must name it, and its end, which the clip would cut,
+// is what tells the file, as in "--topology DIR/tree.txt:3: self-loop".
 func clipEcho(msg string, args []string) string {
 	var long []string
 	for _, a := range args {
@@ -50,13 +51,9 @@ func clipEcho(msg string, args []string) string {
 			vals = append(vals, v, strings.TrimSpace(v))
 		}
 		for _, v := range vals {
-			if utf8.RuneCountInString(v) <= input.MaxToken {
-				continue
+			if utf8.RuneCountInString(v) > input.MaxToken && !isPath(v) {
+				long = append(long, v)
 			}
-			if _, err := os.Stat(v); err == nil {
-				continue
-			}
-			long = append(long, v)
 		}
 	}
 	// The longest first, so that a value inside another is not cut twice.
@@ -66,6 +63,20 @@ func clipEcho(msg string, args []string) string {
 		msg = strings.ReplaceAll(msg, v, input.Clip(v))
 	}
 	return msg
+}
+
+// maxPath bounds what isPath takes for a path: PATH_MAX is 4096 on Linux,
+// and a longer argument is no path a person typed.
+const maxPath = 1024
+
+// isPath reports whether v names a file or directory, or may: it exists,
+// or it has a path separator and no control character, within maxPath.
+func isPath(v string) bool {
+	if _, err := os.Stat(v); err == nil {
+		return true
+	}
+	return len(v) <= maxPath && strings.ContainsAny(v, "/"+string(os.PathSeparator)) &&
+		!strings.ContainsFunc(v, unicode.IsControl)
 }
 
 // helpTopic answers `vacheck help WORD`: a command's help is `vacheck WORD

@@ -17,9 +17,10 @@ import (
 // TestLongValuesAreClippedInErrors gives every flag of check, sweep,
 // resume and quorums a value of 120 characters and requires the error to
 // quote at most input.MaxToken of them (then "…"): a long value, a pasted
-// file or a wrong argument, used to be echoed in full by 26 flags. Paths
-// (--html, --checkpoint) lie under a regular file, so that they are
-// refused without anything created.
+// file or a wrong argument, used to be echoed in full by 26 flags. A path
+// is named whole, as an error about a file must: the paths (--html,
+// --checkpoint, --baseline, resume's DIR) lie under a regular file, so
+// that they are refused without anything created.
 func TestLongValuesAreClippedInErrors(t *testing.T) {
 	notDir := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
@@ -80,7 +81,16 @@ func TestLongValuesAreClippedInErrors(t *testing.T) {
 			t.Errorf("%.60q: exit 0", args)
 			continue
 		}
-		if m := tooLong.FindString(stderr); m != "" || !strings.Contains(stderr, "…") {
+		path := ""
+		for _, a := range args {
+			if strings.HasPrefix(a, notDir) || strings.HasPrefix(a, dir) {
+				path = a
+			}
+		}
+		switch m := tooLong.FindString(stderr); {
+		case path != "" && !strings.Contains(stderr, path):
+			t.Errorf("%.60q: exit %d, the error does not name the path whole:\n%s", args, code, stderr)
+		case path == "" && (m != "" || !strings.Contains(stderr, "…")):
 			t.Errorf("%.60q: exit %d, the error quotes %d characters of the value, or does not mark the cut (at most %d, then …):\n%s", args, code, len(m), input.MaxToken, stderr)
 		}
 	}

@@ -77,16 +77,16 @@ func savedCommandLine(args []string) []string {
 // an output flag.
 func checkSavedCommandLine(dir string, saved []string) error {
 	if len(saved) == 0 || saved[0] != "check" {
-		return usagef("%s: the checkpoint holds no check command line", input.Clip(dir))
+		return usagef("%s: the checkpoint holds no check command line", dir)
 	}
 	flags, positional := splitArgs(saved[1:])
 	for _, a := range flags {
 		if name, _ := flagName(a); strings.HasPrefix(a, "-") && slices.Contains(outputFlags, name) {
-			return usagef("%s: the checkpoint's command line names an output (--%s), which vacheck never saves in a checkpoint: refused; give resume the output instead (vacheck resume DIR --html FILE)", input.Clip(dir), name)
+			return usagef("%s: the checkpoint's command line names an output (--%s), which vacheck never saves in a checkpoint: refused; give resume the output instead (vacheck resume DIR --html FILE)", dir, name)
 		}
 	}
 	if len(positional) != 1 {
-		return usagef("%s: the checkpoint's command line is not a check of one spec (%d arguments)", input.Clip(dir), len(positional))
+		return usagef("%s: the checkpoint's command line is not a check of one spec (%d arguments)", dir, len(positional))
 	}
 	return nil
 }
@@ -121,18 +121,18 @@ func checkpointConfig(c *urfave.Context, stderr io.Writer, spec specs.Spec, para
 	_, err := os.Stat(dir)
 	created := errors.Is(err, fs.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, usagef("--checkpoint %q: %v", input.Clip(dir), err)
+		return nil, usagef("--checkpoint %q: %v", dir, err)
 	}
 	if created {
 		if err := os.WriteFile(filepath.Join(dir, createdMark), nil, 0o644); err != nil {
 			os.Remove(dir)
-			return nil, usagef("--checkpoint %q: %v", input.Clip(dir), err)
+			return nil, usagef("--checkpoint %q: %v", dir, err)
 		}
 	}
 	file := filepath.Join(dir, checkpointFile)
 	resuming, _ := c.Context.Value(resumingKey{}).(bool)
 	if _, err := os.Stat(file); err == nil && !resuming {
-		return nil, usagef("--checkpoint %q: the directory holds a checkpoint already; continue it with 'vacheck resume %s', or remove %s", input.Clip(dir), dir, file)
+		return nil, usagef("--checkpoint %q: the directory holds a checkpoint already; continue it with 'vacheck resume %s', or remove %s", dir, dir, file)
 	}
 	args, _ := c.Context.Value(checkArgsKey{}).([]string)
 	meta, err := json.Marshal(savedCommandLine(args))
@@ -257,11 +257,11 @@ func resumeCommand(stdout, stderr io.Writer, code *int, catalog []specs.Spec) *u
 				return usageError{err}
 			}
 			if build := explorer.BuildID(); info.Build != build {
-				return usagef("%s: the checkpoint was written by another build of vacheck (%s; this is %s); resume it with that build", input.Clip(dir), input.Clip(info.Build), build)
+				return usagef("%s: the checkpoint was written by another build of vacheck (%s; this is %s); resume it with that build", dir, input.Clip(info.Build), build)
 			}
 			var saved []string
 			if err := json.Unmarshal(info.Meta, &saved); err != nil {
-				return usagef("%s: the checkpoint holds no check command line", input.Clip(dir))
+				return usagef("%s: the checkpoint holds no check command line", dir)
 			}
 			if err := checkSavedCommandLine(dir, saved); err != nil {
 				return err
