@@ -323,7 +323,7 @@ func buInvariants() []automaton.Invariant[buNode, buMsg] {
 		}), "BU-UNIQ: at most one live process is idle with coord = its own ID"),
 		buDoc(election.AgreementAt(buKnown), "no two live processes name different live coordinators (a crashed coord is a stale value awaiting detection)"),
 		buDoc(election.ValidityAt(buKnown, buMaxUp), "a live coordinator named by a live process is the largest live ID"),
-		{Name: "no-stale-coordinator", Doc: "no COORDINATOR(c) is in transit to a live process whose coord is a live process with an ID above c, so ACCEPT(c) of 1.14 never rejects and ACCEPT ≡ true is exact without recovery", Holds: func(v *buView) bool {
+		{Name: "no-stale-coordinator", Doc: "no COORDINATOR(c) is in transit to a live process whose coord is a live process with an ID above c, so the ACCEPT(c) rule never rejects and ACCEPT ≡ true is exact without recovery", Holds: func(v *buView) bool {
 			for j := 0; j < v.N(); j++ {
 				c := buLiveCoord(v, j)
 				if !v.Up(j) || c == 0 {
@@ -431,8 +431,8 @@ func bully(broken bool) Spec {
 			{Flag: "n", Default: "4", Usage: "number of processes; process i has ID i"},
 			{Flag: "crashes", Default: "1", Usage: "crash-stop faults the environment may inject, 0 to N-1"},
 			{Flag: "recoveries", Default: "0", Usage: "recoveries the environment may inject (recover_i: st := idle, coord := ⊥, HOLD()), 0 to 4"},
-			{Flag: "answer-timeout", Default: "strict", Usage: "T_ANSWER: strict (every larger process crashed, 1.14) or weak (no ELECTION of mine still in transit to a live larger process)"},
-			{Flag: "accept", Default: "rule", Usage: "ACCEPT(c) on COORDINATOR(c): rule (coord = ⊥ or c ≥ coord or coord crashed, 1.14) or always"},
+			{Flag: "answer-timeout", Default: "strict", Usage: "T_ANSWER: strict (every larger process crashed) or weak (no ELECTION of mine still in transit to a live larger process)"},
+			{Flag: "accept", Default: "rule", Usage: "ACCEPT(c) on COORDINATOR(c): rule (coord = ⊥ or c ≥ coord or coord crashed) or always"},
 			{Flag: "start", Default: "stable", Usage: "initial coord: stable (the max ID everywhere), election (⊥ everywhere: election at system start) or crashed (stable, with process N crashed before the run; not counted in --crashes)"},
 			{Flag: "detectors", Default: "all", Usage: "processes that may detect a failed or unknown coordinator (detect_i): all, or a list such as 1,3"},
 			{Flag: "timeouts", Default: "perfect", Usage: "perfect (justified timeouts) or unrestricted (only the local waiting condition, with a budget of premature timeouts)"},

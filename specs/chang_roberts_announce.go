@@ -107,7 +107,7 @@ func changRobertsAnnounce(broken bool) Spec {
 		Section: "1.2",
 		Summary: "Chang-Roberts with leader announcement: the leader's ELECTED message tells every process, so the election terminates",
 		Params: []Param{{Flag: "n", Default: "4", Usage: "number of processes"}, idsParam,
-			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (with one, termination fails: 1.2)"},
+			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (with one, termination fails)"},
 			objectiveParam},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done",
 			properties.DeadlockFreedom, properties.Termination},

@@ -166,7 +166,7 @@ func changRobertsBidirectional(broken bool) Spec {
 				described(election.Uniqueness[crbNode, int](func(p *crbNode) bool { return p.Chosen }), "never two processes chosen"),
 				described(election.Validity(func(p *crbNode) (int, bool) { return p.U, p.Chosen }, func(v *crbView) int { return v.Proc(crbWinner(v)).U }), "a chosen process holds the winning ID"),
 			},
-			Assertions: []automaton.Assertion{{Name: crbOnce, Doc: "no ID reaches a process whose best it already is, other than its origin (v = best ≠ u is unreachable, 1.4)"}},
+			Assertions: []automaton.Assertion{{Name: crbOnce, Doc: "no ID reaches a process whose best it already is, other than its origin (v = best ≠ u is unreachable)"}},
 			Liveness: []automaton.Liveness[crbNode, int]{election.Quiescence(func(v *crbView) bool {
 				return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return !v.Proc(i).Started }) == 0
 			})},

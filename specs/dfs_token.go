@@ -286,7 +286,7 @@ func dfsToken(broken bool) Spec {
 				}), "a process that won holds the best ID among the actual starters"),
 			},
 			Assertions: []automaton.Assertion{{Name: dtBounce,
-				Doc: "a token of the current traversal arriving over an unexplored port does not come from the parent (the assertion of 1.10, coloring)"}},
+				Doc: "a token of the current traversal arriving over an unexplored port does not come from the parent (the coloring method's assertion)"}},
 			ValidEnd: dtEnd,
 			// KNOW: every process knows the leader; without the
 			// announcement only the winner does.

@@ -479,7 +479,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 		invariants := []automaton.Invariant[echoNode, echoMsg]{
 			described(election.Uniqueness[echoNode, echoMsg](echoWon), "never two processes won"),
 			described(election.Validity(echoClaim, echoMaxInitiator), "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators"),
-			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN in 1.11)", Holds: func(v *echoView) bool {
+			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN)", Holds: func(v *echoView) bool {
 				w := echoWinner(v)
 				if w < 0 {
 					return true
@@ -501,7 +501,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 			Capacity:      capacity,
 			Invariants:    invariants,
 			Assertions: []automaton.Assertion{{Name: echoLabel,
-				Doc: "a received ECHO(j) has j ≤ cur (the assertion of receive ECHO in 1.11)"}},
+				Doc: "a received ECHO(j) has j ≤ cur (the assertion of receive ECHO)"}},
 			ValidEnd:    echoEnd,
 			Termination: echoEnd,
 			Explain:     echoExplain,

@@ -226,7 +226,7 @@ func lelann() Spec {
 				Channels:      disc,
 				Capacity:      capacity,
 				Invariants:    llInvariants(),
-				Assertions:    []automaton.Assertion{{Name: llNoLateCand, Doc: "no CAND reaches a process in st leader or done (the assert false branch of 1.5; FIFO only)"}},
+				Assertions:    []automaton.Assertion{{Name: llNoLateCand, Doc: "no CAND reaches a process in st leader or done (the algorithm's assert false branch; FIFO only)"}},
 				ValidEnd:      llEnd,
 				Termination:   llEnd,
 				Explain:       llExplain,

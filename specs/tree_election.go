@@ -358,7 +358,7 @@ func treeElection(broken bool) Spec {
 				described(election.Validity(teKnown, teWinner), "every leader held is the best ID of all processes"),
 			},
 			Assertions: []automaton.Assertion{{Name: teParentPort,
-				Doc: "a PROPOSE received after proposing, and every RESULT, arrives over parentPort (the assertion of 1.8)"}},
+				Doc: "a PROPOSE received after proposing, and every RESULT, arrives over parentPort (the algorithm's assertion)"}},
 			ValidEnd:    validEnd,
 			Liveness:    []automaton.Liveness[teNode, teMsg]{election.Quiescence(teQuiet)},
 			Termination: teAllKnow,

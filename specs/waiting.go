@@ -94,8 +94,8 @@ func waiting(broken bool) Spec {
 		Name:    "waiting",
 		Section: "1.13",
 		Summary: "Echo election by waiting: extinction, and an initiator starts only when no larger initiator is still asleep",
-		Provisional: "only the method's name is sourced; the rules are the section's reconstruction " +
-			"(1.11 plus a global start precondition standing for ID-dependent delays), to be checked against Mattern 1989",
+		Provisional: "only the method's name is sourced; the rules are a reconstruction " +
+			"(echo-election plus a global start precondition standing for ID-dependent delays), to be checked against Mattern 1989",
 		Params: base.Params,
 		Claims: base.Claims,
 	}
@@ -170,7 +170,7 @@ func waiting(broken bool) Spec {
 				}
 				return best
 			}), "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators"),
-			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN in 1.11)", Holds: func(v *waitView) bool {
+			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN)", Holds: func(v *waitView) bool {
 				w := won(v)
 				return w < 0 || allCur(v, v.Proc(w).U)
 			}},
@@ -183,7 +183,7 @@ func waiting(broken bool) Spec {
 			Capacity:      capacity,
 			Invariants:    invariants,
 			Assertions: []automaton.Assertion{{Name: echoLabel,
-				Doc: "a received ECHO(j) has j ≤ cur (the assertion of receive ECHO in 1.11)"}},
+				Doc: "a received ECHO(j) has j ≤ cur (the assertion of receive ECHO)"}},
 			ValidEnd:    end,
 			Termination: end,
 			Explain:     waitExplain,
