@@ -58,7 +58,7 @@ func TestHelpAndVersionExit0(t *testing.T) {
 		{[]string{"check", "--help"}, []string{"--strategy", "--topology value", "a parameter whose meaning or values differ by spec; 'vacheck check SPEC --help' gives a spec's own"}},
 		{[]string{"check", "raymond", "--help"}, []string{"--topology    a tree: line (1-2-...-N), star (centre 1)"}},
 		{[]string{"check", "chang-roberts", "--help"}, []string{
-			"chang-roberts (ALGORITHMS.md 1.1)", "--n ", "(default 5)", "--ids", "--channels",
+			"chang-roberts: Chang-Roberts election", "explained in: docs/algorithms/chang-roberts.md", "--n ", "(default 5)", "--ids", "--channels",
 			"claims (checked by default): uniqueness, validity, lemma1, deadlock-freedom",
 			"also offers (--property NAME): quiescence, termination", "engine flags: --strategy"}},
 		{[]string{"check", "--n", "3", "chang-roberts-broken", "-h"}, []string{"broken on purpose: ", "claims"}},

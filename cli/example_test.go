@@ -101,9 +101,9 @@ func Example() {
 func Example_list() {
 	cli.Run([]string{"vacheck", "list"}, os.Stdout, os.Stderr, []specs.Spec{tokenPass})
 	// Output:
-	// token-pass       a token goes once around a ring
-	//                  parameters: --n (default 2)
-	//                  claims: token-uniqueness, deadlock-freedom
+	// token-pass a token goes once around a ring
+	//            parameters: --n (default 2)
+	//            claims: token-uniqueness, deadlock-freedom
 }
 
 // withoutTimings writes what it is given to w, less the line of times,

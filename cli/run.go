@@ -292,9 +292,9 @@ func list(w io.Writer, catalog []specs.Spec) error {
 	for _, s := range catalog {
 		width = max(width, len(s.Name))
 	}
-	indent := strings.Repeat(" ", width+7)
+	indent := strings.Repeat(" ", width+1)
 	for _, s := range catalog {
-		fmt.Fprintf(w, "%-*s %-5s %s\n", width, s.Name, s.Section, s.Summary)
+		fmt.Fprintf(w, "%-*s %s\n", width, s.Name, s.Summary)
 		if s.Bug != "" {
 			fmt.Fprintf(w, "%sbug: %s\n", indent, s.Bug)
 		}
@@ -313,6 +313,9 @@ func list(w io.Writer, catalog []specs.Spec) error {
 		fmt.Fprintf(w, "%sclaims: %s\n", indent, strings.Join(s.Claims, ", "))
 		if all, err := s.Offered(); err == nil && len(all) > len(s.Claims) {
 			fmt.Fprintf(w, "%salso offers: %s\n", indent, strings.Join(all[len(s.Claims):], ", "))
+		}
+		if s.Page != "" {
+			fmt.Fprintf(w, "%sexplained in: %s\n", indent, s.Page)
 		}
 	}
 	return nil

@@ -153,13 +153,12 @@ func version() string {
 // specHelp prints what `vacheck list` says about one spec, with the usage
 // of each parameter: `vacheck check SPEC --help`.
 func specHelp(w io.Writer, spec specs.Spec) error {
-	if spec.Section != "" {
-		fmt.Fprintf(w, "%s (ALGORITHMS.md %s): %s\n", spec.Name, spec.Section, spec.Summary)
-	} else { // a user's spec
-		fmt.Fprintf(w, "%s: %s\n", spec.Name, spec.Summary)
-	}
+	fmt.Fprintf(w, "%s: %s\n", spec.Name, spec.Summary)
 	if spec.Bug != "" {
 		fmt.Fprintf(w, "broken on purpose: %s\n", spec.Bug)
+	}
+	if spec.Page != "" {
+		fmt.Fprintf(w, "explained in: %s\n", spec.Page)
 	}
 	fmt.Fprintf(w, "\nusage: vacheck check %s [parameters] [engine flags]\n\nparameters:\n", spec.Name)
 	params := append(append([]specs.Param(nil), spec.Params...),

@@ -474,6 +474,7 @@ func maekawa(full bool) Spec {
 	if !full {
 		s.Name = "maekawa-basic"
 		s.Section = "2.6"
+		s.Page = "docs/algorithms/maekawa.md" // the page of both forms
 		s.Summary = "Maekawa's basic quorum-based mutual exclusion (REQUEST, LOCKED, RELEASE)"
 		s.Bug = "basic Maekawa without FAILED/INQUIRE/RELINQUISH: requesters can wait for each other in a cycle"
 		s.Params = s.Params[:4]

@@ -27,9 +27,18 @@ type Param struct {
 
 // Spec is one algorithm of the catalog.
 type Spec struct {
-	Name    string
-	Section string // of ALGORITHMS.md
+	Name string
+	// Section orders the catalog: "1.1" to "1.15" for leader election,
+	// "2.1" to "2.12" for mutual exclusion, in the order of the pages
+	// under docs/algorithms.
+	Section string
 	Summary string
+	// Page is where the algorithm is explained: for the catalog, the path
+	// of its page in the vacheck repository, docs/algorithms/NAME.md
+	// (Catalog sets it from the name, a broken twin's from its
+	// algorithm's); a user's spec may give a path or URL of its own.
+	// `vacheck list` and `vacheck check SPEC --help` show it.
+	Page string
 	// Bug, for a broken twin, says in one line what was broken on purpose.
 	Bug    string
 	Params []Param
@@ -134,6 +143,11 @@ func Catalog() []Spec {
 	all = append(all, cvSpecs()...)
 	all = append(all, caoSinghalSpecs()...)
 	all = WithTwins(all)
+	for k := range all {
+		if all[k].Page == "" {
+			all[k].Page = "docs/algorithms/" + strings.TrimSuffix(all[k].Name, "-broken") + ".md"
+		}
+	}
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)
