@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark: vacheck vs SPIN on Chang-Roberts (ALGORITHMS.md 1.1),
+# Side-by-side benchmark: vacheck vs SPIN on Chang-Roberts (docs/algorithms/chang-roberts.md),
 # all N! ID permutations, exhaustive search, no partial-order reduction.
 #
 #   bench/compare.sh [--repeat K] [--workers "1 2"] [--checks same|all] [--spin-only] [--spin-hc] [--hash-w W] [N ...]

@@ -1,12 +1,18 @@
 package cli
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/vacheck/vacheck/specs"
 )
@@ -18,53 +24,24 @@ import (
 // outcome nobody checked.
 var readmeExits = map[string]int{
 	"vacheck list": 0,
-	"vacheck check chang-roberts --n 6 --ids all":                                                                0,
-	"vacheck check chang-roberts --n 4 --ids 2,4,1,3":                                                            0,
-	"vacheck check chang-roberts-broken --n 3 --ids increasing":                                                  1,
-	"vacheck check chang-roberts --n 5 --format json":                                                            0,
-	"vacheck check chang-roberts --n 6 --metric messages":                                                        0,
-	"vacheck check chang-roberts-announce --n 3 --crashes 1 --property termination":                              1,
-	"vacheck check chang-roberts-wakeup-broken --n 3":                                                            1,
-	"vacheck check chang-roberts-bidirectional --n 4 --metric messages":                                          0,
-	"vacheck check lelann --n 3 --channels unordered":                                                            1,
-	"vacheck check peterson --n 5 --metric messages":                                                             0,
-	"vacheck check token-ring-recovery --n 3 --ids 1,2,3 --losses 0 --timeouts unrestricted":                     1,
-	"vacheck check tree-election --info off":                                                                     1,
-	"vacheck check floodmax --n 3 --ids 3,1,2 --diameter 1":                                                      1,
-	"vacheck check dfs-token --n 4 --method coloring --topology complete --initiators subsets --metric messages": 0,
-	"vacheck check echo-election --n 4 --topology complete --initiators subsets --reduction por":                 0,
-	"vacheck check adoption-broken --n 4 --topology star --property uniqueness":                                  1,
-	"vacheck check waiting --n 4 --initiators subsets --metric messages":                                         0,
-	"vacheck check bully --n 3 --crashes 1 --recoveries 1 --property uniqueness":                                 1,
-	"vacheck check bully --n 4 --start crashed --crashes 0 --detectors 1 --metric messages":                      0,
-	"vacheck check maekawa --n 7 --requesters 1,2,3 --metric messages":                                           0,
-	"vacheck check virtual-tree-broken":                                                                          1,
-	"vacheck check central --n 2 --crashes 1 --property progress":                                                1,
-	"vacheck check lamport --n 3 --channels unordered --property mutual-exclusion":                               1,
-	"vacheck check ricart-agrawala-broken --n 2":                                                                 1,
-	"vacheck check carvalho-roucairol --n 2 --requests 2 --property timestamp-order":                             1,
-	"vacheck check maekawa-basic --n 3":                                                                          1,
-	"vacheck check maekawa --n 3 --requests 2 --yield a":                                                         1,
-	"vacheck check cao-singhal --n 4 --quorums grid --requesters 1,4":                                            0,
-	"vacheck check perpetuum-mobile-broken --n 3":                                                                1,
-	"vacheck check suzuki-kasami --n 3 --crashes 1 --property progress":                                          1,
-	"vacheck check raymond --n 5 --topology star":                                                                0,
-	"vacheck check singhal --n 3 --requests 2":                                                                   1,
-	"vacheck quorums fpp --n 13":                                                                                 0,
-	"vacheck --version":                                                                                          0,
-	"vacheck check maekawa-basic --n 3 --html deadlock.html":                                                     1,
-	"vacheck check chang-roberts --n 4 --metric messages --html witnesses.html":                                  0,
-	"vacheck check lamport --n 3 --clock-limit 6":                                                                5,
-	"vacheck check chang-roberts --n 6 --ids all --symmetry":                                                     0,
-	"vacheck check chang-roberts-bidirectional --n 4 --symmetry --metric messages":                               0,
+	"vacheck check chang-roberts --n 6 --ids all":               0,
+	"vacheck check chang-roberts --n 4 --ids 2,4,1,3":           0,
+	"vacheck check chang-roberts-broken --n 3 --ids increasing": 1,
+	"vacheck check chang-roberts --n 5 --metric messages":       0,
+	"vacheck check maekawa-basic --n 3":                         1,
+	"vacheck check chang-roberts --n 5 --format json":           0,
+	"vacheck --version":                                                         0,
+	"vacheck check chang-roberts --help":                                        0,
+	"vacheck sweep chang-roberts --n 3..5":                                      0,
+	"vacheck quorums fpp --n 7":                                                 0,
+	"vacheck check maekawa-basic --n 3 --html deadlock.html":                    1,
+	"vacheck check chang-roberts --n 4 --metric messages --html witnesses.html": 0,
 }
 
 // readmeSlow lists shell commands of the documents that take more than a
 // few seconds; -short skips them.
 var readmeSlow = map[string]bool{
-	"vacheck check chang-roberts --n 6 --ids all":            true,
-	"vacheck check chang-roberts --n 6 --metric messages":    true,
-	"vacheck check chang-roberts --n 6 --ids all --symmetry": true,
+	"vacheck check chang-roberts --n 6 --ids all": true,
 }
 
 // docFiles are the documents whose commands the tests run: the README and
@@ -72,7 +49,8 @@ var readmeSlow = map[string]bool{
 // true. A document added there belongs in this list.
 func docFiles(t *testing.T) []string {
 	t.Helper()
-	files := []string{"../README.md", "../docs/properties.md"}
+	files := []string{"../README.md", "../docs/reference.md", "../docs/reductions.md",
+		"../docs/tutorial.md", "../docs/internals.md", "../docs/properties.md"}
 	pages, err := filepath.Glob("../docs/algorithms/*.md")
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("no pages under docs/algorithms: %v", err)
@@ -262,49 +240,152 @@ var docSlow = map[string]bool{
 	"vacheck check maekawa --n 3 --requests 2 --yield a":                    true,
 }
 
-// readmeCondensed lists the tutorial's README lines that condense their
-// file's code on purpose (a callback written out there).
-var readmeCondensed = []string{
+// tutorialCondensed lists the lines of docs/tutorial.md that condense
+// their file's code on purpose (a callback written out there).
+var tutorialCondensed = []string{
 	"Mutex:      mutex.Metrics(users.R, user, serves), // a REPLY serves its receiver, the rest their sender",
 }
 
-// TestReadmeTutorialMatchesItsFile: every line of Go in the README's
-// tutorial is a line (or part of one) of tutorial/central_test.go, whose
-// tests compile and run it, so that the README cannot show code that does
-// not compile. Lines with "..." stand for code left out.
-func TestReadmeTutorialMatchesItsFile(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// tutorialFiles are the tutorial's files, as a user's module has them.
+var tutorialFiles = []string{"main.go", "main_test.go"}
+
+// tutorialPart is one numbered part of the tutorial's files: the text from
+// its comment "// N. " to the next part, whitespace normalized.
+type tutorialPart struct {
+	n          int
+	file, text string
+}
+
+var partRE = regexp.MustCompile(`(?m)^// (\d+)\. `)
+
+// tutorialParts returns the numbered parts of tutorial/main.go and
+// tutorial/main_test.go, in order.
+func tutorialParts(t *testing.T) []tutorialPart {
+	t.Helper()
+	var parts []tutorialPart
+	for _, f := range tutorialFiles {
+		src, err := os.ReadFile(filepath.Join("../tutorial", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		locs := partRE.FindAllSubmatchIndex(src, -1)
+		for k, l := range locs {
+			end := len(src)
+			if k+1 < len(locs) {
+				end = locs[k+1][0]
+			}
+			n, _ := strconv.Atoi(string(src[l[2]:l[3]]))
+			parts = append(parts, tutorialPart{n: n, file: f, text: strings.Join(strings.Fields(string(src[l[0]:end])), " ")})
+		}
+	}
+	return parts
+}
+
+var stepRE = regexp.MustCompile(`^\*\*(\d+)\. `)
+
+// TestTutorialMatchesItsFiles: the steps of docs/tutorial.md carry the
+// numbers of the parts of tutorial/main.go and main_test.go, in the same
+// order and under the file's name, and every line of Go a step shows is a
+// line (or part of one) of its part, which go test compiles and runs, so
+// that the tutorial cannot show code that does not compile or that sits
+// elsewhere. Lines with "..." stand for code left out.
+func TestTutorialMatchesItsFiles(t *testing.T) {
+	doc, err := os.ReadFile("../docs/tutorial.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile("../tutorial/central_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := tutorialParts(t)
 	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	file := norm(string(src))
-	_, tutorial, ok := strings.Cut(string(readme), "\n## Tutorial: ")
-	if !ok {
-		t.Fatal("the README has no tutorial section")
-	}
-	tutorial, _, _ = strings.Cut(tutorial, "\n## ")
-	inGo, checked := false, 0
-	for _, line := range strings.Split(tutorial, "\n") {
-		if strings.HasPrefix(line, "```") {
+	var steps []int
+	file, inGo, checked := "", false, 0
+	for _, line := range strings.Split(string(doc), "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			file = strings.Trim(strings.TrimPrefix(line, "## "), "`")
+			if !slices.Contains(tutorialFiles, file) {
+				file = ""
+			}
+			continue
+		case strings.HasPrefix(line, "```"):
 			inGo = line == "```go" && !inGo
 			continue
 		}
+		if g := stepRE.FindStringSubmatch(line); g != nil && file != "" && !inGo {
+			n, _ := strconv.Atoi(g[1])
+			steps = append(steps, n)
+			if k := len(steps) - 1; k < len(parts) && (parts[k].n != n || parts[k].file != file) {
+				t.Errorf("the tutorial's step %d under %s is part %d of %s", n, file, parts[k].n, parts[k].file)
+			}
+			continue
+		}
 		code, _, _ := strings.Cut(strings.TrimSpace(line), " // ")
-		if !inGo || code == "" || strings.HasPrefix(code, "//") || strings.Contains(line, "...") || slices.Contains(readmeCondensed, strings.TrimSpace(line)) {
+		if !inGo || file == "" || len(steps) == 0 || code == "" || strings.HasPrefix(code, "//") || strings.Contains(line, "...") || slices.Contains(tutorialCondensed, strings.TrimSpace(line)) {
 			continue
 		}
 		checked++
-		if !strings.Contains(file, norm(code)) {
-			t.Errorf("the README's tutorial shows %q, which tutorial/central_test.go does not have", code)
+		k := len(steps) - 1
+		if k >= len(parts) || !strings.Contains(parts[k].text, norm(code)) {
+			t.Errorf("the tutorial's step %d shows %q, which its part of the file does not have", steps[k], code)
 		}
+	}
+	if len(steps) != len(parts) {
+		t.Errorf("the tutorial has steps %v, its files %d parts", steps, len(parts))
 	}
 	if checked < 30 {
 		t.Errorf("only %d lines of the tutorial were compared", checked)
+	}
+}
+
+// TestTutorialCopies follows the tutorial as a user would: a new module
+// that requires vacheck (here this clone, replaced, with the module cache
+// and no network) and holds copies of tutorial/main.go and main_test.go
+// must build and pass its tests, the Example that runs its command line
+// among them, so that the files' imports and package are those of a module
+// of one's own.
+func TestTutorialCopies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own; run without -short")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil { // the checksums of vacheck's own requirements
+		t.Fatal(err)
+	}
+	for _, f := range tutorialFiles {
+		src, err := os.ReadFile(filepath.Join(root, "tutorial", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(goCmd, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("mod", "init", "example.com/central")
+	run("mod", "edit", "-replace", "github.com/vacheck/vacheck="+root)
+	if out := run("test", "-count=1", "-v", "."); !strings.Contains(out, "--- PASS: Example") {
+		t.Errorf("go test in the new module ran no Example (the command line):\n%s", out)
 	}
 }
 
@@ -388,5 +469,174 @@ func TestDocPages(t *testing.T) {
 	}
 	if strings.Contains(list, "ALGORITHMS") {
 		t.Errorf("vacheck list names ALGORITHMS.md, which users do not have")
+	}
+}
+
+// TestReadmeIsAFrontPage: the README stays a front page.
+func TestReadmeIsAFrontPage(t *testing.T) {
+	src, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(src), "\n"); n > 250 {
+		t.Errorf("the README has %d lines; a front page has at most 250 (move reference material to docs/)", n)
+	}
+}
+
+// TestDocLinks: every relative link of the documents leads to a file that
+// exists and, with a #fragment into a Markdown file, to one of its
+// headings (as GitHub names their anchors).
+func TestDocLinks(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)#:]*)(#[^)]*)?\)`)
+	for _, file := range docFiles(t) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(prose(string(src)), -1) {
+			target := file
+			if m[1] != "" {
+				target = filepath.Join(filepath.Dir(file), m[1])
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s links %s: %v", file, m[1], err)
+				continue
+			}
+			if m[2] != "" && !slices.Contains(anchors(t, target), strings.TrimPrefix(m[2], "#")) {
+				t.Errorf("%s links %s%s: no such heading", file, m[1], m[2])
+			}
+		}
+	}
+}
+
+var codeSpanRE = regexp.MustCompile("`[^`]*`")
+
+// prose returns a Markdown text without its code blocks and code spans,
+// where brackets are Go, not links.
+func prose(md string) string {
+	var b strings.Builder
+	inCode := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+			continue
+		}
+		if !inCode {
+			b.WriteString(codeSpanRE.ReplaceAllString(line, "") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// anchors returns the anchors GitHub gives the headings of a Markdown file:
+// lower case, spaces as hyphens, punctuation other than - and _ dropped.
+func anchors(t *testing.T, file string) []string {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	inCode := false
+	for _, line := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		if inCode || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#"))) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// TestDocIdentifiers: every Go name a document quotes in a code span
+// exists, so that no document sends a reader to an identifier that was
+// renamed or removed: `pkg.Name` (and `pkg.Name.Field`) must be a
+// top-level name of the repository's package pkg, and in `Field: name(...)`
+// name a function or method somewhere in it.
+func TestDocIdentifiers(t *testing.T) {
+	decls := map[string]map[string]bool{} // package name -> top-level names
+	funcs := map[string]bool{}            // every function and method
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.Base(filepath.Dir(path))
+		if decls[pkg] == nil {
+			decls[pkg] = map[string]bool{}
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				funcs[d.Name.Name] = true
+				if d.Recv == nil {
+					decls[pkg][d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						decls[pkg][s.Name.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							decls[pkg][n.Name] = true
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qualified := regexp.MustCompile(`^([a-z]+)\.([A-Z]\w*)`)
+	call := regexp.MustCompile(`^[A-Z]\w*: ([a-z]\w*)\(`) // a Config field set by a call
+	checked := 0
+	for _, file := range docFiles(t) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prose strings.Builder
+		inCode := false
+		for _, line := range strings.Split(string(src), "\n") {
+			if strings.HasPrefix(line, "```") {
+				inCode = !inCode
+			} else if !inCode {
+				prose.WriteString(line + " ")
+			}
+		}
+		for _, span := range codeSpanRE.FindAllString(prose.String(), -1) {
+			span = strings.Trim(span, "`")
+			if m := qualified.FindStringSubmatch(span); m != nil && decls[m[1]] != nil {
+				checked++
+				if !decls[m[1]][m[2]] {
+					t.Errorf("%s quotes `%s`: package %s has no %s", file, span, m[1], m[2])
+				}
+			} else if m := call.FindStringSubmatch(span); m != nil {
+				checked++
+				if !funcs[m[1]] {
+					t.Errorf("%s quotes `%s`: no function or method %s in the repository", file, span, m[1])
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d identifiers checked", checked)
 	}
 }

@@ -1,6 +1,6 @@
 /*
  * Chang-Roberts leader election on a unidirectional ring, the formal model of
- * /work/shared/ALGORITHMS.md section 1.1 (channels as in 0.3), for the
+ * docs/algorithms/chang-roberts.md (reliable FIFO channels), for the
  * side-by-side benchmark against vacheck (`vacheck check chang-roberts
  * --n N --ids all`).  See ../README.md and ../compare.sh.
  *

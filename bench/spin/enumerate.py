@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent enumeration of the formal Chang-Roberts model (ALGORITHMS.md 1.1).
+"""Independent enumeration of the formal Chang-Roberts model (docs/algorithms/chang-roberts.md).
 
 Counts reachable states and transitions summed over all N! ID permutations
 (vacheck's `--ids all`), to cross-check both SPIN and vacheck on small N:
