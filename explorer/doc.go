@@ -2,8 +2,8 @@
 // first (the default, which gives shortest counterexamples) or depth first,
 // with parallel workers, and checks its invariants and deadlock-freedom.
 //
-// States are deduplicated by 64-bit fingerprints (xxHash64 with its fixed
-// seed 0 over the canonical encoding), stored in open-addressing tables of
+// States are deduplicated by 64-bit fingerprints (XXH3 with its fixed seed
+// 0 over the canonical encoding), stored in open-addressing tables of
 // fingerprints (fpSet, visitedSet) sharded one per worker, each state with
 // an 8-byte record of its predecessor and action. Breadth-first search runs
 // level by level: the workers expand contiguous ranges of the current level,
