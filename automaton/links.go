@@ -2,13 +2,13 @@ package automaton
 
 import "strconv"
 
-// Link builders beside Ring, BiRing, Complete and Undirected (system.go):
-// the topologies of ALGORITHMS.md 0.6 as channel lists. For a graph read
-// by the topology package (--topology), Undirected(g.Adj) gives both
-// directions of every edge, in the order the adjacency lists give them.
+// Link builders beside Ring, BiRing, Complete and Undirected (system.go): the
+// topologies of docs/algorithms/README.md as channel lists. For a graph read by
+// the topology package (--topology), Undirected(g.Adj) gives both directions of
+// every edge, in the order the adjacency lists give them.
 
 // Star returns the links of a star: both directions between center and
-// every other process (the central coordinator of ALGORITHMS.md 2.1).
+// every other process (the central coordinator of docs/algorithms/central.md).
 func Star(n, center int) []Link {
 	var links []Link
 	for i := 0; i < n; i++ {

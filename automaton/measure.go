@@ -9,7 +9,7 @@ import (
 )
 
 // Mutex describes the user part of a mutual-exclusion algorithm
-// (ALGORITHMS.md 2.0) for the metrics messages-per-entry and sync-delay.
+// (docs/properties.md) for the metrics messages-per-entry and sync-delay.
 // The mutual-exclusion kit of package specs builds it from a spec's user
 // part and its serves function, in one line.
 //
@@ -22,8 +22,7 @@ import (
 // yet, is not counted; a message for which Serves returns InheritEntry
 // serves what the message received in the same step serves (a reply serves
 // what it answers). Enter and exit must be locally controlled steps (Steps
-// and Do), and the step that enters be named "enter", as in ALGORITHMS.md
-// 2.0.
+// and Do), and the step that enters be named "enter", as in docs/properties.md.
 type Mutex[S any, M Message] struct {
 	// User reads the user state of a process: trying, critical (neither
 	// means idle), and done, the number of critical sections it has left.
@@ -52,7 +51,7 @@ const hopCap = 255
 //
 // For messages-per-entry every message in transit carries the key of the
 // entry it serves (see Mutex), so that a reply serves what it replies to.
-// For time (causal depth, ALGORITHMS.md 0.7) every process and every
+// For time (causal depth, docs/properties.md) every process and every
 // message in transit carries a depth, and the environment the largest depth
 // so far; for sync-delay every process and message carries the hops since
 // the last exit, and the environment the processes that were trying at it.
@@ -190,7 +189,7 @@ func (w *worker[S, M, P]) timeStep(procChanged bool, g *globals) {
 	}
 }
 
-// syncStep follows the synchronisation delay (ALGORITHMS.md 0.7): the
+// syncStep follows the synchronisation delay (docs/properties.md): the
 // message hops from an exit to the next enter by a process that was waiting
 // at the exit. It recognises an exit (critical to not critical) and an
 // enter (trying to critical) of the stepping process, and a step of a

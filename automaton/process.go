@@ -3,7 +3,7 @@
 //
 // An algorithm author writes one Go struct type for the state of a process
 // (its state variables) and three methods on a pointer to it, following the
-// textbook form of an I/O automaton (ALGORITHMS.md 0.1-0.3):
+// textbook form of an I/O automaton (docs/properties.md):
 //
 //   - Steps lists the process's enabled locally controlled transitions
 //     (outputs and internal actions), each a Step with a name;
@@ -114,8 +114,8 @@ type Process[S any, M Message] interface {
 }
 
 // Acceptor is an optional interface of a process that puts a precondition on
-// its receive transitions (ALGORITHMS.md 0.2, "Choice"): a message it does not
-// accept stays in the channel.
+// its receive transitions (as in docs/algorithms/floodmax.md): a message it
+// does not accept stays in the channel.
 type Acceptor[M Message] interface {
 	Accepts(from int, m M) bool
 }

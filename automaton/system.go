@@ -130,26 +130,26 @@ type Config[S any, M Message] struct {
 	// bounded as assumed. 0 means 16.
 	Capacity int
 	// Crashes is the number of crash-stop faults the environment may inject
-	// (ALGORITHMS.md 0.4): crash_i stops process i; messages to a crashed
+	// (docs/properties.md): crash_i stops process i; messages to a crashed
 	// process are received and discarded.
 	Crashes int
 	// Recoveries is the number of recoveries the environment may inject
-	// (crash-recovery, ALGORITHMS.md 0.4): recover_i brings a crashed
+	// (crash-recovery, docs/properties.md): recover_i brings a crashed
 	// process i back up and calls its Recover method (the process type must
 	// implement Recoverer), which resets the volatile variables, keeps the
 	// stable ones and runs the algorithm's recovery action, all in the same
 	// step. Messages sent to i while it was down stay lost.
 	Recoveries int
 	// Down lists the processes (0-based) that are crashed in every initial
-	// state, as if crash_i had happened before the run: a scenario such as
-	// "the coordinator has crashed" (ALGORITHMS.md 1.14). They take no step
-	// and messages to them are received and discarded, until a recovery.
-	// It takes nothing from the Crashes budget.
+	// state, as if crash_i had happened before the run: a scenario such as "the
+	// coordinator has crashed" (docs/algorithms/bully.md). They take no step
+	// and messages to them are received and discarded, until a recovery. It
+	// takes nothing from the Crashes budget.
 	Down []int
 	// Invariants are checked in every reachable state, in order.
 	Invariants []Invariant[S, M]
 	// Assertions name the assertions effects may make with
-	// Effects.Assert, as in the pseudocode of ALGORITHMS.md ("assert
+	// Effects.Assert, as in an algorithm's pseudocode ("assert
 	// electable"). A failed assertion is a violation of the property of
 	// that name, with the transition that failed it as the last step.
 	Assertions []Assertion
@@ -588,8 +588,8 @@ func (sys *System[S, M, P]) hasGlobals() bool {
 }
 
 // Recoverer is implemented by a process type that can recover from a crash
-// (Config.Recoveries). Recover is the effect of recover_i (ALGORITHMS.md
-// 0.4): reset the volatile variables to the algorithm's recovery values,
+// (Config.Recoveries). Recover is the effect of recover_i (docs/properties.md):
+// reset the volatile variables to the algorithm's recovery values,
 // keep the stable ones, then run the algorithm's recovery action, which may
 // send messages through fx.
 type Recoverer[M Message] interface {

@@ -801,7 +801,7 @@ func (p *phoenix) Recover(fx *automaton.Effects[int]) {
 	}
 }
 
-// TestRecoveries checks recover_i (ALGORITHMS.md 0.4): it is a fault
+// TestRecoveries checks recover_i (docs/properties.md): it is a fault
 // enabled for a crashed process while the budget lasts, it resets the
 // volatile variables and keeps the stable ones, its recovery action runs in
 // the same step with the process up, and a model whose process cannot

@@ -1,5 +1,5 @@
 // Package channel implements the channel automata of vacheck: reliable FIFO
-// channels and reliable unordered channels (ALGORITHMS.md 0.3).
+// channels and reliable unordered channels (docs/properties.md).
 //
 // A channel's state is kept in the canonical encoded form the explorer
 // hashes: a sequence of messages, each its length (one uvarint) followed by

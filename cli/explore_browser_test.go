@@ -129,10 +129,10 @@ func TestExploreInBrowser(t *testing.T) {
 	if want := []string{"send(1)_{1,2}", "send(2)_{2,3}", "send(3)_{3,1}"}; !reflect.DeepEqual(p.Enabled, want) || p.Msgs != 0 || p.Rows != 1 {
 		t.Fatalf("initial page: %+v", p)
 	}
-	// Five steps of the formal ring model (ALGORITHMS.md 1.1): each
-	// process sends its ID, then p2 and p3 receive a smaller ID and
-	// discard it. After each: the enabled transitions, the send buffers,
-	// the channels, and the chart's arrows (sent, received).
+	// Five steps of the formal ring model (docs/algorithms/chang-roberts.md):
+	// each process sends its ID, then p2 and p3 receive a smaller ID and
+	// discard it. After each: the enabled transitions, the send buffers, the
+	// channels, and the chart's arrows (sent, received).
 	steps := []struct {
 		click     string
 		enabled   []string

@@ -11,8 +11,8 @@ import (
 	"github.com/vacheck/vacheck/quorum"
 )
 
-// quorumsCommand is `vacheck quorums SYSTEM --n N`: it prints a quorum
-// system (ALGORITHMS.md 2.5) and its analysis, with a witness for every
+// quorumsCommand is `vacheck quorums SYSTEM --n N`: it prints a quorum system
+// (docs/algorithms/maekawa.md) and its analysis, with a witness for every
 // property that fails.
 func quorumsCommand() *urfave.Command {
 	return &urfave.Command{

@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// TestQuorums checks `vacheck quorums` on the systems of ALGORITHMS.md 2.5:
-// every verdict, and a witness for every "no".
+// TestQuorums checks `vacheck quorums` on the systems of
+// docs/algorithms/maekawa.md: every verdict, and a witness for every "no".
 func TestQuorums(t *testing.T) {
 	tests := []struct {
 		args []string

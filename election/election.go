@@ -1,5 +1,5 @@
 // Package election is the leader-election kit of vacheck: the properties of
-// ALGORITHMS.md chapter 1 (section 1.0 and the summary of section 3) as
+// docs/properties.md as
 // builders generic over the process type, through small accessor functions.
 //
 //   - UNIQ (Uniqueness): at most one process is in a leader state.
@@ -38,7 +38,7 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// Uniqueness returns UNIQ (ALGORITHMS.md 1.0), named properties.Uniqueness:
+// Uniqueness returns UNIQ (docs/properties.md), named properties.Uniqueness:
 // at most one process is in a leader state, as isLeader says.
 func Uniqueness[S any, M automaton.Message](isLeader func(p *S) bool) automaton.Invariant[S, M] {
 	u := UniquenessAt(func(v *automaton.View[S, M], i int) bool { return isLeader(v.Proc(i)) })
@@ -79,7 +79,7 @@ func UniquenessAt[S any, M automaton.Message](isLeader func(v *automaton.View[S,
 	}
 }
 
-// Agreement returns AGREE (ALGORITHMS.md 1.0), named properties.Agreement:
+// Agreement returns AGREE (docs/properties.md), named properties.Agreement:
 // no two processes know different leaders. known returns the leader a
 // process knows and true, or false while it knows none (⊥).
 func Agreement[S any, M automaton.Message](known func(p *S) (id int, ok bool)) automaton.Invariant[S, M] {
@@ -108,7 +108,7 @@ func AgreementAt[S any, M automaton.Message](known func(v *automaton.View[S, M],
 	}
 }
 
-// Validity returns VALID (ALGORITHMS.md 1.0), named properties.Validity:
+// Validity returns VALID (docs/properties.md), named properties.Validity:
 // every leader claimed is the winning ID. claim returns the leader ID a
 // process claims and true (its own ID when it is in a leader state, or the
 // leader it knows), or false for none; winner returns the winning ID of the
@@ -156,7 +156,7 @@ func ValidityAt[S any, M automaton.Message](claim func(v *automaton.View[S, M], 
 	}
 }
 
-// EveryoneKnows returns TERM/KNOW (ALGORITHMS.md 1.0) as the goal of
+// EveryoneKnows returns TERM/KNOW (docs/properties.md) as the goal of
 // automaton.Config.Termination (and often ValidEnd): every channel empty,
 // and every process settled (its election over, its send buffers empty; a
 // nil settled accepts every process) and knowing the winner.
@@ -203,7 +203,7 @@ func Min[S any, M automaton.Message](id func(p *S) int) func(v *automaton.View[S
 	}
 }
 
-// Quiescence returns QUIESCE (ALGORITHMS.md 0.9), named
+// Quiescence returns QUIESCE (docs/properties.md), named
 // properties.Quiescence: every fair run reaches a state with all channels
 // and buffers empty and no transition enabled. quiet says when a state is
 // such a state in the spec's terms (channels empty, every process started,

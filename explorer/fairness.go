@@ -91,7 +91,7 @@ func (g *stateGraph) enabled(i int) bitset {
 // component describes a set of states for the fairness test, strongly
 // connected along the edges of tasks: a fair cycle takes no fault, since an
 // execution takes finitely many (crashes and recoveries are the
-// environment's; ALGORITHMS.md 1.14's BU-TERM holds "after the last
+// environment's; docs/algorithms/bully.md's BU-TERM holds "after the last
 // fault"). fairCycle makes a set strongly connected along all edges into
 // such components first.
 type component struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/vacheck/vacheck/mutex"
 )
 
-// node is a process of the central coordinator of ALGORITHMS.md 2.1: a
+// node is a process of the central coordinator of docs/algorithms/central.md: a
 // client has the user part (Ust, Done) and Granted; the coordinator, the
 // last process, has Busy and the queue of waiting clients.
 type node struct {

@@ -1,5 +1,5 @@
 // Package mutex is the mutual-exclusion kit of vacheck: the user part of
-// ALGORITHMS.md 2.0 (each process cycles idle → trying → critical → idle and
+// docs/properties.md (each process cycles idle → trying → critical → idle and
 // makes a bounded number of requests), its properties GA1 (Exclusion), GA2
 // (Progress, LiveProgress where processes crash), GA2' (Starvation) and
 // FAIR-TS (TimestampOrder, for timestamped requests), the
@@ -34,12 +34,12 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// State is the user part of a mutual-exclusion process (ALGORITHMS.md 2.0),
+// State is the user part of a mutual-exclusion process (docs/properties.md),
 // which cycles Idle → Trying → Critical → Idle. The zero value is invalid,
 // so a process left uninitialised is caught.
 type State uint8
 
-// The user states of ALGORITHMS.md 2.0.
+// The user states of docs/properties.md.
 const (
 	Idle State = 1 + iota
 	Trying
@@ -90,7 +90,7 @@ func Count[S any, M automaton.Message](v *automaton.View[S, M], user User[S], wa
 	return properties.Count(v.N(), func(i int) bool { return In(v, user, i, want) })
 }
 
-// Exclusion returns GA1 (ALGORITHMS.md 2.0), named
+// Exclusion returns GA1 (docs/properties.md), named
 // properties.MutualExclusion: at no time is more than one process critical.
 func Exclusion[S any, M automaton.Message](user User[S]) automaton.Invariant[S, M] {
 	return automaton.Invariant[S, M]{
@@ -100,7 +100,7 @@ func Exclusion[S any, M automaton.Message](user User[S]) automaton.Invariant[S, 
 	}
 }
 
-// TimestampOrder returns FAIR-TS (ALGORITHMS.md 2.0) in state form, named
+// TimestampOrder returns FAIR-TS (docs/properties.md) in state form, named
 // properties.TimestampOrder, for an algorithm that stamps its requests with
 // a logical clock: a critical process's request (ts, i) is older than the
 // request of every trying process, comparing timestamps first and process
@@ -135,7 +135,7 @@ func TimestampOrder[S any, M automaton.Message](user User[S], stamp func(p *S) (
 
 // Served reports whether every process is idle with all its requests
 // served, the user part of a valid end state of mutual exclusion
-// (ALGORITHMS.md 0.8).
+// (docs/properties.md).
 func Served[S any, M automaton.Message](v *automaton.View[S, M], u Users, user User[S]) bool {
 	for i := 0; i < v.N(); i++ {
 		if st, done := user(v.Proc(i)); st != Idle || done != u.Requests(i) {
@@ -145,8 +145,8 @@ func Served[S any, M automaton.Message](v *automaton.View[S, M], u Users, user U
 	return true
 }
 
-// ValidEnd returns the valid end state of mutual exclusion (ALGORITHMS.md
-// 0.8) for automaton.Config.ValidEnd: every channel empty, every process
+// ValidEnd returns the valid end state of mutual exclusion (docs/properties.md)
+// for automaton.Config.ValidEnd: every channel empty, every process
 // idle with all its requests served, and released(p) for every process (its
 // algorithm's queues empty, its locks given back); a nil released accepts
 // every process.
@@ -167,13 +167,13 @@ func ValidEnd[S any, M automaton.Message](u Users, user User[S], released func(p
 	}
 }
 
-// Liveness returns the liveness properties of ALGORITHMS.md 2.0: Progress
+// Liveness returns the liveness properties of docs/properties.md: Progress
 // (GA2) and Starvation (GA2'), in that order.
 func Liveness[S any, M automaton.Message](user User[S]) []automaton.Liveness[S, M] {
 	return []automaton.Liveness[S, M]{Progress[S, M](user), Starvation[S, M](user)}
 }
 
-// Progress returns GA2 (ALGORITHMS.md 2.0), named properties.Progress: if
+// Progress returns GA2 (docs/properties.md), named properties.Progress: if
 // no process is critical and some process is trying, some process
 // eventually enters.
 func Progress[S any, M automaton.Message](user User[S]) automaton.Liveness[S, M] {
@@ -187,7 +187,7 @@ func Progress[S any, M automaton.Message](user User[S]) automaton.Liveness[S, M]
 	}
 }
 
-// LiveProgress returns GA2 where processes may crash (ALGORITHMS.md 0.4),
+// LiveProgress returns GA2 where processes may crash (docs/properties.md),
 // named properties.Progress: if no live process is critical and some live
 // process is trying, some live process eventually enters. Without crashes it
 // is Progress; with them a crashed trying process alone does not make it
@@ -211,7 +211,7 @@ func LiveProgress[S any, M automaton.Message](user User[S]) automaton.Liveness[S
 	}
 }
 
-// Starvation returns GA2' (ALGORITHMS.md 2.0), named
+// Starvation returns GA2' (docs/properties.md), named
 // properties.StarvationFreedom: trying_i leads to critical_i, for every
 // process i.
 func Starvation[S any, M automaton.Message](user User[S]) automaton.Liveness[S, M] {

@@ -1,6 +1,6 @@
 // Package properties names the properties vacheck checks and the kinds they
-// come in. The names are shared by the whole catalog (ALGORITHMS.md section
-// 4), so that `--property uniqueness` means the same thing for every
+// come in. The names are shared by the whole catalog (docs/properties.md),
+// so that `--property uniqueness` means the same thing for every
 // election algorithm.
 package properties
 
@@ -50,8 +50,7 @@ type Info struct {
 	Doc  string
 }
 
-// Names of the properties shared by the catalog (ALGORITHMS.md 0.9, 2.0 and
-// section 4).
+// Names of the properties shared by the catalog (docs/properties.md).
 const (
 	Uniqueness        = "uniqueness"         // UNIQ: never two processes in a leader state
 	Agreement         = "agreement"          // AGREE: never two different known leaders

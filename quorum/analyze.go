@@ -33,8 +33,8 @@ func (v Verdict) String() string {
 	}
 }
 
-// Report lists the properties of a quorum system defined in ALGORITHMS.md
-// 2.5. Process numbers in it are 0-based.
+// Report lists the properties of a quorum system defined in
+// docs/algorithms/maekawa.md. Process numbers in it are 0-based.
 //
 // Coterie and NonDominated are properties of the quorum set, the distinct
 // quorums; SelfIncluded, Symmetric and Ideal are properties of the list
@@ -62,10 +62,10 @@ type Report struct {
 	Symmetric bool
 	K, D      int
 
-	// NonDominated is the exhaustive test of ALGORITHMS.md 2.5: a coterie
-	// is non-dominated iff every set H ⊆ U that meets all quorums contains
-	// one. It is Fails when the system is not a coterie and Unknown when
-	// N > MaxNDProcesses. When a coterie fails it, Witness is such an H
+	// NonDominated is the exhaustive test of docs/algorithms/maekawa.md: a
+	// coterie is non-dominated iff every set H ⊆ U that meets all quorums
+	// contains one. It is Fails when the system is not a coterie and Unknown
+	// when N > MaxNDProcesses. When a coterie fails it, Witness is such an H
 	// containing no quorum, of the smallest size (ties to the set with the
 	// lower highest members).
 	NonDominated Verdict

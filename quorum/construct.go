@@ -55,9 +55,9 @@ func ceilSqrt(n int) int {
 	return c
 }
 
-// Grid returns the grid quorum system of ALGORITHMS.md 2.5: the processes
-// are written row by row into ⌈√N⌉ columns (the last row possibly partial)
-// and S_x is the row of x plus the column of x. For N=16, S_6 =
+// Grid returns the grid quorum system of docs/algorithms/maekawa.md: the
+// processes are written row by row into ⌈√N⌉ columns (the last row possibly
+// partial) and S_x is the row of x plus the column of x. For N=16, S_6 =
 // {2,5,6,7,8,10,14}.
 //
 // The intersection property also holds with a partial last row: if x is in
@@ -84,9 +84,10 @@ func Grid(n int) (System, error) {
 // processes starting at i, cyclically (so i ∈ S_i). Any two sets of more
 // than N/2 processes intersect.
 //
-// These N quorums are only part of the majority coterie of ALGORITHMS.md 2.5
-// (all sets of ⌊N/2⌋+1 processes), and for N ≥ 4 they are not non-dominated
-// even when N is odd: for N=5, {1,3} meets every S_i but contains none.
+// These N quorums are only part of the majority coterie of
+// docs/algorithms/maekawa.md (all sets of ⌊N/2⌋+1 processes), and for N ≥ 4
+// they are not non-dominated even when N is odd: for N=5, {1,3} meets every S_i
+// but contains none.
 func Majority(n int) (System, error) {
 	if err := checkN("majority", n); err != nil {
 		return System{}, err
@@ -102,12 +103,12 @@ func Majority(n int) (System, error) {
 }
 
 // WeightedMajority returns a weighted-majority system for N = len(weights)
-// processes, process i having weight weights[i] ≥ 0 (ALGORITHMS.md 2.5). With
-// G the total weight, S_i is a minimal set containing i whose weight exceeds
-// G/2, chosen deterministically: i first, then the heaviest remaining
-// processes (ties to the lower index) until the weight exceeds G/2; then every
-// member other than i that is not needed is dropped, lightest (last added)
-// first.
+// processes, process i having weight weights[i] ≥ 0
+// (docs/algorithms/maekawa.md). With G the total weight, S_i is a minimal set
+// containing i whose weight exceeds G/2, chosen deterministically: i first,
+// then the heaviest remaining processes (ties to the lower index) until the
+// weight exceeds G/2; then every member other than i that is not needed is
+// dropped, lightest (last added) first.
 //
 // Any two sets heavier than G/2 intersect. Because i must stay in S_i, a
 // quorum may contain another process's quorum, so the system need not be a
@@ -167,8 +168,8 @@ func WeightedMajority(weights []int) (System, error) {
 }
 
 // Tree returns the tree quorum system of Agrawal and El Abbadi
-// (ALGORITHMS.md 2.5) with one quorum per process. The processes form a
-// complete binary tree in heap order (process 1 is the root, the children of
+// (docs/algorithms/maekawa.md) with one quorum per process. The processes form
+// a complete binary tree in heap order (process 1 is the root, the children of
 // k are 2k and 2k+1), and S_i is the path from the root through i down to the
 // leftmost leaf below i.
 //
@@ -193,12 +194,13 @@ func Tree(n int) (System, error) {
 	}), nil
 }
 
-// Wall returns the crumbling wall of Peleg and Wool (ALGORITHMS.md 2.5) with
-// rows of the given widths, numbered top to bottom and left to right; the
-// widths must be positive and sum to n. The quorum of a process in row r is
-// the whole of row r plus the first process of every row below r. Two such
-// quorums intersect: in the same row they share the row, and otherwise the
-// upper one contains the first process of the lower one's row.
+// Wall returns the crumbling wall of Peleg and Wool
+// (docs/algorithms/maekawa.md) with rows of the given widths, numbered top to
+// bottom and left to right; the widths must be positive and sum to n. The
+// quorum of a process in row r is the whole of row r plus the first process of
+// every row below r. Two such quorums intersect: in the same row they share the
+// row, and otherwise the upper one contains the first process of the lower
+// one's row.
 func Wall(n int, rows []int) (System, error) {
 	name := "wall:" + joinInts(rows)
 	if err := checkN(name, n); err != nil {

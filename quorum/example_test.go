@@ -7,7 +7,8 @@ import (
 )
 
 // Example parses the --quorums flag for Maekawa's algorithm with N=7, checks
-// what the algorithm needs and prints the ALGORITHMS.md 2.5 properties.
+// what the algorithm needs and prints the docs/algorithms/maekawa.md
+// properties.
 func Example() {
 	s, err := quorum.Parse("fpp", 7)
 	if err != nil {

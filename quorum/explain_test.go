@@ -24,9 +24,9 @@ func allMajoritySets(n int) System {
 	return s
 }
 
-// TestExplainSection25 checks the expected answers of ALGORITHMS.md 2.5 and
-// the 2.5 row of section 3, and that every "no" comes with a witness that
-// really shows it.
+// TestExplainSection25 checks the expected answers of
+// docs/algorithms/maekawa.md and the 2.5 row of section 3, and that every "no"
+// comes with a witness that really shows it.
 func TestExplainSection25(t *testing.T) {
 	t.Run("all sets > N/2 is not a coterie", func(t *testing.T) {
 		s := allMajoritySets(3)
@@ -58,7 +58,7 @@ func TestExplainSection25(t *testing.T) {
 				t.Fatalf("non-dominated = %v, want %v", r.NonDominated, tt.nd)
 			}
 			if tt.h != nil && !slices.Equal(oneBasedSet(r.Witness), tt.h) {
-				t.Errorf("witness %v, want %v as in ALGORITHMS.md 2.5", oneBasedSet(r.Witness), tt.h)
+				t.Errorf("witness %v, want %v as in docs/algorithms/maekawa.md", oneBasedSet(r.Witness), tt.h)
 			}
 			if tt.nd == Fails {
 				checkDominates(t, tt.s, w.Dominating)

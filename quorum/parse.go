@@ -13,7 +13,7 @@ import (
 const allowed = "allowed: fpp, grid, majority, weighted:W1,W2,..., tree, wall:ROWS, single, all, or the path of a quorum file"
 
 // Parse returns the quorum system for N=n processes named by the value of
-// the --quorums flag (ALGORITHMS.md 4):
+// the --quorums flag (docs/algorithms/maekawa.md):
 //
 //	fpp                finite projective plane (ProjectivePlane)
 //	grid               grid (Grid)

@@ -10,18 +10,18 @@ import (
 // PG(2,q) (N = q²+q+1 = 4161 processes).
 const MaxPlaneOrder = 64
 
-// ProjectivePlane returns an ideal quorum system built from a finite
-// projective plane (ALGORITHMS.md 2.5): N = q²+q+1 processes, quorums of
-// size q+1, every process in q+1 quorums, every two quorums meeting in
-// exactly one process, and i ∈ S_i.
+// ProjectivePlane returns an ideal quorum system built from a finite projective
+// plane (docs/algorithms/maekawa.md): N = q²+q+1 processes, quorums of size
+// q+1, every process in q+1 quorums, every two quorums meeting in exactly one
+// process, and i ∈ S_i.
 //
 // N=3 gives the triangle S_1={1,2}, S_2={2,3}, S_3={3,1} (order 1); N=7 the
-// Fano plane S_i={i,i+1,i+3} (mod 7, values 1..7); N=13 exactly the
-// 13-process table of ALGORITHMS.md 2.5. For other N = q²+q+1 with q a prime
-// power up to MaxPlaneOrder it builds PG(2,q) over GF(q) and gives each
-// process a distinct line through it, found by a deterministic bipartite
-// matching (a system of distinct representatives, which exists because the
-// point–line incidence graph is (q+1)-regular).
+// Fano plane S_i={i,i+1,i+3} (mod 7, values 1..7); N=13 exactly the 13-process
+// table of docs/algorithms/maekawa.md. For other N = q²+q+1 with q a prime
+// power up to MaxPlaneOrder it builds PG(2,q) over GF(q) and gives each process
+// a distinct line through it, found by a deterministic bipartite matching (a
+// system of distinct representatives, which exists because the point–line
+// incidence graph is (q+1)-regular).
 //
 // Any other N gives an error wrapping ErrNoPlane (and so ErrNoConstruction)
 // that lists the valid N. That no plane exists when q is not a prime power
@@ -36,7 +36,7 @@ func ProjectivePlane(n int) (System, error) {
 			table[i] = []int{i%7 + 1, (i+1)%7 + 1, (i+3)%7 + 1}
 		}
 		return fromOneBased("fpp", table), nil
-	case 13: // the 13-process ideal system of ALGORITHMS.md 2.5, 1-based
+	case 13: // the 13-process ideal system of docs/algorithms/maekawa.md, 1-based
 		return fromOneBased("fpp", [][]int{
 			{1, 2, 3, 4}, {2, 5, 8, 11}, {3, 6, 8, 13}, {4, 6, 10, 11}, {1, 5, 6, 7},
 			{2, 6, 9, 12}, {2, 7, 10, 13}, {1, 8, 9, 10}, {3, 7, 9, 11}, {3, 5, 10, 12},

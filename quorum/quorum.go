@@ -1,20 +1,20 @@
 // Package quorum builds, parses, validates and analyses the quorum systems
 // used by the quorum-based mutual exclusion algorithms of vacheck (Maekawa,
-// Cao–Singhal; ALGORITHMS.md 2.5–2.8).
+// Cao–Singhal; docs/algorithms/maekawa.md and docs/algorithms/cao-singhal.md).
 //
 // A System assigns one quorum S_i to every process i: process i asks every
 // member of S_i for permission, and Maekawa's algorithm also needs i ∈ S_i.
-// Processes are numbered from 0 internally (process 1 of ALGORITHMS.md is
-// index 0); users see them numbered from 1, in quorum files, in the --quorums
+// Processes are numbered from 0 internally (process 1 of the docs is index
+// 0); users see them numbered from 1, in quorum files, in the --quorums
 // flag, in String results and in every error message.
 //
-// The constructions are the ones listed in ALGORITHMS.md 2.5: finite
-// projective planes (ProjectivePlane), the grid (Grid), majority
-// (Majority), weighted majority (WeightedMajority), tree quorums (Tree), the
-// crumbling wall (Wall), a single coordinator (Single) and the whole universe
-// (All). Parse maps a --quorums flag value to one of them or to a quorum
-// file (ParseFile). Validate checks what an algorithm needs; Analyze reports
-// the properties ALGORITHMS.md 2.5 defines (intersection, coterie, symmetry,
+// The constructions are the ones listed in docs/algorithms/maekawa.md: finite
+// projective planes (ProjectivePlane), the grid (Grid), majority (Majority),
+// weighted majority (WeightedMajority), tree quorums (Tree), the crumbling wall
+// (Wall), a single coordinator (Single) and the whole universe (All). Parse
+// maps a --quorums flag value to one of them or to a quorum file (ParseFile).
+// Validate checks what an algorithm needs; Analyze reports the properties
+// docs/algorithms/maekawa.md defines (intersection, coterie, symmetry,
 // non-domination, ideal).
 package quorum
 
@@ -116,7 +116,7 @@ func (s System) prefix() string {
 // Validate checks that s is well formed (N ≥ 1, one non-empty quorum per
 // process, members in range, ascending, no duplicates) and that every two
 // quorums intersect. With needSelf it also checks i ∈ S_i for every i, as
-// Maekawa's algorithm requires (ALGORITHMS.md 2.6).
+// Maekawa's algorithm requires (docs/algorithms/maekawa.md).
 //
 // The error wraps ErrMalformed, ErrDisjoint (naming the first two processes,
 // 1-based, whose quorums are disjoint) or ErrNotSelf (naming the process).

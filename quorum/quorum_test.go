@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// oneBased returns the quorums of s 1-based, as ALGORITHMS.md writes them.
+// oneBased returns the quorums of s 1-based, as the docs write them.
 func oneBased(s System) [][]int {
 	out := make([][]int, len(s.Quorums))
 	for i, q := range s.Quorums {
@@ -33,8 +33,8 @@ func must(t *testing.T) func(System, error) System {
 	}
 }
 
-// isDominationWitness reports whether the 1-based set h meets every quorum
-// of s and contains none: the witness of the ALGORITHMS.md 2.5 ND test.
+// isDominationWitness reports whether the 1-based set h meets every quorum of s
+// and contains none: the witness of the docs/algorithms/maekawa.md ND test.
 func isDominationWitness(s System, h []int) bool {
 	in := make(map[int]bool)
 	for _, m := range h {
@@ -57,7 +57,7 @@ func isDominationWitness(s System, h []int) bool {
 func gridOf(t *testing.T, n int) System { return must(t)(Grid(n)) }
 
 // TestReferenceResults checks the reference results of the ND test in
-// ALGORITHMS.md 2.5, and the other properties of the same systems.
+// docs/algorithms/maekawa.md, and the other properties of the same systems.
 func TestReferenceResults(t *testing.T) {
 	plane := func(n int) func() (System, error) { return func() (System, error) { return ProjectivePlane(n) } }
 	majority := func(n int) func() (System, error) { return func() (System, error) { return Majority(n) } }
@@ -127,7 +127,7 @@ func oneBasedSet(h []int) []int {
 }
 
 // TestMajorityCoterie checks "majority coteries for odd N" are ND and those
-// for even N are not (ALGORITHMS.md 2.5), on the full coterie of all
+// for even N are not (docs/algorithms/maekawa.md), on the full coterie of all
 // ⌊N/2⌋+1-sets rather than on the N cyclic quorums of Majority.
 func TestMajorityCoterie(t *testing.T) {
 	for n := 1; n <= 10; n++ {
@@ -167,7 +167,7 @@ func TestMajorityCyclicNotND(t *testing.T) {
 	}
 }
 
-// TestTable13 checks the 13-process ideal system of ALGORITHMS.md 2.5
+// TestTable13 checks the 13-process ideal system of docs/algorithms/maekawa.md
 // against the document's table and its listed checks.
 func TestTable13(t *testing.T) {
 	s := must(t)(ProjectivePlane(13))
@@ -177,7 +177,7 @@ func TestTable13(t *testing.T) {
 		{1, 11, 12, 13}, {4, 7, 8, 12}, {4, 5, 9, 13},
 	}
 	if got := oneBased(s); !slices.EqualFunc(got, want, slices.Equal) {
-		t.Fatalf("quorums = %v, want the table of ALGORITHMS.md 2.5 %v", got, want)
+		t.Fatalf("quorums = %v, want the table of docs/algorithms/maekawa.md %v", got, want)
 	}
 	degree := make([]int, 13)
 	for i, q := range s.Quorums {
@@ -201,7 +201,7 @@ func TestTable13(t *testing.T) {
 			t.Errorf("process %d lies in %d quorums, want 4", p+1, d)
 		}
 	}
-	// The Maekawa deadlock of ALGORITHMS.md 2.6 relies on these.
+	// The Maekawa deadlock of docs/algorithms/maekawa.md relies on these.
 	for _, c := range []struct{ a, b, meet int }{{7, 8, 10}, {7, 11, 13}, {8, 11, 1}} {
 		got := oneBasedSet(intersection(s.Quorums[c.a-1], s.Quorums[c.b-1]))
 		if !slices.Equal(got, []int{c.meet}) {
@@ -221,7 +221,7 @@ func intersection(a, b []int) []int {
 }
 
 // TestSmallPlanes checks the triangle and the Fano plane as listed in
-// ALGORITHMS.md 2.5, through String.
+// docs/algorithms/maekawa.md, through String.
 func TestSmallPlanes(t *testing.T) {
 	tests := []struct {
 		n    int
@@ -238,7 +238,7 @@ func TestSmallPlanes(t *testing.T) {
 }
 
 // TestProjectivePlaneGeneric checks PG(2,q) built over GF(q), for prime and
-// prime-power orders, against the theorem of ALGORITHMS.md 2.5: ideal,
+// prime-power orders, against the theorem of docs/algorithms/maekawa.md: ideal,
 // K = q+1, every process in q+1 quorums, and i ∈ S_i.
 func TestProjectivePlaneGeneric(t *testing.T) {
 	check := func(t *testing.T, s System, q int) {
@@ -265,7 +265,7 @@ func TestProjectivePlaneGeneric(t *testing.T) {
 	}
 }
 
-// TestGridExample checks the N=16 example of ALGORITHMS.md 2.5.
+// TestGridExample checks the N=16 example of docs/algorithms/maekawa.md.
 func TestGridExample(t *testing.T) {
 	s := gridOf(t, 16)
 	if got, want := oneBased(s)[5], []int{2, 5, 6, 7, 8, 10, 14}; !slices.Equal(got, want) {
@@ -496,7 +496,7 @@ func writeFile(t *testing.T, name, content string) string {
 	return path
 }
 
-// fanoFile is the Fano plane of ALGORITHMS.md 2.5 in the file format.
+// fanoFile is the Fano plane of docs/algorithms/maekawa.md in the file format.
 const fanoFile = `# Fano plane, S_i = {i, i+1, i+3} mod 7
 
 1 2 4
@@ -549,7 +549,8 @@ func TestParseFile(t *testing.T) {
 	}
 }
 
-// TestParse checks every form of the --quorums flag (ALGORITHMS.md 4).
+// TestParse checks every form of the --quorums flag
+// (docs/algorithms/maekawa.md).
 func TestParse(t *testing.T) {
 	file := writeFile(t, "fano.txt", fanoFile)
 	tests := []struct {

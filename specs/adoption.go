@@ -10,17 +10,17 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// adNode is the process automaton of the adoption method (ALGORITHMS.md
-// 1.12; Mattern, Verteilte Basisalgorithmen, 1989), the second of the
-// parallel echo elections on an arbitrary connected graph. Where a stronger
-// wave meets a weaker one, the conquered node does not restart the wave as
-// in extinction (1.11, echo-election) but adopts the weaker wave's partial
-// tree: it points its parent at the conqueror and forwards the stronger
-// explorer only up its old parent chain, which reverses that path; the
-// subtrees the weaker wave already explored keep reporting to their
-// unchanged parents. Echoes are matched against the edge mark (the label of
-// the last explorer sent over the edge), not against the node label, so the
-// echoes of an adopted subtree are still accepted.
+// adNode is the process automaton of the adoption method
+// (docs/algorithms/adoption.md; Mattern, Verteilte Basisalgorithmen, 1989), the
+// second of the parallel echo elections on an arbitrary connected graph. Where
+// a stronger wave meets a weaker one, the conquered node does not restart the
+// wave as in extinction (1.11, echo-election) but adopts the weaker wave's
+// partial tree: it points its parent at the conqueror and forwards the stronger
+// explorer only up its old parent chain, which reverses that path; the subtrees
+// the weaker wave already explored keep reporting to their unchanged parents.
+// Echoes are matched against the edge mark (the label of the last explorer sent
+// over the edge), not against the node label, so the echoes of an adopted
+// subtree are still accepted.
 //
 // The rules are the section's reconstruction (its Choice: only the case
 // analysis (a)-(d) is classical; the per-edge echo matching and the
@@ -186,7 +186,7 @@ func adWinner(v *adView) int {
 	return -1
 }
 
-// adEnd is the valid end state of 1.12 (ALGORITHMS.md 0.8, graph election
+// adEnd is the valid end state of 1.12 (docs/properties.md, graph election
 // without announcement): all channels empty and exactly one process won.
 func adEnd(v *adView) bool {
 	return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return v.Proc(i).Won }) == 1

@@ -12,12 +12,11 @@ import (
 	"github.com/vacheck/vacheck/topology"
 )
 
-// adRef is a literal reference model of the adoption method written
-// straight from the case table of ALGORITHMS.md 1.12 ("in words": k = j →
-// the edge is finished; k > j → no change; j > i → adoption; i ≥ j > k →
-// answer with an explorer of the own label), without the automaton
-// package: plain slices, FIFO queues per directed edge. Objective
-// max only.
+// adRef is a literal reference model of the adoption method written straight
+// from the case table of docs/algorithms/adoption.md ("in words": k = j → the
+// edge is finished; k > j → no change; j > i → adoption; i ≥ j > k → answer
+// with an explorer of the own label), without the automaton package: plain
+// slices, FIFO queues per directed edge. Objective max only.
 type adRef struct {
 	id       []int
 	role     []int // 0 passive, 1 designated, 2 initiator
@@ -301,8 +300,8 @@ func adSets(t *testing.T, flags map[string]string) (topology.Graph, [][]int, [][
 }
 
 // TestAdoptionCounts pins the exact state space of adoption and checks its
-// claims (ALGORITHMS.md 1.12: UNIQ, VALID over the actual initiators, the
-// four assertions of the section, DLF — which is TERM here, the state graph
+// claims (docs/algorithms/adoption.md: UNIQ, VALID over the actual initiators,
+// the four assertions of the section, DLF — which is TERM here, the state graph
 // being acyclic) with BFS on 1 and 2 workers and DFS. Every pinned count is
 // also produced by adReference, the literal model above, which gives the
 // min/max messages too.
@@ -375,7 +374,7 @@ func TestAdoptionObjectiveMin(t *testing.T) {
 }
 
 // TestAdoptionSingleInitiatorMessages checks "single initiator: exactly 2E"
-// (ALGORITHMS.md 1.12), as for echo-election, for both objectives.
+// (docs/algorithms/adoption.md), as for echo-election, for both objectives.
 func TestAdoptionSingleInitiatorMessages(t *testing.T) {
 	for _, tt := range []struct {
 		n        int
@@ -402,10 +401,10 @@ func TestAdoptionSingleInitiatorMessages(t *testing.T) {
 }
 
 // TestAdoptionVersusExtinction reproduces the reference values of
-// ALGORITHMS.md 1.12 (min…max total messages over all ID arrangements and
-// all non-empty initiator sets, FIFO) next to those of extinction (1.11,
-// echo-election) on the same graphs: the minimum is 2E for both, and
-// adoption never needs more than extinction.
+// docs/algorithms/adoption.md (min…max total messages over all ID arrangements
+// and all non-empty initiator sets, FIFO) next to those of extinction (1.11,
+// echo-election) on the same graphs: the minimum is 2E for both, and adoption
+// never needs more than extinction.
 //
 //	graph                  E  adoption  extinction
 //	path of 3              2  4…7       4…8

@@ -12,9 +12,10 @@ import (
 )
 
 // TestChangRobertsAnnounce: with the announcement every fair run terminates
-// with every process knowing the maximum (ALGORITHMS.md 1.2), for every ID
-// arrangement, N=3..5; election messages plus exactly N announcements: min
-// 3N-1, max N(N+1)/2+N.
+// with every process knowing the maximum
+// (docs/algorithms/chang-roberts-announce.md), for every ID arrangement,
+// N=3..5; election messages plus exactly N announcements: min 3N-1, max
+// N(N+1)/2+N.
 func TestChangRobertsAnnounce(t *testing.T) {
 	counts := map[int][2]int64{3: {318, 594}, 4: {4500, 11464}, 5: {82165, 264640}}
 	for n := 3; n <= 5; n++ {
@@ -60,12 +61,13 @@ func TestChangRobertsAnnounceBroken(t *testing.T) {
 	}
 }
 
-// TestChangRobertsAnnounceCrash: with one crash-stop fault (ALGORITHMS.md
-// 1.2, 0.4) termination fails with a finite counterexample: the ring is
-// broken, and messages to the crashed process are discarded, so the run
-// stops in a terminal state where not every process knows the leader (at
-// N=3 with increasing IDs: 1 and 2 are discarded, then 3 crashes with its
-// own ID still in its send buffer); safety still holds.
+// TestChangRobertsAnnounceCrash: with one crash-stop fault
+// (docs/algorithms/chang-roberts-announce.md and docs/properties.md)
+// termination fails with a finite counterexample: the ring is broken, and
+// messages to the crashed process are discarded, so the run stops in a terminal
+// state where not every process knows the leader (at N=3 with increasing IDs: 1
+// and 2 are discarded, then 3 crashes with its own ID still in its send
+// buffer); safety still holds.
 func TestChangRobertsAnnounceCrash(t *testing.T) {
 	m := build(t, "chang-roberts-announce", map[string]string{"n": "3", "ids": "increasing", "crashes": "1"})
 	r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Termination}})
@@ -90,9 +92,9 @@ func TestChangRobertsAnnounceCrash(t *testing.T) {
 	}
 }
 
-// TestPerpetuumMobile: mutual exclusion, one token and starvation freedom
-// under weak fairness (ALGORITHMS.md 2.9); messages are unbounded, because
-// the token circulates when nobody wants it.
+// TestPerpetuumMobile: mutual exclusion, one token and starvation freedom under
+// weak fairness (docs/algorithms/perpetuum-mobile.md); messages are unbounded,
+// because the token circulates when nobody wants it.
 func TestPerpetuumMobile(t *testing.T) {
 	counts := map[int][2]int64{3: {189, 369}, 4: {756, 1728}}
 	for n := 3; n <= 4; n++ {
@@ -129,8 +131,9 @@ func TestPerpetuumMobile(t *testing.T) {
 	}
 }
 
-// TestMessagesByType: the announcement adds exactly N ELECTED messages to
-// the ELECT messages of 1.1 (ALGORITHMS.md 1.2), for every arrangement.
+// TestMessagesByType: the announcement adds exactly N ELECTED messages to the
+// ELECT messages of 1.1 (docs/algorithms/chang-roberts-announce.md), for every
+// arrangement.
 func TestMessagesByType(t *testing.T) {
 	for n := 3; n <= 4; n++ {
 		m := build(t, "chang-roberts-announce", map[string]string{"n": fmt.Sprint(n)})

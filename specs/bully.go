@@ -14,9 +14,9 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// buStatus is the election status st of a Bully process (ALGORITHMS.md
-// 1.14): idle, electing (waiting for ANSWERs) or waiting (an ANSWER
-// arrived, waiting for COORDINATOR).
+// buStatus is the election status st of a Bully process
+// (docs/algorithms/bully.md): idle, electing (waiting for ANSWERs) or waiting
+// (an ANSWER arrived, waiting for COORDINATOR).
 type buStatus uint8
 
 const (
@@ -72,7 +72,7 @@ func (m buMsg) String() string {
 	return fmt.Sprintf("buMsg(%d,%d)", m.Kind, m.C)
 }
 
-// buNode is the Bully process of ALGORITHMS.md 1.14 (Garcia-Molina,
+// buNode is the Bully process of docs/algorithms/bully.md (Garcia-Molina,
 // "Elections in a distributed computing system", IEEE Trans. Computers
 // C-31(1), 1982) on a complete graph with FIFO channels and crash-stop
 // faults. Process i (0-based) has ID i+1, so a larger ID is a larger index
@@ -106,10 +106,10 @@ type buView = automaton.View[buNode, buMsg]
 
 // Steps lists detect_i, timeoutAnswer_i and timeoutCoord_i when enabled.
 // Timeouts are justified by the global predicates T_ANSWER and T_COORD
-// (ALGORITHMS.md 0.4, 1.14). With --timeouts unrestricted a timeout needs
-// only its local waiting condition; one that fires while its predicate is
-// false is premature and spends the global budget (its Step.Arg is 1, not
-// shown in the label; the state's early counter shows it).
+// (docs/properties.md and docs/algorithms/bully.md). With --timeouts
+// unrestricted a timeout needs only its local waiting condition; one that fires
+// while its predicate is false is premature and spends the global budget (its
+// Step.Arg is 1, not shown in the label; the state's early counter shows it).
 func (p *buNode) Steps(v *buView, out []automaton.Step) []automaton.Step {
 	i := v.Self()
 	switch p.St {
@@ -227,9 +227,9 @@ func (p *buNode) Do(s automaton.Step, fx *automaton.Effects[buMsg]) {
 	}
 }
 
-// Recover is recover_i (ALGORITHMS.md 0.4, 1.14): the election state is
-// volatile, so st := idle and coord := ⊥, then HOLD(). The premature-timeout
-// counter is the environment's bookkeeping and survives.
+// Recover is recover_i (docs/properties.md and docs/algorithms/bully.md): the
+// election state is volatile, so st := idle and coord := ⊥, then HOLD(). The
+// premature-timeout counter is the environment's bookkeeping and survives.
 func (p *buNode) Recover(fx *automaton.Effects[buMsg]) {
 	p.St, p.Coord = buIdle, 0
 	p.hold(fx)
@@ -418,7 +418,7 @@ func buChoice(p *Params, flag, first, second string) (bool, error) {
 	}
 }
 
-// bullySpecs returns the Bully algorithm (ALGORITHMS.md 1.14) and its
+// bullySpecs returns the Bully algorithm (docs/algorithms/bully.md) and its
 // broken twin.
 func bullySpecs() []Spec { return []Spec{bully(false), bully(true)} }
 

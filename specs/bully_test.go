@@ -13,7 +13,7 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// buRef is a plain reference model of Bully (ALGORITHMS.md 1.14) with
+// buRef is a plain reference model of Bully (docs/algorithms/bully.md) with
 // crash-stop faults, recoveries and PERFECT timeouts, written without the
 // automaton and explorer packages so that it checks them. Process i has ID
 // i+1; queue[i][j] is the FIFO channel from i to j.
@@ -365,7 +365,7 @@ var buCrashFigures = []struct {
 	{4, "all", 3, 23},
 }
 
-// TestBullyMessages checks the complexity figures of ALGORITHMS.md 1.14,
+// TestBullyMessages checks the complexity figures of docs/algorithms/bully.md,
 // scenario "the coordinator (max ID) has crashed", stable start: if the
 // second-highest process detects it, N-1 messages (one ELECTION to the dead
 // coordinator, N-2 COORDINATORs); if only the lowest detects, N=3 exactly 5
@@ -386,7 +386,7 @@ func TestBullyMessages(t *testing.T) {
 
 // TestBullyCounterexamples pins the BFS counterexamples of the broken twin
 // (timeoutAnswer does not wait for the larger processes to be crashed) and
-// of bully with --timeouts unrestricted (ALGORITHMS.md 1.14: BU-UNIQ
+// of bully with --timeouts unrestricted (docs/algorithms/bully.md: BU-UNIQ
 // fails).
 func TestBullyCounterexamples(t *testing.T) {
 	for _, tt := range []struct {

@@ -13,8 +13,8 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// csKind is the type of a Cao–Singhal message (ALGORITHMS.md 2.8): those of
-// Maekawa's full algorithm (2.7) and TRANSFER.
+// csKind is the type of a Cao–Singhal message (docs/algorithms/cao-singhal.md):
+// those of Maekawa's full algorithm (2.7) and TRANSFER.
 type csKind uint8
 
 const (
@@ -70,13 +70,14 @@ type csFwd struct {
 
 func (f csFwd) String() string { return strconv.Itoa(f.Arb+1) + "→" + f.Next.String() }
 
-// csNode is a process of the Cao–Singhal algorithm (ALGORITHMS.md 2.8; G.
-// Cao, M. Singhal, A delay-optimal quorum-based mutual exclusion algorithm
-// for distributed systems, IEEE TPDS 12(12), 2001): Maekawa's full
-// algorithm (2.7, yield rule B) where an arbiter locked for i tells i, by
-// TRANSFER, which pending request to hand its permission to; on exit i sends
-// that LOCKED directly to the next requester and a RELEASE naming it to the
-// arbiter. The synchronisation delay drops from 2 hops to 1.
+// csNode is a process of the Cao–Singhal algorithm
+// (docs/algorithms/cao-singhal.md; G. Cao, M. Singhal, A delay-optimal
+// quorum-based mutual exclusion algorithm for distributed systems, IEEE TPDS
+// 12(12), 2001): Maekawa's full algorithm (2.7, yield rule B) where an arbiter
+// locked for i tells i, by TRANSFER, which pending request to hand its
+// permission to; on exit i sends that LOCKED directly to the next requester and
+// a RELEASE naming it to the arbiter. The synchronisation delay drops from 2
+// hops to 1.
 //
 // The section is an "idea" and leaves rules open. The paper was not at
 // hand, so these Choices are ours: (1) and (2) as the section suggests,
@@ -394,7 +395,8 @@ func csExplain(v *csView) []string {
 	return lines
 }
 
-// caoSinghalSpecs returns cao-singhal and its broken twin (ALGORITHMS.md 2.8).
+// caoSinghalSpecs returns cao-singhal and its broken twin
+// (docs/algorithms/cao-singhal.md).
 func caoSinghalSpecs() []Spec { return []Spec{caoSinghal(false), caoSinghal(true)} }
 
 func caoSinghal(broken bool) Spec {

@@ -198,17 +198,17 @@ func (d *csDriver) hopsTo(label string, limit int) int {
 	return -1
 }
 
-// TestCaoSinghalSyncDelay measures the synchronisation delay (ALGORITHMS.md
-// 0.7) on a witness execution: grid quorums for N=4 (S_1 = {1,2,3}, S_4 =
-// {2,3,4}; arbiters 2 and 3 are shared and are neither requester). Process
-// 1 requests and enters with every message delivered; process 4 requests
-// and every message is delivered (in cao-singhal, arbiters 2 and 3 send 1
-// TRANSFER(→4)); then exit_1. From there, in rounds that each deliver the
-// messages in transit at the round's start (synchronous delivery), we count
-// the rounds until enter_4 is enabled: the hops on the causal chain from
-// exit_1 to enter_4. Cao–Singhal: 1 (exit_1 sends LOCKED(2) and LOCKED(3)
-// straight to 4). Maekawa on the same quorums and schedule: 2 (RELEASE to
-// 2 and 3, then their LOCKEDs to 4).
+// TestCaoSinghalSyncDelay measures the synchronisation delay
+// (docs/properties.md) on a witness execution: grid quorums for N=4 (S_1 =
+// {1,2,3}, S_4 = {2,3,4}; arbiters 2 and 3 are shared and are neither
+// requester). Process 1 requests and enters with every message delivered;
+// process 4 requests and every message is delivered (in cao-singhal, arbiters 2
+// and 3 send 1 TRANSFER(→4)); then exit_1. From there, in rounds that each
+// deliver the messages in transit at the round's start (synchronous delivery),
+// we count the rounds until enter_4 is enabled: the hops on the causal chain
+// from exit_1 to enter_4. Cao–Singhal: 1 (exit_1 sends LOCKED(2) and LOCKED(3)
+// straight to 4). Maekawa on the same quorums and schedule: 2 (RELEASE to 2 and
+// 3, then their LOCKEDs to 4).
 func TestCaoSinghalSyncDelay(t *testing.T) {
 	for _, c := range []struct {
 		spec string

@@ -17,11 +17,11 @@ const (
 )
 
 // cvNode is process P_i of the Carvalho-Roucairol optimisation of
-// Ricart-Agrawala (ALGORITHMS.md 2.4; Carvalho & Roucairol, "On mutual
-// exclusion in computer networks", CACM 1983): the state of raNode with
-// perm (the processes whose permission i holds) in place of waiting, since
-// a REPLY is a permission that i keeps until j asks for it. Messages are
-// raMsg: REQUEST(ts, i) and REPLY.
+// Ricart-Agrawala (docs/algorithms/carvalho-roucairol.md; Carvalho & Roucairol,
+// "On mutual exclusion in computer networks", CACM 1983): the state of raNode
+// with perm (the processes whose permission i holds) in place of waiting, since
+// a REPLY is a permission that i keeps until j asks for it. Messages are raMsg:
+// REQUEST(ts, i) and REPLY.
 //
 // Asked is a history variable, not part of the algorithm: the processes i
 // sent a REQUEST to in the current attempt, for the section's assertion
@@ -140,7 +140,7 @@ func cvNoMutual(v *cvView) bool {
 
 // cvStamp is the timestamp of a process's request, for FAIR-TS
 // (mutex.TimestampOrder) in state form, as in ricart-agrawala. Offered, not
-// claimed: ALGORITHMS.md 2.4 expects it to fail.
+// claimed: docs/algorithms/carvalho-roucairol.md expects it to fail.
 func cvStamp(p *cvNode) (int, bool) { return p.MyTs, true }
 
 // cvExplain says what every process that is not idle holds and waits for.
@@ -165,11 +165,13 @@ func cvExplain(v *cvView) []string {
 	return lines
 }
 
-// cvSpecs returns carvalho-roucairol and its broken twin (ALGORITHMS.md 2.4).
+// cvSpecs returns carvalho-roucairol and its broken twin
+// (docs/algorithms/carvalho-roucairol.md).
 func cvSpecs() []Spec { return []Spec{carvalhoRoucairol(false), carvalhoRoucairol(true)} }
 
-// carvalhoRoucairol returns the spec carvalho-roucairol of ALGORITHMS.md
-// 2.4 or, when broken is set, carvalho-roucairol-broken.
+// carvalhoRoucairol returns the spec carvalho-roucairol of
+// docs/algorithms/carvalho-roucairol.md or, when broken is set,
+// carvalho-roucairol-broken.
 func carvalhoRoucairol(broken bool) Spec {
 	s := Spec{
 		Name:    "carvalho-roucairol",
@@ -235,7 +237,7 @@ func carvalhoRoucairol(broken bool) Spec {
 				mutex.TimestampOrder[cvNode, raMsg](cvUser, cvStamp),
 			},
 			Assertions: []automaton.Assertion{{Name: cvOneRequestAssert, Doc: "a process sends at most one REQUEST to each other process per attempt"}},
-			// Valid end (ALGORITHMS.md 0.8): all served, channels empty,
+			// Valid end (docs/properties.md): all served, channels empty,
 			// nothing deferred; permissions may stay where they are.
 			ValidEnd: mutex.ValidEnd[cvNode, raMsg](users, cvUser, func(p *cvNode) bool { return p.Deferred == 0 }),
 			Liveness: mutex.Liveness[cvNode, raMsg](cvUser),

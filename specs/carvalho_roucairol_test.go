@@ -29,14 +29,14 @@ func cvCheck(t *testing.T, broken bool, flags map[string]string, cfg explorer.Co
 }
 
 // TestCarvalhoRoucairolCounts pins the distinct states and transitions of
-// carvalho-roucairol (ALGORITHMS.md 2.4), the same for BFS with one and two
-// workers and DFS, with every claim holding: GA1, GA2, GA2', no mutual
-// permission, at most one REQUEST per pair and attempt, deadlock-freedom,
-// under unordered (default) and FIFO channels. The counts are those of
-// the literal reference model cvNext (TestCarvalhoRoucairolIndependent);
-// by hand, --n 2 --requesters 1 --requests 2 is one chain: request,
-// REQUEST delivered, REPLY delivered, enter, exit, then request, enter,
-// exit with the permission kept: 9 states, 8 transitions.
+// carvalho-roucairol (docs/algorithms/carvalho-roucairol.md), the same for BFS
+// with one and two workers and DFS, with every claim holding: GA1, GA2, GA2',
+// no mutual permission, at most one REQUEST per pair and attempt,
+// deadlock-freedom, under unordered (default) and FIFO channels. The counts are
+// those of the literal reference model cvNext
+// (TestCarvalhoRoucairolIndependent); by hand, --n 2 --requesters 1 --requests
+// 2 is one chain: request, REQUEST delivered, REPLY delivered, enter, exit,
+// then request, enter, exit with the permission kept: 9 states, 8 transitions.
 func TestCarvalhoRoucairolCounts(t *testing.T) {
 	cases := []struct {
 		flags               map[string]string
@@ -75,9 +75,9 @@ func TestCarvalhoRoucairolCounts(t *testing.T) {
 	}
 }
 
-// TestCarvalhoRoucairolMessages pins the message figures of ALGORITHMS.md
-// 2.4: between 0 and 2(N-1) per entry, both ends reached. Total over
-// complete executions, min and max:
+// TestCarvalhoRoucairolMessages pins the message figures of
+// docs/algorithms/carvalho-roucairol.md: between 0 and 2(N-1) per entry, both
+// ends reached. Total over complete executions, min and max:
 //   - one requester, R=2: the first entry costs 2(N-1), the second 0 (the
 //     permissions are kept): exactly 2(N-1) in all.
 //   - all requesting, R=1: every process starts without permissions and
@@ -119,8 +119,8 @@ func TestCarvalhoRoucairolMessages(t *testing.T) {
 }
 
 // TestCarvalhoRoucairolTimestampOrder checks the "Expected to FAIL" of
-// ALGORITHMS.md 3 for 2.4: FAIR-TS (offered, not claimed) fails at N=2.
-// Process 2's REQUEST(1,2) is still on its way when process 1, holding
+// docs/algorithms/carvalho-roucairol.md: FAIR-TS (offered, not claimed) fails
+// at N=2. Process 2's REQUEST(1,2) is still on its way when process 1, holding
 // 2's permission since its first entry, requests with (2,1) and re-enters
 // without asking.
 func TestCarvalhoRoucairolTimestampOrder(t *testing.T) {
@@ -193,10 +193,10 @@ func TestCarvalhoRoucairolParams(t *testing.T) {
 }
 
 // cvNext returns every successor of a Carvalho-Roucairol state, written
-// literally from ALGORITHMS.md 2.4 on the raRef state (perm and asked as
-// bit masks, waiting unused), in the order of raRef.next, with the number
-// of messages each transition sends. ok is false when a transition breaks
-// the assertion "at most one REQUEST from i to j per attempt".
+// literally from docs/algorithms/carvalho-roucairol.md on the raRef state (perm
+// and asked as bit masks, waiting unused), in the order of raRef.next, with the
+// number of messages each transition sends. ok is false when a transition
+// breaks the assertion "at most one REQUEST from i to j per attempt".
 func (s raRef) cvNext(r int, req []bool, unordered bool) (out []raRef, sent []int, ok bool) {
 	n := len(s.ust)
 	all := 1<<n - 1

@@ -41,12 +41,12 @@ func (m ctMsg) String() string { return m.Kind.String() }
 // ctHolderAssertion is the assertion of "K receive RELEASE from j".
 const ctHolderAssertion = "release-from-holder"
 
-// ctNode is a process of the central-coordinator algorithm (ALGORITHMS.md
-// 2.1; the textbook solution, e.g. Singhal & Shivaratri 1994): a client has
-// the user part of 2.0 (ust, done) and granted, "a REPLY has been received
-// for the current request", which the entry condition reads; the
-// coordinator K has busy, holder (automaton.NoProc for ⊥) and queue, the FIFO of
-// waiting clients.
+// ctNode is a process of the central-coordinator algorithm
+// (docs/algorithms/central.md; the textbook solution, e.g. Singhal & Shivaratri
+// 1994): a client has the user part of 2.0 (ust, done) and granted, "a REPLY
+// has been received for the current request", which the entry condition reads;
+// the coordinator K has busy, holder (automaton.NoProc for ⊥) and queue, the
+// FIFO of waiting clients.
 //
 // Numbering: --n counts the clients, as the section's "K plus N clients",
 // and the clients are processes 1..N, so that --requesters and traces use
@@ -169,11 +169,12 @@ func ctExplain(v *ctView) []string {
 	return lines
 }
 
-// centralSpecs returns central and its broken twin (ALGORITHMS.md 2.1).
+// centralSpecs returns central and its broken twin
+// (docs/algorithms/central.md).
 func centralSpecs() []Spec { return []Spec{central(false), central(true)} }
 
-// central returns the spec central of ALGORITHMS.md 2.1 or, when broken is
-// set, central-broken.
+// central returns the spec central of docs/algorithms/central.md or, when
+// broken is set, central-broken.
 func central(broken bool) Spec {
 	s := Spec{
 		Name:    "central",
@@ -231,7 +232,7 @@ func central(broken bool) Spec {
 			Crashes:    crashes,
 			Invariants: []automaton.Invariant[ctNode, ctMsg]{mutex.Exclusion[ctNode, ctMsg](ctUser)},
 			Assertions: []automaton.Assertion{{Name: ctHolderAssertion, Doc: "K receives RELEASE only from the client it granted (assert holder = j)"}},
-			// Valid end (ALGORITHMS.md 0.8): all served, channels empty, K
+			// Valid end (docs/properties.md): all served, channels empty, K
 			// free with an empty queue.
 			ValidEnd: mutex.ValidEnd[ctNode, ctMsg](users, ctUser, func(p *ctNode) bool { return !p.Busy && len(p.Queue) == 0 }),
 			Liveness: []automaton.Liveness[ctNode, ctMsg]{

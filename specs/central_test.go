@@ -29,8 +29,8 @@ func ctCheck(t *testing.T, broken bool, flags map[string]string, cfg explorer.Co
 }
 
 // TestCentralCounts pins the distinct states and transitions of central
-// (ALGORITHMS.md 2.1), the same for BFS with one and two workers and DFS,
-// with every claim holding (GA1, GA2, GA2', deadlock-freedom, the holder
+// (docs/algorithms/central.md), the same for BFS with one and two workers and
+// DFS, with every claim holding (GA1, GA2, GA2', deadlock-freedom, the holder
 // assertion) under unordered (default) and FIFO channels.
 //
 // By hand:
@@ -79,7 +79,7 @@ func TestCentralCounts(t *testing.T) {
 }
 
 // TestCentralMessages pins exactly 3 messages per entry (REQUEST, REPLY,
-// RELEASE; ALGORITHMS.md 2.1), so min = max = 3·entries over complete
+// RELEASE; docs/algorithms/central.md), so min = max = 3·entries over complete
 // executions, whatever N.
 func TestCentralMessages(t *testing.T) {
 	cases := []struct {
@@ -128,8 +128,8 @@ func TestCentralBroken(t *testing.T) {
 	}
 }
 
-// TestCentralCrash checks the "Expected to FAIL" of ALGORITHMS.md 3 for
-// 2.1: the coordinator is a single point of failure, so with one crash GA2
+// TestCentralCrash checks the "Expected to FAIL" of docs/algorithms/central.md:
+// the coordinator is a single point of failure, so with one crash GA2
 // fails. The shortest counterexample crashes K while both clients wait.
 // Safety still holds.
 func TestCentralCrash(t *testing.T) {

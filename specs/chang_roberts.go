@@ -24,9 +24,9 @@ func (s crStatus) String() string {
 }
 
 // crNode is the automaton CR_i of the formal Chang-Roberts model
-// (ALGORITHMS.md 1.1; Chang & Roberts 1979, in Lynch's asynchronous
-// formulation): a process on a unidirectional ring with its ID u, a FIFO
-// send buffer initially holding u, and a status.
+// (docs/algorithms/chang-roberts.md; Chang & Roberts 1979, in Lynch's
+// asynchronous formulation): a process on a unidirectional ring with its ID u,
+// a FIFO send buffer initially holding u, and a status.
 type crNode struct {
 	U      int
 	Send   []int
@@ -155,7 +155,7 @@ func crChosenCount(v *crView) int {
 func crAllChosen(v *crView) bool { return crQuiet(v) && crChosenCount(v) == v.N() }
 
 // crValidEnd is a valid end state: every buffer and channel empty, exactly
-// the maximum chosen (ALGORITHMS.md 0.8).
+// the maximum chosen (docs/properties.md).
 func crValidEnd(v *crView) bool {
 	return crQuiet(v) && crChosenCount(v) == 1 && v.Proc(crMax(v)).Status == crChosen
 }
@@ -185,8 +185,8 @@ func crInvariants(broken bool) []automaton.Invariant[crNode, int] {
 	})
 }
 
-// changRoberts returns chang-roberts (ALGORITHMS.md 1.1), which declares
-// its broken twin.
+// changRoberts returns chang-roberts (docs/algorithms/chang-roberts.md), which
+// declares its broken twin.
 func changRoberts() Spec {
 	return Spec{
 		Name:     "chang-roberts",

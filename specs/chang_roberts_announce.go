@@ -37,9 +37,9 @@ func (m craMsg) String() string {
 }
 
 // craNode is a process of Chang-Roberts with leader announcement
-// (ALGORITHMS.md 1.2): the formal model of 1.1 with tagged messages, a
-// leader variable and a third status, done. The leader sends ELECTED(u)
-// around the ring; every other process records it and passes it on.
+// (docs/algorithms/chang-roberts-announce.md): the formal model of 1.1 with
+// tagged messages, a leader variable and a third status, done. The leader sends
+// ELECTED(u) around the ring; every other process records it and passes it on.
 type craNode struct {
 	U      int
 	Send   []craMsg

@@ -24,14 +24,14 @@ func (d crbDir) String() string {
 }
 
 // crbNode is a process of Chang-Roberts on a bidirectional ring
-// (ALGORITHMS.md 1.4): every process sends its own ID in a direction of its
-// own; an ID travels on, away from the port it arrived on, while it beats
-// the best ID the process has seen, and it is discarded otherwise. The
-// Choice of 1.4 is followed: the "random" direction is a nondeterministic
-// initial choice per process (2^N direction vectors per arrangement). All
-// processes start (st = cand initially); start_i is the only locally
-// controlled step. The ring needs N ≥ 3: with N = 2 both neighbours are the
-// same process and the two links would have to be told apart by port.
+// (docs/algorithms/chang-roberts-bidirectional.md): every process sends its own
+// ID in a direction of its own; an ID travels on, away from the port it arrived
+// on, while it beats the best ID the process has seen, and it is discarded
+// otherwise. The Choice of 1.4 is followed: the "random" direction is a
+// nondeterministic initial choice per process (2^N direction vectors per
+// arrangement). All processes start (st = cand initially); start_i is the only
+// locally controlled step. The ring needs N ≥ 3: with N = 2 both neighbours are
+// the same process and the two links would have to be told apart by port.
 type crbNode struct {
 	U       int
 	Dir     crbDir

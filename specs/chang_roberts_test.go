@@ -13,9 +13,9 @@ import (
 )
 
 // crRef is a plain reference model of the formal Chang-Roberts automaton
-// (ALGORITHMS.md 1.1), written without the automaton and explorer packages
-// so that it checks them: process i has ID ids[i], a send buffer and a
-// status; queue i holds the messages from i to i+1.
+// (docs/algorithms/chang-roberts.md), written without the automaton and
+// explorer packages so that it checks them: process i has ID ids[i], a send
+// buffer and a status; queue i holds the messages from i to i+1.
 type crRef struct {
 	ids    []int
 	send   [][]int
@@ -312,11 +312,11 @@ func shortestTwoChosen(idsets [][]int) int {
 	return -1
 }
 
-// TestChangRobertsMessages checks the classic figures over all ID
-// arrangements (ALGORITHMS.md 1.1): at least 2N-1 messages (IDs increasing
-// along the ring, every smaller ID discarded at once) and at most N(N+1)/2
-// (IDs decreasing), whatever the schedule; the witnesses are rotations of
-// the increasing and decreasing arrangements.
+// TestChangRobertsMessages checks the classic figures over all ID arrangements
+// (docs/algorithms/chang-roberts.md): at least 2N-1 messages (IDs increasing
+// along the ring, every smaller ID discarded at once) and at most N(N+1)/2 (IDs
+// decreasing), whatever the schedule; the witnesses are rotations of the
+// increasing and decreasing arrangements.
 func TestChangRobertsMessages(t *testing.T) {
 	for n := 3; n <= 6; n++ {
 		if testing.Short() && n > 5 {
@@ -367,7 +367,7 @@ func isRotation(a, b []int) bool {
 // TestChangRobertsTermination: termination in the lectures' sense (every
 // process knows the leader) is offered but fails for plain Chang-Roberts,
 // with a finite counterexample ending in the terminal state where only the
-// leader knows (KNOW fails, ALGORITHMS.md 1.1).
+// leader knows (KNOW fails, docs/algorithms/chang-roberts.md).
 func TestChangRobertsTermination(t *testing.T) {
 	m := build(t, "chang-roberts", map[string]string{"n": "3", "ids": "increasing"})
 	r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Termination}})
@@ -383,10 +383,10 @@ func TestChangRobertsTermination(t *testing.T) {
 	}
 }
 
-// TestChangRobertsQuiescence: QUIESCE holds (ALGORITHMS.md 1.1), for the
-// twin too: every fair run empties every buffer and channel, on every
-// arrangement, although no one but the leader learns the result
-// (termination, above, fails).
+// TestChangRobertsQuiescence: QUIESCE holds (docs/algorithms/chang-roberts.md),
+// for the twin too: every fair run empties every buffer and channel, on every
+// arrangement, although no one but the leader learns the result (termination,
+// above, fails).
 func TestChangRobertsQuiescence(t *testing.T) {
 	for _, spec := range []string{"chang-roberts", "chang-roberts-broken"} {
 		m := build(t, spec, map[string]string{"n": "4"})
@@ -400,9 +400,9 @@ func TestChangRobertsQuiescence(t *testing.T) {
 	}
 }
 
-// crLemma1Literal is Lemma 1 as ALGORITHMS.md 1.1 states it: for every i
-// other than i_max and every j in [i_max, i), u_i is neither in send_j nor
-// in queue_{j,j+1}.
+// crLemma1Literal is Lemma 1 as docs/algorithms/chang-roberts.md states it: for
+// every i other than i_max and every j in [i_max, i), u_i is neither in send_j
+// nor in queue_{j,j+1}.
 func crLemma1Literal(v *crView) bool {
 	n, imax := v.N(), crMax(v)
 	for i := 0; i < n; i++ {

@@ -34,11 +34,11 @@ const (
 )
 
 // crwNode is a process of Chang-Roberts with spontaneous (on-demand) start
-// (ALGORITHMS.md 1.3; Chang & Roberts 1979): designated initiators start on
-// their own, the others take part after a first message, as WAKE says.
-// Messages are those of 1.2 (craMsg): ELECT(v), and ELECTED(w) with the
-// announcement. "send" appends to the channel directly (0.2: no send
-// buffer in 1.3).
+// (docs/algorithms/chang-roberts-wakeup.md; Chang & Roberts 1979): designated
+// initiators start on their own, the others take part after a first message, as
+// WAKE says. Messages are those of 1.2 (craMsg): ELECT(v), and ELECTED(w) with
+// the announcement. "send" appends to the channel directly (0.2: no send buffer
+// in 1.3).
 //
 // Choices: (1) Init (designated initiator) is a state variable, not a
 // constant, because --initiators subsets gives each initial state its own

@@ -10,11 +10,11 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// crwRef is a literal reference model of Chang-Roberts with spontaneous
-// start (ALGORITHMS.md 1.3, objective max, FIFO channels), written without
-// the automaton and explorer packages: st is 'a'sleep, 'c'and, 'r'elay,
-// 'C'hosen or 'd'one; queue i holds the messages from i to i+1, ELECT(v)
-// as v and ELECTED(w) as -w.
+// crwRef is a literal reference model of Chang-Roberts with spontaneous start
+// (docs/algorithms/chang-roberts-wakeup.md, objective max, FIFO channels),
+// written without the automaton and explorer packages: st is 'a'sleep, 'c'and,
+// 'r'elay, 'C'hosen or 'd'one; queue i holds the messages from i to i+1,
+// ELECT(v) as v and ELECTED(w) as -w.
 type crwRef struct {
 	ids, best, leader []int
 	init, el          []bool

@@ -36,10 +36,10 @@ const (
 func (s dtStatus) String() string { return [...]string{"asleep", "active", "won"}[s] }
 
 // dtNode is the process automaton of election by a sequential depth-first
-// traversal with several starters (ALGORITHMS.md 1.10; Mattern, Verteilte
-// Basisalgorithmen, 1989; Tel, Introduction to Distributed Algorithms,
-// 6.4 and 7.1). A starter sends a token carrying its ID through the graph
-// depth first; a process that has seen a better token swallows a worse
+// traversal with several starters (docs/algorithms/dfs-token.md; Mattern,
+// Verteilte Basisalgorithmen, 1989; Tel, Introduction to Distributed
+// Algorithms, 6.4 and 7.1). A starter sends a token carrying its ID through the
+// graph depth first; a process that has seen a better token swallows a worse
 // one, so only the best starter's token comes home over the virtual edge.
 //
 // --method path: the token carries the set V of visited processes (a

@@ -23,8 +23,8 @@ const (
 	echoEcho                     // echo χ(j)
 )
 
-// echoMsg is a message of Echo/Election (ALGORITHMS.md 1.11): the explorer
-// EXP(j) or the echo ECHO(j) of the wave labelled j.
+// echoMsg is a message of Echo/Election (docs/algorithms/echo-election.md): the
+// explorer EXP(j) or the echo ECHO(j) of the wave labelled j.
 type echoMsg struct {
 	Kind echoKind
 	J    int
@@ -37,8 +37,8 @@ func (m echoMsg) String() string {
 	return fmt.Sprintf("EXP(%d)", m.J)
 }
 
-// echoRole records the initiator status of a process (ALGORITHMS.md 0.6,
-// wake-up rule).
+// echoRole records the initiator status of a process
+// (docs/algorithms/README.md, wake-up rule).
 type echoRole uint8
 
 const (
@@ -98,12 +98,12 @@ func (s echoSet) String() string {
 }
 
 // echoNode is the process automaton of Echo/Election with extinction on an
-// arbitrary connected graph (ALGORITHMS.md 1.11; Mattern, Verteilte
-// Basisalgorithmen, 1989). Every initiator starts an echo wave labelled
-// with its ID; a node joins the wave with the largest label it has seen and
-// swallows explorers and echoes of weaker waves, so only the largest
-// initiator's wave completes, and its echo coming home over the virtual
-// tree edge makes that initiator the winner.
+// arbitrary connected graph (docs/algorithms/echo-election.md; Mattern,
+// Verteilte Basisalgorithmen, 1989). Every initiator starts an echo wave
+// labelled with its ID; a node joins the wave with the largest label it has
+// seen and swallows explorers and echoes of weaker waves, so only the largest
+// initiator's wave completes, and its echo coming home over the virtual tree
+// edge makes that initiator the winner.
 //
 // Ports are the neighbours, in ascending order (topology.Graph). done holds
 // the neighbours q ≠ parent that answered the explorer the node sent them

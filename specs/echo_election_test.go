@@ -29,10 +29,9 @@ func echoCheck(t *testing.T, m explorer.Model, cfg explorer.Config) *explorer.Re
 	return r
 }
 
-// TestEchoElectionCounts pins the exact state space of echo-election and
-// checks that its claims hold (ALGORITHMS.md 1.11: UNIQ, VALID over the
-// actual initiators, DLF with every process in the winner's wave at the
-// end).
+// TestEchoElectionCounts pins the exact state space of echo-election and checks
+// that its claims hold (docs/algorithms/echo-election.md: UNIQ, VALID over the
+// actual initiators, DLF with every process in the winner's wave at the end).
 //
 // N=2 (a single edge 1-2, IDs 1 and 2, both designated initiators), by
 // hand: from the initial state, start_1 leads to a run where p2 is woken by
@@ -90,7 +89,7 @@ func TestEchoElectionCounts(t *testing.T) {
 
 // echoMessageRange returns the fewest and the most messages sent on a path
 // from an initial state of m to a terminal state, over all initial states
-// and all runs (ALGORITHMS.md 0.7). It walks the (acyclic) state graph with
+// and all runs (docs/properties.md). It walks the (acyclic) state graph with
 // the model's own successor function and sums Transition.Messages,
 // remembering the range for every state it has seen.
 func echoMessageRange(t *testing.T, m explorer.Model) (lo, hi int) {
@@ -141,8 +140,8 @@ func echoMessageRange(t *testing.T, m explorer.Model) (lo, hi int) {
 	return lo, hi
 }
 
-// TestEchoElectionSingleInitiatorMessages checks "a single initiator:
-// exactly 2E messages" (ALGORITHMS.md 1.11): every edge carries two
+// TestEchoElectionSingleInitiatorMessages checks "a single initiator: exactly
+// 2E messages" (docs/algorithms/echo-election.md): every edge carries two
 // explorers, or an explorer and an echo, in every run.
 func TestEchoElectionSingleInitiatorMessages(t *testing.T) {
 	for _, tt := range []struct {
@@ -179,9 +178,9 @@ func echoWriteGraph(t *testing.T, name, edges string) string {
 }
 
 // TestEchoElectionReferenceMessages reproduces the reference values of
-// ALGORITHMS.md 1.11: min…max total messages over all ID arrangements and
-// all non-empty initiator sets, FIFO. The same ranges come out with all
-// processes designated initiators (--initiators all), pinned too.
+// docs/algorithms/echo-election.md: min…max total messages over all ID
+// arrangements and all non-empty initiator sets, FIFO. The same ranges come out
+// with all processes designated initiators (--initiators all), pinned too.
 func TestEchoElectionReferenceMessages(t *testing.T) {
 	chord := echoWriteGraph(t, "cycle-chord.txt", "# 4-cycle plus one chord\n1 2\n2 3\n3 4\n4 1\n1 3\n")
 	pendant := echoWriteGraph(t, "triangle-pendant.txt", "# triangle with one pendant node\n1 2\n2 3\n3 1\n3 4\n")

@@ -9,7 +9,7 @@ import (
 	"github.com/vacheck/vacheck/explorer"
 )
 
-// This file pins --metric time (causal depth, ALGORITHMS.md 0.7) and
+// This file pins --metric time (causal depth, docs/properties.md) and
 // --metric messages, min and max over all complete executions with their
 // witnesses, for every election spec of the catalog (issue 11), and the
 // --objective min of the election specs that gained it: chang-roberts,

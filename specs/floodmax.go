@@ -33,10 +33,10 @@ const (
 func (s fmStatus) String() string { return [...]string{"running", "leader", "nonleader"}[s] }
 
 // fmNode is the process automaton of FloodMax on a connected graph
-// (ALGORITHMS.md 1.9; Lynch, Distributed Algorithms, 4.1.2): synchronous
-// rounds simulated over FIFO channels. In every round a process sends the
-// largest ID it has seen to every neighbour and waits for one message from
-// each; after D rounds, D the known diameter bound, it decides.
+// (docs/algorithms/floodmax.md; Lynch, Distributed Algorithms, 4.1.2):
+// synchronous rounds simulated over FIFO channels. In every round a process
+// sends the largest ID it has seen to every neighbour and waits for one message
+// from each; after D rounds, D the known diameter bound, it decides.
 //
 // The rounds are synchronised by receive preconditions (the Choice of 0.2,
 // automaton.Acceptor): a process accepts a message only after it has sent

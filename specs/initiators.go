@@ -13,8 +13,8 @@ import (
 // per ID arrangement.
 const maxSubsetsN = 12
 
-// initiatorsParam returns the --initiators parameter (ALGORITHMS.md 0.6)
-// with the spec's default value.
+// initiatorsParam returns the --initiators parameter
+// (docs/algorithms/README.md) with the spec's default value.
 func initiatorsParam(def string) Param {
 	return Param{
 		Flag:    "initiators",
@@ -24,13 +24,13 @@ func initiatorsParam(def string) Param {
 	}
 }
 
-// parseInitiators reads --initiators for n processes (ALGORITHMS.md 0.6,
-// "initiators": ALL, ONE(i), FIXED(set), ALL_SUBSETS) and returns the
-// membership vectors, one per initial state: set[i] tells whether process
-// i (0-based) is a designated initiator. Process numbers in the flag are
-// 1-based. "one" is ONE(1), process 1; ONE(i) for another i is the
-// one-element list "i". "subsets" yields the sets in the order of their
-// bit masks 1 .. 2^N−1, bit i standing for process i+1, so the initial
+// parseInitiators reads --initiators for n processes
+// (docs/algorithms/README.md, "initiators": ALL, ONE(i), FIXED(set),
+// ALL_SUBSETS) and returns the membership vectors, one per initial state:
+// set[i] tells whether process i (0-based) is a designated initiator. Process
+// numbers in the flag are 1-based. "one" is ONE(1), process 1; ONE(i) for
+// another i is the one-element list "i". "subsets" yields the sets in the order
+// of their bit masks 1 .. 2^N−1, bit i standing for process i+1, so the initial
 // state for the single initiator 1 comes first.
 //
 // Whether a designated initiator actually starts is up to the run: the

@@ -83,13 +83,13 @@ func lamportCmp(a, b lamportReq) int {
 }
 
 // lamportNode is process P_i of Lamport's mutual-exclusion algorithm
-// (ALGORITHMS.md 2.2; Lamport, "Time, Clocks, and the Ordering of Events in
-// a Distributed System", CACM 1978): the user part of 2.0 (ust, done), the
-// Lamport clock C, the queue Q of pending requests sorted by (ts, ID) and
-// myTs, the timestamp of the current request (0 for ⊥).
+// (docs/algorithms/lamport.md; Lamport, "Time, Clocks, and the Ordering of
+// Events in a Distributed System", CACM 1978): the user part of 2.0 (ust,
+// done), the Lamport clock C, the queue Q of pending requests sorted by (ts,
+// ID) and myTs, the timestamp of the current request (0 for ⊥).
 //
-// Choice: ALGORITHMS.md keeps last[j], the timestamp of the latest message
-// from j, and reads it only in the entry condition last[j] > myTs. The
+// Choice: the usual formulation keeps last[j], the timestamp of the latest
+// message from j, and reads it only in the entry condition last[j] > myTs. The
 // state keeps that comparison instead: late[j] = last[j] > myTs, updated on
 // every receive while trying. At request_i every last[j] is below the new
 // myTs (C exceeds every timestamp received), so late starts false; outside
@@ -178,8 +178,8 @@ func (p *lamportNode) Steps(v *lamportView, out []automaton.Step) []automaton.St
 }
 
 // Do performs request_i, enter_i or exit_i. The self part of "send REQUEST
-// to all including itself" is the local insertion into Q (ALGORITHMS.md
-// 0.3, self-messages).
+// to all including itself" is the local insertion into Q (docs/properties.md,
+// self-messages).
 func (p *lamportNode) Do(s automaton.Step, fx *automaton.Effects[lamportMsg]) {
 	self := fx.Self()
 	switch s.Name {
@@ -294,7 +294,7 @@ func (p *lamportNode) Silent(self, to int, frozen func(int) bool, inTransit func
 // (mutex.TimestampOrder) in state form: a critical process's request
 // (myTs, j) is smaller than the request of every trying process.
 //
-// ALGORITHMS.md 2.0 states it on the enter event: when j enters, no trying
+// docs/properties.md states it on the enter event: when j enters, no trying
 // process i has a smaller (ts, i). The state after enter_j is checked here,
 // so every violation of the event form is caught. The state form is
 // stricter only for a request issued while j is critical; for Lamport such
@@ -304,7 +304,7 @@ func (p *lamportNode) Silent(self, to int, frozen func(int) bool, inTransit func
 // form in any case.
 func lamportStamp(p *lamportNode) (int, bool) { return p.MyTs, true }
 
-// lamportValidEnd returns the valid end state of ALGORITHMS.md 0.8 for
+// lamportValidEnd returns the valid end state of docs/properties.md for
 // mutual exclusion: every process idle with all its requests served, every
 // queue empty and every channel empty.
 func lamportValidEnd(u mutex.Users) func(v *lamportView) bool {
@@ -357,11 +357,11 @@ func lamportExplain(v *lamportView) []string {
 }
 
 // lamportSpecs returns lamport and its broken twin lamport-broken
-// (ALGORITHMS.md 2.2).
+// (docs/algorithms/lamport.md).
 func lamportSpecs() []Spec { return []Spec{lamport(false), lamport(true)} }
 
-// lamport returns the spec lamport of ALGORITHMS.md 2.2 or, when broken is
-// set, its broken twin lamport-broken.
+// lamport returns the spec lamport of docs/algorithms/lamport.md or, when
+// broken is set, its broken twin lamport-broken.
 func lamport(broken bool) Spec { return lamportWith(broken, 0) }
 
 // lamportWith is lamport with the processes' bug seeded by mutant (tests
@@ -439,7 +439,7 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 			Mutex: mutex.Metrics(users.R, lamportUser, lamportServes),
 		}
 		if crashes > 0 {
-			// GA2 for a system with crashes (ALGORITHMS.md 0.4): a
+			// GA2 for a system with crashes (docs/properties.md): a
 			// crashed trying process alone does not refute it.
 			cfg.Liveness[1] = mutex.LiveProgress[lamportNode, lamportMsg](lamportUser)
 		}

@@ -34,8 +34,8 @@ func lamportCheck(t *testing.T, broken bool, flags map[string]string, cfg explor
 }
 
 // TestLamportCounts pins the distinct states and transitions of lamport
-// (ALGORITHMS.md 2.2), the same for one worker, two workers and DFS, with
-// every claim (GA1, FAIR-TS, deadlock-freedom) holding.
+// (docs/algorithms/lamport.md), the same for one worker, two workers and DFS,
+// with every claim (GA1, FAIR-TS, deadlock-freedom) holding.
 //
 // Two counts by hand:
 //   - --n 1: request, enter, exit with nobody to ask: 4 states, 3
@@ -126,9 +126,9 @@ func TestLamportTimestampOrderNotVacuous(t *testing.T) {
 	}
 }
 
-// TestLamportUnordered checks ALGORITHMS.md 2.2: under unordered channels
-// GA1 fails, because an ACK overtakes an earlier REQUEST with a smaller
-// timestamp. With N=2, process 2 gets process 1's ACK(2,1) before its
+// TestLamportUnordered checks docs/algorithms/lamport.md: under unordered
+// channels GA1 fails, because an ACK overtakes an earlier REQUEST with a
+// smaller timestamp. With N=2, process 2 gets process 1's ACK(2,1) before its
 // REQUEST(1,1) and enters; process 1 then enters too, its (1,1) heading its
 // queue and ACK(4,2) stamped above 1.
 func TestLamportUnordered(t *testing.T) {
@@ -150,13 +150,14 @@ func TestLamportUnordered(t *testing.T) {
 	}
 }
 
-// TestLamportMessages checks the complexity claim of ALGORITHMS.md 2.2:
-// exactly 3(N-1) messages per entry in every run. It walks the state graph
-// itself from the initial state and takes the least and the most messages
-// (explorer.Transition.Messages) on any path to a terminal state; both must
-// be 3(N-1) times the number of entries. It also checks that the graph is
-// acyclic and that every transition is deterministic (computing a state's
-// successors twice gives the same states in the same order).
+// TestLamportMessages checks the complexity claim of
+// docs/algorithms/lamport.md: exactly 3(N-1) messages per entry in every run.
+// It walks the state graph itself from the initial state and takes the least
+// and the most messages (explorer.Transition.Messages) on any path to a
+// terminal state; both must be 3(N-1) times the number of entries. It also
+// checks that the graph is acyclic and that every transition is deterministic
+// (computing a state's successors twice gives the same states in the same
+// order).
 func TestLamportMessages(t *testing.T) {
 	cases := []struct {
 		flags   map[string]string
@@ -337,8 +338,8 @@ func TestLamportParams(t *testing.T) {
 }
 
 // ilState is a global state of Lamport's algorithm written literally from
-// ALGORITHMS.md 2.2 for TestLamportIndependent, with last[j] and a myTs that
-// is never reset, independently of the automaton package.
+// docs/algorithms/lamport.md for TestLamportIndependent, with last[j] and a
+// myTs that is never reset, independently of the automaton package.
 type ilState struct {
 	ust, done, c, myTs []int // ust: 0 idle, 1 trying, 2 critical
 	q                  [][]lamportReq
@@ -462,13 +463,13 @@ func ilSucc(s ilState, r int, req []bool) []ilState {
 	return out
 }
 
-// TestLamportIndependent enumerates small instances with the literal model
-// of ALGORITHMS.md 2.2 (ilState), written without the automaton package,
+// TestLamportIndependent enumerates small instances with the literal model of
+// docs/algorithms/lamport.md (ilState), written without the automaton package,
 // and checks that the spec is its quotient by the late[j] abstraction of
-// lamportNode: the literal states fall into exactly as many classes as the
-// spec has states, all members of a class have the same successor classes
-// (so the abstraction is a bisimulation there), and summing one member's
-// out-degree per class gives the spec's transitions.
+// lamportNode: the literal states fall into exactly as many classes as the spec
+// has states, all members of a class have the same successor classes (so the
+// abstraction is a bisimulation there), and summing one member's out-degree per
+// class gives the spec's transitions.
 func TestLamportIndependent(t *testing.T) {
 	cases := []struct {
 		n, r                int
@@ -667,7 +668,7 @@ func ilMinimal(s ilState, r int, req []bool) string {
 }
 
 // TestLamportMinimalIsBisimulation enumerates the literal model of
-// ALGORITHMS.md 2.2 (ilState) and checks that --clocks minimal is a
+// docs/algorithms/lamport.md (ilState) and checks that --clocks minimal is a
 // quotient of it that keeps every behaviour: the members of a class agree
 // on what the properties read (user states, done counts and the order of
 // the current requests, all kept in the class), and they have the same
@@ -729,15 +730,15 @@ func TestLamportMinimalIsBisimulation(t *testing.T) {
 	}
 }
 
-// TestLamportCrashes checks the "Expected to FAIL" of ALGORITHMS.md 3 for
-// 2.2: with one crash-stop fault (--crashes 1) GA2 fails, since a crashed
-// process never acknowledges and every entry needs a message from it. The
-// shortest counterexample at N=2: process 1 requests, process 2 crashes and
-// discards the REQUEST, and process 1 waits forever. GA1 still holds.
-// The counts are regression values, cross-checked by BFS = DFS = two
-// workers; --crashes 0 leaves every count of TestLamportCounts as it was.
-// (lamport --n 3 --crashes 1 itself: 2,978,191 states, progress violated
-// in about 50 s, too long for the suite.)
+// TestLamportCrashes checks the "Expected to FAIL" of
+// docs/algorithms/lamport.md: with one crash-stop fault (--crashes 1) GA2
+// fails, since a crashed process never acknowledges and every entry needs a
+// message from it. The shortest counterexample at N=2: process 1 requests,
+// process 2 crashes and discards the REQUEST, and process 1 waits forever. GA1
+// still holds. The counts are regression values, cross-checked by BFS = DFS =
+// two workers; --crashes 0 leaves every count of TestLamportCounts as it was.
+// (lamport --n 3 --crashes 1 itself: 2,978,191 states, progress violated in
+// about 50 s, too long for the suite.)
 func TestLamportCrashes(t *testing.T) {
 	cases := []struct {
 		flags               map[string]string

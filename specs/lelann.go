@@ -40,13 +40,13 @@ func (m llMsg) String() string {
 	return fmt.Sprintf("CAND(%d)", m.V)
 }
 
-// llNode is a process of LeLann's ring election (ALGORITHMS.md 1.5; Le Lann
-// 1977): every actual initiator sends its token CAND(u) once round a
-// unidirectional FIFO ring; every candidate records the IDs of the tokens
-// that pass it in seen, and when its own token comes back it is the leader
-// if its ID is the best of seen, and announces itself with LEADER. FIFO is
-// required: an initiator's own token stays ahead of every token it
-// forwards, so seen is complete when the own token returns.
+// llNode is a process of LeLann's ring election (docs/algorithms/lelann.md; Le
+// Lann 1977): every actual initiator sends its token CAND(u) once round a
+// unidirectional FIFO ring; every candidate records the IDs of the tokens that
+// pass it in seen, and when its own token comes back it is the leader if its ID
+// is the best of seen, and announces itself with LEADER. FIFO is required: an
+// initiator's own token stays ahead of every token it forwards, so seen is
+// complete when the own token returns.
 //
 // Seen is kept sorted, so that equal sets are equal states. Init (a
 // designated initiator) is a state variable because --initiators subsets
@@ -190,7 +190,7 @@ func llEnd(v *llView) bool {
 	return true
 }
 
-// lelann returns lelann (ALGORITHMS.md 1.5), which declares its broken
+// lelann returns lelann (docs/algorithms/lelann.md), which declares its broken
 // twin.
 func lelann() Spec {
 	return Spec{

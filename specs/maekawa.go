@@ -14,7 +14,7 @@ import (
 	"github.com/vacheck/vacheck/quorum"
 )
 
-// mkKind is the type of a Maekawa message (ALGORITHMS.md 2.6, 2.7).
+// mkKind is the type of a Maekawa message (docs/algorithms/maekawa.md).
 type mkKind uint8
 
 const (
@@ -70,7 +70,7 @@ func mkServes(from, to int, m mkMsg) int {
 }
 
 // mkReq is a request (ts, i) in the total order of Lamport timestamps with
-// ties broken by process (ALGORITHMS.md 2.0). Timestamps start at 1, so the
+// ties broken by process (docs/properties.md). Timestamps start at 1, so the
 // zero value is ⊥.
 type mkReq struct {
 	Ts int
@@ -104,7 +104,7 @@ const (
 	mkYieldB
 )
 
-// mkNode is a Maekawa process (ALGORITHMS.md 2.6 and 2.7; Maekawa 1985,
+// mkNode is a Maekawa process (docs/algorithms/maekawa.md; Maekawa 1985,
 // Singhal & Shivaratri 1994 for yield rule B). It plays three roles: the
 // user part of 2.0, the requester that collects a LOCKED from every arbiter
 // of its quorum S_i, and the arbiter for the processes whose quorums
@@ -316,7 +316,7 @@ func mkSingleGrant(v *mkView) bool {
 	return true
 }
 
-// mkValidEnd is a valid end state of mutual exclusion (ALGORITHMS.md 0.8):
+// mkValidEnd is a valid end state of mutual exclusion (docs/properties.md):
 // every process idle with its R requests served, channels empty, every
 // arbiter unlocked with an empty request set.
 func mkValidEnd(u mutex.Users) func(v *mkView) bool {
@@ -417,8 +417,8 @@ func mkExplain(v *mkView) []string {
 	return lines
 }
 
-// quorumsParam is the --quorums flag of the quorum-based specs (ALGORITHMS.md
-// 2.5 and 4).
+// quorumsParam is the --quorums flag of the quorum-based specs
+// (docs/algorithms/maekawa.md and docs/properties.md).
 var quorumsParam = Param{
 	Flag:    "quorums",
 	Default: "",
@@ -449,7 +449,7 @@ func maekawaSpecs() []Spec {
 	return []Spec{maekawa(true), maekawa(false)}
 }
 
-// maekawa returns the spec of Maekawa's algorithm (ALGORITHMS.md 2.7;
+// maekawa returns the spec of Maekawa's algorithm (docs/algorithms/maekawa.md;
 // Maekawa 1985) or, unless full, the basic algorithm of 2.6, its
 // deadlocking form.
 //

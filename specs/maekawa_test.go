@@ -171,7 +171,7 @@ func flagString(flags map[string]string) string {
 }
 
 // TestMaekawaMessages reproduces the reference message figures of
-// ALGORITHMS.md 2.6 and 2.7: the fewest and most messages over all
+// docs/algorithms/maekawa.md: the fewest and most messages over all
 // complete executions (self-communication not counted).
 func TestMaekawaMessages(t *testing.T) {
 	cases := []struct {
@@ -209,9 +209,10 @@ func TestMaekawaMessages(t *testing.T) {
 	}
 }
 
-// TestMaekawaBasicDeadlockN3 is the first scenario of ALGORITHMS.md 2.6:
-// with quorums {1,2},{2,3},{3,1} and all three requesting, each arbiter
-// grants its own process first, and then 1 waits for 2, 2 for 3 and 3 for
+// TestMaekawaBasicDeadlockN3 is the first scenario of
+// docs/algorithms/maekawa.md: with quorums {1,2},{2,3},{3,1} and all three
+// requesting, each arbiter grants its own process first, and then 1 waits for
+// 2, 2 for 3 and 3 for
 // 1. Breadth-first search finds it by itself, in 12 steps: three requests,
 // each arbiter receiving its own REQUEST (and the LOCKED it sends itself),
 // then the other REQUESTs, deferred.
@@ -267,11 +268,12 @@ func TestMaekawaBasicDeadlockFano(t *testing.T) {
 	t.Logf("deadlock after %d steps, %d states, %v", len(tr.Steps), r.States, time.Since(start))
 }
 
-// TestMaekawaBasicDeadlock13 is the second scenario of ALGORITHMS.md 2.6:
-// the 13-process ideal system, processes 7, 8 and 11 requesting. Depth-first
-// search finds exactly the deadlock described there: 11 holds {11,12,13}
-// and waits for 1 (held by 8), 8 holds {1,8,9} and waits for 10 (held by
-// 7), 7 holds {2,7,10} and waits for 13 (held by 11). About 2 s.
+// TestMaekawaBasicDeadlock13 is the second scenario of
+// docs/algorithms/maekawa.md: the 13-process ideal system, processes 7, 8 and
+// 11 requesting. Depth-first search finds exactly the deadlock described there:
+// 11 holds {11,12,13} and waits for 1 (held by 8), 8 holds {1,8,9} and waits
+// for 10 (held by 7), 7 holds {2,7,10} and waits for 13 (held by 11). About 2
+// s.
 func TestMaekawaBasicDeadlock13(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 100,000 states")
@@ -295,10 +297,10 @@ func TestMaekawaBasicDeadlock13(t *testing.T) {
 	t.Logf("deadlock after %d steps, %d states, %v", len(r.Violations[0].Trace.Steps), r.States, time.Since(start))
 }
 
-// TestMaekawaFull checks ALGORITHMS.md 2.7: Variant B (the default) keeps
-// mutual exclusion and is deadlock-free for N=3 with one and two requests
-// each and on the Fano plane with three requesters; Variant A passes with
-// one request each.
+// TestMaekawaFull checks docs/algorithms/maekawa.md: Variant B (the default)
+// keeps mutual exclusion and is deadlock-free for N=3 with one and two requests
+// each and on the Fano plane with three requesters; Variant A passes with one
+// request each.
 func TestMaekawaFull(t *testing.T) {
 	cases := []struct {
 		flags  map[string]string
@@ -331,13 +333,13 @@ func TestMaekawaFull(t *testing.T) {
 	}
 }
 
-// TestMaekawaYieldADeadlock is the Variant A deadlock of ALGORITHMS.md 2.7
-// (N=3, every process requesting twice): 3 relinquished arbiter 1 to 1's
-// older request, and the FAILED that justified it was superseded by a
-// LOCKED from arbiter 3. Then 1 waits for arbiter 2, locked for 2's second
-// request; 2 has no FAILED and keeps it; 2 waits for arbiter 3, locked for
-// 3, which has no FAILED either and waits for arbiter 1. Variant B breaks
-// the cycle because 3 has yielded to 1.
+// TestMaekawaYieldADeadlock is the Variant A deadlock of
+// docs/algorithms/maekawa.md (N=3, every process requesting twice): 3
+// relinquished arbiter 1 to 1's older request, and the FAILED that justified it
+// was superseded by a LOCKED from arbiter 3. Then 1 waits for arbiter 2, locked
+// for 2's second request; 2 has no FAILED and keeps it; 2 waits for arbiter 3,
+// locked for 3, which has no FAILED either and waits for arbiter 1. Variant B
+// breaks the cycle because 3 has yielded to 1.
 func TestMaekawaYieldADeadlock(t *testing.T) {
 	r := mkCheck(t, true, map[string]string{"n": "3", "requests": "2", "yield": "a"}, explorer.Config{Properties: mkSafety})
 	if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
@@ -463,13 +465,13 @@ func TestMaekawaWaitCycle(t *testing.T) {
 	}
 }
 
-// TestMaekawaRuleBWithoutLateFailed pins a finding that ALGORITHMS.md 2.7
-// asks to document: rule B (--yield b) with choice (3), no late FAILED to
-// a request that an older one overtakes, deadlocks at N=3 with the tree and
-// grid quorums (and all), where a process that got INQUIRE but no FAILED
-// keeps its grants while it waits for an arbiter locked for the older
-// request: the wait-for cycle 1 -> 2 -> 1. The reference systems (fpp, the
-// default at N=3, and majority) are deadlock-free.
+// TestMaekawaRuleBWithoutLateFailed pins a finding that
+// docs/algorithms/maekawa.md asks to document: rule B (--yield b) with choice
+// (3), no late FAILED to a request that an older one overtakes, deadlocks at
+// N=3 with the tree and grid quorums (and all), where a process that got
+// INQUIRE but no FAILED keeps its grants while it waits for an arbiter locked
+// for the older request: the wait-for cycle 1 -> 2 -> 1. The reference systems
+// (fpp, the default at N=3, and majority) are deadlock-free.
 func TestMaekawaRuleBWithoutLateFailed(t *testing.T) {
 	for q, deadlocks := range map[string]bool{"tree": true, "grid": true, "fpp": false, "majority": false} {
 		r := mkCheck(t, true, map[string]string{"n": "3", "quorums": q}, explorer.Config{Properties: []string{properties.DeadlockFreedom}})

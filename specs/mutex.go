@@ -11,11 +11,11 @@ import (
 	"github.com/vacheck/vacheck/mutex"
 )
 
-// This file holds what the mutual-exclusion specs of ALGORITHMS.md chapter 2
-// share beyond the kit in package mutex (the user part, GA1, GA2, GA2', the
-// valid end and the per-entry metrics): the flags of the user part
-// (--requests and --requesters, read into a mutex.Users), a small process
-// set type and the wait-for cycle search.
+// This file holds what the mutual-exclusion specs (docs/algorithms) share
+// beyond the kit in package mutex (the user part, GA1, GA2, GA2', the valid
+// end and the per-entry metrics): the flags of the user part
+// (--requests and --requesters, read into a mutex.Users), a small process set
+// type and the wait-for cycle search.
 //
 // A mutual-exclusion spec offers --metric messages-per-entry and
 // --metric sync-delay with one line in its automaton.Config,
@@ -30,12 +30,12 @@ import (
 // it answers. A spec whose messages do not say whom they serve uses
 // mutex.MetricsView, whose serves also reads the state before the step.
 
-// maxRequests bounds --requests (R of ALGORITHMS.md 2.0), which bounds the
+// maxRequests bounds --requests (R of docs/properties.md), which bounds the
 // state space, logical clocks and sequence numbers.
 const maxRequests = 5
 
 // requestsParam and requestersParam are the parameters of the user part
-// (ALGORITHMS.md 2.0 and 4).
+// (docs/properties.md).
 var (
 	requestsParam = Param{
 		Flag:    "requests",

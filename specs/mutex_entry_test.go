@@ -6,9 +6,10 @@ import (
 )
 
 // TestPerEntryFigures pins the messages per critical-section entry and the
-// synchronisation delay of the mutual-exclusion specs against ALGORITHMS.md
-// 2.13 (and section 3), exact minimum and maximum over every complete
-// execution, with witnesses. Each case names the figure it instantiates.
+// synchronisation delay of the mutual-exclusion specs against
+// docs/algorithms/README.md (and section 3), exact minimum and maximum over
+// every complete execution, with witnesses. Each case names the figure it
+// instantiates.
 func TestPerEntryFigures(t *testing.T) {
 	cases := []struct {
 		spec               string

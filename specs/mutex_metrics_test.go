@@ -8,8 +8,9 @@ import (
 	"github.com/vacheck/vacheck/mutex"
 )
 
-// This file pins the metrics messages-per-entry, sync-delay (ALGORITHMS.md
-// 0.7, 2.0, 2.13) and time (causal depth, 0.7) on the specs of the catalog.
+// This file pins the metrics messages-per-entry, sync-delay (docs/properties.md
+// and docs/algorithms/README.md) and time (causal depth, 0.7) on the specs of
+// the catalog.
 
 // metricRun checks spec with flags computing the metrics, properties
 // selected as given (nil: all), and returns the result.
@@ -41,8 +42,8 @@ func wantRange(t *testing.T, what string, m explorer.Metric, min, max int64) {
 }
 
 // TestMessagesPerEntryLamport: exactly 3(N−1) messages serve every entry in
-// every run (N−1 each of REQUEST, ACK and RELEASE; ALGORITHMS.md 2.2): 3 at
-// N=2, 6 at N=3, also with two requests each at N=2.
+// every run (N−1 each of REQUEST, ACK and RELEASE; docs/algorithms/lamport.md):
+// 3 at N=2, 6 at N=3, also with two requests each at N=2.
 func TestMessagesPerEntryLamport(t *testing.T) {
 	cases := []struct {
 		n, r string
@@ -86,7 +87,7 @@ func TestMessagesPerEntryAddsNoState(t *testing.T) {
 }
 
 // TestMessagesPerEntryMaekawa: 3(K−1) per entry without conflict
-// (ALGORITHMS.md 2.6, 2.7): K=2 on the triangle (3), K=3 on the Fano plane
+// (docs/algorithms/maekawa.md): K=2 on the triangle (3), K=3 on the Fano plane
 // (6). With conflicts (variant B, the triangle with all three requesting)
 // an entry takes 3 to 6 messages, and the runs 9 to 13 in total (the
 // reference figures of 2.7); on the Fano plane with requesters 1 and 3 one
@@ -110,10 +111,11 @@ func TestMessagesPerEntryMaekawa(t *testing.T) {
 	}
 }
 
-// TestMessagesPerEntryPerpetuumMobile: the token never stops, so no
-// execution is complete, and once the processes are idle it circulates for
-// ever: the messages serving an entry are unbounded (ALGORITHMS.md 2.9),
-// shown by a lasso whose cycle is a round of the token (2N steps).
+// TestMessagesPerEntryPerpetuumMobile: the token never stops, so no execution
+// is complete, and once the processes are idle it circulates for ever: the
+// messages serving an entry are unbounded
+// (docs/algorithms/perpetuum-mobile.md), shown by a lasso whose cycle is a
+// round of the token (2N steps).
 func TestMessagesPerEntryPerpetuumMobile(t *testing.T) {
 	for _, n := range []string{"2", "3", "4"} {
 		r := metricRun(t, "perpetuum-mobile", map[string]string{"n": n}, []string{}, "messages-per-entry")
@@ -125,7 +127,7 @@ func TestMessagesPerEntryPerpetuumMobile(t *testing.T) {
 }
 
 // TestSyncDelay: the hops on the longest causal chain from an exit to the
-// next enter by a process that waited at it (ALGORITHMS.md 0.7), where a
+// next enter by a process that waited at it (docs/properties.md), where a
 // process waits at an exit when it is trying and no message that serves its
 // entry is in transit (it waits for the critical section only, the heavy
 // load of the classical figures), and the chain ends when its enter step
@@ -177,7 +179,7 @@ func TestSyncDelay(t *testing.T) {
 	}
 }
 
-// TestTimeChangRoberts: causal depth (ALGORITHMS.md 0.7). The least time
+// TestTimeChangRoberts: causal depth (docs/properties.md). The least time
 // over all runs is N for Chang-Roberts (section 3: "time N": the largest ID
 // travels once around the ring) and 2N with the announcement (N more hops
 // of ELECTED). The largest is N−1 more, 2N−1 and 3N−1: in the formal model

@@ -1,7 +1,7 @@
 package specs
 
-// objective is the election objective of ALGORITHMS.md (introduction and
-// 0.6): elect the process with the maximum ID (the default) or, with
+// objective is the election objective of docs/properties.md:
+// elect the process with the maximum ID (the default) or, with
 // --objective min, the minimum. The MIN variant reverses every ID
 // comparison, so a spec writes its comparisons with beats and best and gets
 // both.

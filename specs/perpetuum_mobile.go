@@ -15,9 +15,10 @@ type pmToken struct{}
 
 func (pmToken) String() string { return "TOKEN" }
 
-// pmNode is a process of the perpetuum mobile (ALGORITHMS.md 2.9): a token
-// circulates on a ring for ever; the holder enters the critical section if
-// it wants to, and passes the token on when it does not.
+// pmNode is a process of the perpetuum mobile
+// (docs/algorithms/perpetuum-mobile.md): a token circulates on a ring for ever;
+// the holder enters the critical section if it wants to, and passes the token
+// on when it does not.
 type pmNode struct {
 	Ust      mutex.State
 	Done     int

@@ -45,10 +45,10 @@ func (m ptMsg) String() string {
 }
 
 // ptNode is a process of Peterson's O(N log N) unidirectional election
-// (ALGORITHMS.md 1.6; G. L. Peterson, TOPLAS 4(4), 1982; the same scheme by
-// Dolev, Klawe & Rodeh, J. Algorithms 3, 1982). The state variables are the
-// section's: u, mode, tid (the temporary ID or support), first (the value
-// received first in the current phase, ⊥ = 0). The optional announcement
+// (docs/algorithms/peterson.md; G. L. Peterson, TOPLAS 4(4), 1982; the same
+// scheme by Dolev, Klawe & Rodeh, J. Algorithms 3, 1982). The state variables
+// are the section's: u, mode, tid (the temporary ID or support), first (the
+// value received first in the current phase, ⊥ = 0). The optional announcement
 // and leader are left out (the section's properties do not need them).
 //
 // Choices. The section's initial channel content C_{i,i+1} = [ONE(u_i)] is

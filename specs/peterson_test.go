@@ -11,11 +11,11 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// ptRef is a literal reference model of Peterson's algorithm (ALGORITHMS.md
-// 1.6), written without the automaton and explorer packages so that it
-// checks them: process i has its ID, started, mode (0 active, 1 relay, 2
-// elected), tid, first and the phase monitor; queue i holds the messages
-// from i to i+1 (v > 0 for ONE(v), v < 0 for TWO(-v)).
+// ptRef is a literal reference model of Peterson's algorithm
+// (docs/algorithms/peterson.md), written without the automaton and explorer
+// packages so that it checks them: process i has its ID, started, mode (0
+// active, 1 relay, 2 elected), tid, first and the phase monitor; queue i holds
+// the messages from i to i+1 (v > 0 for ONE(v), v < 0 for TWO(-v)).
 type ptRef struct {
 	u, mode, tid, first, phase []int
 	started                    []bool

@@ -13,9 +13,9 @@ import (
 	"github.com/vacheck/vacheck/topology"
 )
 
-// rayMsg is a message of Raymond's algorithm (ALGORITHMS.md 2.11): REQUEST
-// or PRIVILEGE (the token). Neither carries data; the sender is the tree
-// edge it travels on.
+// rayMsg is a message of Raymond's algorithm (docs/algorithms/raymond.md):
+// REQUEST or PRIVILEGE (the token). Neither carries data; the sender is the
+// tree edge it travels on.
 type rayMsg uint8
 
 const (
@@ -34,11 +34,11 @@ func (m rayMsg) String() string {
 }
 
 // rayNode is a process of Raymond's tree-based token algorithm
-// (ALGORITHMS.md 2.11; K. Raymond, A tree-based algorithm for distributed
-// mutual exclusion, ACM TOCS 7(1), 1989). The processes form a fixed
-// unrooted tree; holder points along the tree towards the token, REQUESTs
-// travel along the holder pointers towards it, and the PRIVILEGE travels
-// back, reversing every pointer it crosses.
+// (docs/algorithms/raymond.md; K. Raymond, A tree-based algorithm for
+// distributed mutual exclusion, ACM TOCS 7(1), 1989). The processes form a
+// fixed unrooted tree; holder points along the tree towards the token, REQUESTs
+// travel along the holder pointers towards it, and the PRIVILEGE travels back,
+// reversing every pointer it crosses.
 //
 // The fields are the section's state variables: holder (self is the
 // process's own number), using, the FIFO reqQ of neighbours and self, and
@@ -202,7 +202,7 @@ func rayAcyclic(v *rayView) bool {
 	return true
 }
 
-// rayValidEnd is a valid end state of mutual exclusion (ALGORITHMS.md 0.8):
+// rayValidEnd is a valid end state of mutual exclusion (docs/properties.md):
 // every process idle with its R requests served, channels empty, every
 // queue empty and nobody asking; the one token is then held by a process.
 func rayValidEnd(u mutex.Users) func(v *rayView) bool {
@@ -278,8 +278,8 @@ func rayInitial(g topology.Graph, users mutex.Users, broken bool) []rayNode {
 	return procs
 }
 
-// raymond returns raymond (ALGORITHMS.md 2.11), which declares its broken
-// twin.
+// raymond returns raymond (docs/algorithms/raymond.md), which declares its
+// broken twin.
 func raymond() Spec {
 	return Spec{
 		Name:    "raymond",

@@ -13,11 +13,11 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// rayRef is a literal reference model of Raymond's algorithm (ALGORITHMS.md
-// 2.11), written from the pseudocode without the automaton package, with
-// enter as its own step as in the spec's Choice. Processes are 0-based;
-// process 0 holds the token first, the others point to their parent in the
-// tree rooted at 0.
+// rayRef is a literal reference model of Raymond's algorithm
+// (docs/algorithms/raymond.md), written from the pseudocode without the
+// automaton package, with enter as its own step as in the spec's Choice.
+// Processes are 0-based; process 0 holds the token first, the others point to
+// their parent in the tree rooted at 0.
 type rayRef struct {
 	ust, done    []int // 0 idle, 1 trying, 2 critical
 	holder       []int

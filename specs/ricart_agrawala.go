@@ -45,21 +45,22 @@ func (m raMsg) String() string {
 }
 
 // raOlder reports whether the request (t, j) is older than (u, k) in the
-// order (ts, ID) of ALGORITHMS.md 2.0.
+// order (ts, ID) of docs/properties.md.
 func raOlder(t, j, u, k int) bool { return t < u || (t == u && j < k) }
 
-// raNode is process P_i of Ricart and Agrawala's algorithm (ALGORITHMS.md
-// 2.3; Ricart & Agrawala, "An optimal algorithm for mutual exclusion in
-// computer networks", CACM 1981): the user part of 2.0 (ust, done), the
-// Lamport clock C, myTs (0 for ⊥), waiting (the processes whose REPLY is
-// outstanding) and deferred (the processes whose REQUEST waits for exit).
+// raNode is process P_i of Ricart and Agrawala's algorithm
+// (docs/algorithms/ricart-agrawala.md; Ricart & Agrawala, "An optimal algorithm
+// for mutual exclusion in computer networks", CACM 1981): the user part of 2.0
+// (ust, done), the Lamport clock C, myTs (0 for ⊥), waiting (the processes
+// whose REPLY is outstanding) and deferred (the processes whose REQUEST waits
+// for exit).
 //
 // Clocks: with R requests per process (--requests) every clock stays at
 // most N·R, the number of requests, since C grows only by request_i (one
 // tick) and by the max with a received stamp, so the model is finite without the --clock-limit or the
 // clock normalizations of lamport. myTs is reset to ⊥ at exit, where it is
 // dead (a critical or idle process never reads it), to keep states
-// canonical. Choices: self-communication is local (ALGORITHMS.md 0.3), so
+// canonical. Choices: self-communication is local (docs/properties.md), so
 // a request asks the N-1 others; the default channels are unordered, the
 // weakest discipline the section allows, which includes every FIFO run
 // (--channels fifo checks FIFO alone).
@@ -147,7 +148,7 @@ func (p *raNode) Receive(from int, m raMsg, fx *automaton.Effects[raMsg]) {
 // for FAIR-TS (mutex.TimestampOrder) in state form, as in lamport: a
 // critical process's request (myTs, j) is older than the request of every
 // trying process. It is at least as strict as the event form of
-// ALGORITHMS.md 2.0 (when j enters, no trying i has an older request); for
+// docs/properties.md (when j enters, no trying i has an older request); for
 // Ricart-Agrawala the two agree, since a process that requests while j is
 // critical has replied to j's REQUEST before, so its clock is at least j's
 // stamp and its new request is younger.
@@ -175,11 +176,13 @@ func raExplain(v *raView) []string {
 	return lines
 }
 
-// raSpecs returns ricart-agrawala and its broken twin (ALGORITHMS.md 2.3).
+// raSpecs returns ricart-agrawala and its broken twin
+// (docs/algorithms/ricart-agrawala.md).
 func raSpecs() []Spec { return []Spec{ricartAgrawala(false), ricartAgrawala(true)} }
 
-// ricartAgrawala returns the spec ricart-agrawala of ALGORITHMS.md 2.3 or,
-// when broken is set, ricart-agrawala-broken.
+// ricartAgrawala returns the spec ricart-agrawala of
+// docs/algorithms/ricart-agrawala.md or, when broken is set,
+// ricart-agrawala-broken.
 func ricartAgrawala(broken bool) Spec {
 	s := Spec{
 		Name:    "ricart-agrawala",
@@ -207,10 +210,11 @@ func ricartAgrawala(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		// A channel i→j holds at most one REQUEST of i (i enters, and
-		// may request again, only after j's REPLY to it) and one REPLY
-		// to j's current request. FIFO is not needed (ALGORITHMS.md 2.3),
-		// so the default is unordered: it includes every FIFO run.
+		// A channel i→j holds at most one REQUEST of i (i enters, and may
+		// request again, only after j's REPLY to it) and one REPLY to j's
+		// current request. FIFO is not needed
+		// (docs/algorithms/ricart-agrawala.md), so the default is unordered: it
+		// includes every FIFO run.
 		disc, capacity, err := p.Channels(channel.Unordered, 2)
 		if err != nil {
 			return nil, err
@@ -229,7 +233,7 @@ func ricartAgrawala(broken bool) Spec {
 				mutex.Exclusion[raNode, raMsg](raUser),
 				mutex.TimestampOrder[raNode, raMsg](raUser, raStamp),
 			},
-			// Valid end (ALGORITHMS.md 0.8): all served, channels empty,
+			// Valid end (docs/properties.md): all served, channels empty,
 			// nothing deferred and no REPLY awaited.
 			ValidEnd: mutex.ValidEnd[raNode, raMsg](users, raUser, func(p *raNode) bool { return p.Deferred == 0 && p.Waiting == 0 }),
 			Liveness: mutex.Liveness[raNode, raMsg](raUser),

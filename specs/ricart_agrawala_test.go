@@ -14,12 +14,12 @@ import (
 )
 
 // raRef is a global state of Ricart-Agrawala written literally from
-// ALGORITHMS.md 2.3, without the automaton and explorer packages, so that
-// it checks them: per process ust (0 idle, 1 trying, 2 critical), done, C,
-// myTs (⊥ = 0 outside trying and critical), waiting and deferred as bit
-// masks; ch[i][j] is the channel from i to j (a bag, kept sorted, when
-// unordered). The Carvalho-Roucairol reference (cvNext) uses perm and
-// asked as well, and leaves waiting empty.
+// docs/algorithms/ricart-agrawala.md, without the automaton and explorer
+// packages, so that it checks them: per process ust (0 idle, 1 trying, 2
+// critical), done, C, myTs (⊥ = 0 outside trying and critical), waiting and
+// deferred as bit masks; ch[i][j] is the channel from i to j (a bag, kept
+// sorted, when unordered). The Carvalho-Roucairol reference (cvNext) uses perm
+// and asked as well, and leaves waiting empty.
 type raRef struct {
 	ust, done, c, myTs, waiting, deferred []int
 	perm, asked                           []int
@@ -189,12 +189,12 @@ func raCheck(t *testing.T, broken bool, flags map[string]string, cfg explorer.Co
 }
 
 // TestRicartAgrawalaCounts pins the distinct states and transitions of
-// ricart-agrawala (ALGORITHMS.md 2.3) under unordered (default) and FIFO
-// channels, the same for BFS with one and two workers and DFS, with every
-// claim holding (GA1, GA2, GA2', FAIR-TS, deadlock-freedom): FIFO is not
-// needed. Every count is the literal reference model's (raReference).
-// By hand, --n 2 --requesters 1: request_1, REQUEST delivered (REPLY sent),
-// REPLY delivered, enter_1, exit_1: 6 states, 5 transitions.
+// ricart-agrawala (docs/algorithms/ricart-agrawala.md) under unordered
+// (default) and FIFO channels, the same for BFS with one and two workers and
+// DFS, with every claim holding (GA1, GA2, GA2', FAIR-TS, deadlock-freedom):
+// FIFO is not needed. Every count is the literal reference model's
+// (raReference). By hand, --n 2 --requesters 1: request_1, REQUEST delivered
+// (REPLY sent), REPLY delivered, enter_1, exit_1: 6 states, 5 transitions.
 func TestRicartAgrawalaCounts(t *testing.T) {
 	cases := []struct {
 		flags               map[string]string
@@ -261,9 +261,10 @@ func TestRicartAgrawalaIndependent(t *testing.T) {
 	}
 }
 
-// TestRicartAgrawalaMessages pins the message figures of ALGORITHMS.md 2.3:
-// exactly 2(N-1) per entry (N-1 REQUESTs and N-1 REPLYs), so over complete
-// executions min = max = 2(N-1)·entries, under both channel disciplines.
+// TestRicartAgrawalaMessages pins the message figures of
+// docs/algorithms/ricart-agrawala.md: exactly 2(N-1) per entry (N-1 REQUESTs
+// and N-1 REPLYs), so over complete executions min = max = 2(N-1)·entries,
+// under both channel disciplines.
 func TestRicartAgrawalaMessages(t *testing.T) {
 	cases := []struct {
 		flags   map[string]string
@@ -285,10 +286,11 @@ func TestRicartAgrawalaMessages(t *testing.T) {
 	}
 }
 
-// TestRicartAgrawalaBroken checks the twin of ALGORITHMS.md 2.3: without
-// the clock update on REQUEST, GA1 fails at N=2. Process 2 requests with
-// (1,2); process 1 replies while idle and keeps C=0, then requests with
-// (1,1), older than (1,2), so process 2 replies too and both enter.
+// TestRicartAgrawalaBroken checks the twin of
+// docs/algorithms/ricart-agrawala.md: without the clock update on REQUEST, GA1
+// fails at N=2. Process 2 requests with (1,2); process 1 replies while idle and
+// keeps C=0, then requests with (1,1), older than (1,2), so process 2 replies
+// too and both enter.
 func TestRicartAgrawalaBroken(t *testing.T) {
 	// Under FIFO the REPLY to (1,2) is ahead of REQUEST(1,1) on 1→2; in a
 	// bag the REQUEST sorts first.

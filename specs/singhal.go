@@ -53,8 +53,8 @@ func (m sgMsg) String() string {
 }
 
 // sgNode is process P_i of Singhal's heuristic token algorithm
-// (ALGORITHMS.md 2.12; Singhal, "A heuristically-aided algorithm for mutual
-// exclusion in distributed systems", IEEE Trans. Computers 38(5), 1989):
+// (docs/algorithms/singhal.md; Singhal, "A heuristically-aided algorithm for
+// mutual exclusion in distributed systems", IEEE Trans. Computers 38(5), 1989):
 // the user part of 2.0, SV and SN (what i believes of every process and its
 // request numbers) and, while it holds the token, the token's TSV and TSN
 // (empty otherwise, so that states stay canonical).
@@ -260,7 +260,8 @@ func sgExplain(v *sgView) []string {
 	return lines
 }
 
-// singhalSpecs returns singhal and its broken twin (ALGORITHMS.md 2.12).
+// singhalSpecs returns singhal and its broken twin
+// (docs/algorithms/singhal.md).
 func singhalSpecs() []Spec { return []Spec{singhal(false), singhal(true)} }
 
 func singhal(broken bool) Spec {

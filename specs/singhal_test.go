@@ -74,12 +74,12 @@ func TestSinghalCounts(t *testing.T) {
 }
 
 // TestSinghalMessages pins total messages over complete executions:
-// ALGORITHMS.md 2.12 says 0 ... N per entry. A lone requester k sends its
-// REQUEST to the processes j < k of its staircase (SV[j] = R), and the
-// token comes back in one message: k messages, from 0 (process 1, the
-// holder) to N (process N: N-1 REQUESTs + 1 TOKEN). With everyone
-// requesting once: 2 ... 4 at N=2, 5 ... 9 at N=3, 9 ... 16 at N=4
-// (regression values; the maximum N·N is N per entry).
+// docs/algorithms/singhal.md says 0 ... N per entry. A lone requester k sends
+// its REQUEST to the processes j < k of its staircase (SV[j] = R), and the
+// token comes back in one message: k messages, from 0 (process 1, the holder)
+// to N (process N: N-1 REQUESTs + 1 TOKEN). With everyone requesting once: 2
+// ... 4 at N=2, 5 ... 9 at N=3, 9 ... 16 at N=4 (regression values; the maximum
+// N·N is N per entry).
 func TestSinghalMessages(t *testing.T) {
 	type span struct {
 		flags    map[string]string

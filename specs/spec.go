@@ -1,6 +1,7 @@
 // Package specs is vacheck's catalog of distributed algorithms, each written
-// as I/O automata with the automaton package, following ALGORITHMS.md. Every
-// algorithm has a deliberately broken twin that must yield a counterexample.
+// as I/O automata with the automaton package and explained in
+// docs/algorithms. Every algorithm has a deliberately broken twin that must
+// yield a counterexample.
 package specs
 
 import (

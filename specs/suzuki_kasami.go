@@ -73,12 +73,12 @@ func (m skMsg) String() string {
 }
 
 // skNode is process P_i of Suzuki and Kasami's broadcast algorithm
-// (ALGORITHMS.md 2.10; Suzuki & Kasami, "A distributed mutual exclusion
-// algorithm", ACM TOCS 3(4), 1985): the user part of 2.0, RN (the highest
-// request number known of every process) and hasToken; while it holds the
-// token, also the token's LN (the last served request of every process)
-// and queue. A process that does not hold the token keeps LN and queue
-// empty, so that states stay canonical.
+// (docs/algorithms/suzuki-kasami.md; Suzuki & Kasami, "A distributed mutual
+// exclusion algorithm", ACM TOCS 3(4), 1985): the user part of 2.0, RN (the
+// highest request number known of every process) and hasToken; while it holds
+// the token, also the token's LN (the last served request of every process) and
+// queue. A process that does not hold the token keeps LN and queue empty, so
+// that states stay canonical.
 //
 // It follows both Choices of 2.10: a process holding an idle token enters
 // without a message and without incrementing RN[i], and exit_i appends the
@@ -256,7 +256,7 @@ func skExplain(v *skView) []string {
 const skTokenToTryingName = "token-to-trying"
 
 // suzukiKasamiSpecs returns suzuki-kasami and its broken twin
-// (ALGORITHMS.md 2.10).
+// (docs/algorithms/suzuki-kasami.md).
 func suzukiKasamiSpecs() []Spec { return []Spec{suzukiKasami(false), suzukiKasami(true)} }
 
 func suzukiKasami(broken bool) Spec {

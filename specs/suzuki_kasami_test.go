@@ -12,10 +12,11 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// skRef is a literal reference model of Suzuki-Kasami (ALGORITHMS.md 2.10),
-// written without the automaton and explorer packages so that it checks
-// them: plain slices, ints for RN and LN, and channels as message lists
-// (kept sorted when unordered). ust: 0 idle, 1 trying, 2 critical.
+// skRef is a literal reference model of Suzuki-Kasami
+// (docs/algorithms/suzuki-kasami.md), written without the automaton and
+// explorer packages so that it checks them: plain slices, ints for RN and LN,
+// and channels as message lists (kept sorted when unordered). ust: 0 idle, 1
+// trying, 2 critical.
 type skRef struct {
 	ust, done []int
 	rn        [][]int
@@ -222,8 +223,8 @@ func TestSuzukiKasamiReference(t *testing.T) {
 	}
 }
 
-// TestSuzukiKasamiMessages pins the total messages over all complete
-// executions (metric "messages"). ALGORITHMS.md 2.10: N per entry (N-1
+// TestSuzukiKasamiMessages pins the total messages over all complete executions
+// (metric "messages"). docs/algorithms/suzuki-kasami.md: N per entry (N-1
 // REQUESTs + 1 TOKEN) when the token is not held, 0 when it is. So:
 //   - only process 1, the initial holder, requests: 0 per entry;
 //   - only process 2 requests once: exactly N;
@@ -304,7 +305,7 @@ func TestSuzukiKasamiCrash(t *testing.T) {
 	}
 	// The safety claims that do not count tokens survive the crash;
 	// TOKEN-1 does not: a token sent to a crashed process is discarded
-	// (ALGORITHMS.md 0.4).
+	// (docs/properties.md).
 	r = skCheck(t, false, map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.MutualExclusion, skTokenToTryingName}})
 	if r.Status != explorer.OK {
 		t.Errorf("with a crash: status %v %v; want GA1 and token-to-trying to hold", r.Status, r.Violations)

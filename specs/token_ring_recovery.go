@@ -23,11 +23,11 @@ func (m trMsg) String() string {
 }
 
 // trNode is a process of the token ring with a token-loss timer and
-// Chang-Roberts regeneration (ALGORITHMS.md 1.7): a token circulates on a
-// unidirectional ring; a process whose timer (TVT) expires suspects the
-// token lost and starts a Chang-Roberts election, whose winner creates a
-// new token. The state variables are the section's: u, mode (normal or
-// election; Election below) and hasToken, initially held by process 1.
+// Chang-Roberts regeneration (docs/algorithms/token-ring-recovery.md): a token
+// circulates on a unidirectional ring; a process whose timer (TVT) expires
+// suspects the token lost and starts a Chang-Roberts election, whose winner
+// creates a new token. The state variables are the section's: u, mode (normal
+// or election; Election below) and hasToken, initially held by process 1.
 //
 // Token loss (fault `lose`, budget --losses, 0.4) is a step of the sender:
 // lose_i is pass_i whose TOKEN the channel loses at once. The framework's

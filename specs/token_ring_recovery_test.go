@@ -11,12 +11,12 @@ import (
 )
 
 // trRef is a literal reference model of the token ring with recovery
-// (ALGORITHMS.md 1.7), written without the automaton and explorer
-// packages. In channel queues 0 is TOKEN and v > 0 is ELECT(v). With
-// literal set it is the section's model as written: lose removes any TOKEN
-// from any channel, and the budgets are global counters (lost[0],
-// early[0]); otherwise it mirrors the spec: lose_i is a pass whose TOKEN
-// is lost, and the counters are per process.
+// (docs/algorithms/token-ring-recovery.md), written without the automaton and
+// explorer packages. In channel queues 0 is TOKEN and v > 0 is ELECT(v). With
+// literal set it is the section's model as written: lose removes any TOKEN from
+// any channel, and the budgets are global counters (lost[0], early[0]);
+// otherwise it mirrors the spec: lose_i is a pass whose TOKEN is lost, and the
+// counters are per process.
 type trRef struct {
 	u           []int
 	el, tok     []bool

@@ -49,15 +49,15 @@ func (s teStatus) String() string {
 	return [...]string{"asleep", "awake", "sent", "done"}[s]
 }
 
-// teNode is the process automaton of election on a tree by explosion,
-// echo (saturation) and information waves (ALGORITHMS.md 1.8; Mattern,
-// Verteilte Basisalgorithmen, 1989; Lynch, Distributed Algorithms, 4.2 and
-// 15.1). A node that has heard a PROPOSE from all neighbours but one
+// teNode is the process automaton of election on a tree by explosion, echo
+// (saturation) and information waves (docs/algorithms/tree-election.md;
+// Mattern, Verteilte Basisalgorithmen, 1989; Lynch, Distributed Algorithms, 4.2
+// and 15.1). A node that has heard a PROPOSE from all neighbours but one
 // proposes the best ID of the part of the tree behind it to that last
-// neighbour; exactly two adjacent nodes end up proposing to each other
-// (they saturate) and both know the global optimum; under --wakeup assumed
-// a node can also hear from every neighbour before it proposes (the root
-// case). With --info on they send the result down the tree.
+// neighbour; exactly two adjacent nodes end up proposing to each other (they
+// saturate) and both know the global optimum; under --wakeup assumed a node can
+// also hear from every neighbour before it proposes (the root case). With
+// --info on they send the result down the tree.
 //
 // Ports are the neighbours in ascending order (topology.Graph); on a tree
 // a neighbour identifies its port, so got and parentPort hold process

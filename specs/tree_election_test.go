@@ -163,9 +163,9 @@ func teCheck(t *testing.T, m explorer.Model, props []string, cfg explorer.Config
 	return r
 }
 
-// TestTreeElectionCounts pins the state spaces of tree-election and checks
-// its claims (ALGORITHMS.md 1.8 and section 3: UNIQ in the sense of 1.8,
-// AGREE, VALID over all processes, QUIESCE, DLF, and with INFO TERM and
+// TestTreeElectionCounts pins the state spaces of tree-election and checks its
+// claims (docs/algorithms/tree-election.md and section 3: UNIQ in the sense of
+// 1.8, AGREE, VALID over all processes, QUIESCE, DLF, and with INFO TERM and
 // KNOW). The FLOOD counts are those of teReference summed over the initial
 // states.
 //

@@ -40,16 +40,15 @@ func (m vtMember) String() string {
 }
 
 // vtRegistry is the model of "Building a virtual tree at system start"
-// (ALGORITHMS.md 1.15). Processes join one at a time; the joining process
-// reads the levels of the processes already present (an abstraction of a
-// request/reply exchange, the section's Assumptions), tries to connect to
-// each, and takes as parent a connected in-tree process closest to the
-// root. Joins are atomic and touch both ends of every new link, and a
-// broken link repairs one or both ends at once, so the system is written
-// as a single automaton, the registry, whose state is every process's
-// variables (Members[i] = present_i, level_i, parent_i, links_i); its
-// steps name the process they are about, and every label ends in _{1},
-// the registry.
+// (docs/algorithms/virtual-tree.md). Processes join one at a time; the joining
+// process reads the levels of the processes already present (an abstraction of
+// a request/reply exchange, the section's Assumptions), tries to connect to
+// each, and takes as parent a connected in-tree process closest to the root.
+// Joins are atomic and touch both ends of every new link, and a broken link
+// repairs one or both ends at once, so the system is written as a single
+// automaton, the registry, whose state is every process's variables (Members[i]
+// = present_i, level_i, parent_i, links_i); its steps name the process they are
+// about, and every label ends in _{1}, the registry.
 //
 // The scanned process must itself be in the tree (level_n ≥ 0), the
 // section's Choice; T3 then holds by construction and is checked as an

@@ -10,18 +10,18 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// waitNode is the process automaton of the waiting method (ALGORITHMS.md
-// 1.13; Mattern, Verteilte Basisalgorithmen, 1989), the third parallel echo
-// election after extinction (1.11) and adoption (1.12). Only its name is
-// commonly given, so the spec is provisional and follows the section's
-// Choice: Echo/Election with extinction (echoNode, whose state variables
-// and receive rules it keeps unchanged) plus a waiting discipline on the
-// initiators. An initiator with ID i waits a delay that decreases with i,
+// waitNode is the process automaton of the waiting method
+// (docs/algorithms/waiting.md; Mattern, Verteilte Basisalgorithmen, 1989), the
+// third parallel echo election after extinction (1.11) and adoption (1.12).
+// Only its name is commonly given, so the spec is provisional and follows the
+// section's Choice: Echo/Election with extinction (echoNode, whose state
+// variables and receive rules it keeps unchanged) plus a waiting discipline on
+// the initiators. An initiator with ID i waits a delay that decreases with i,
 // so that strong waves start first and weak waves rarely start at all; an
 // untimed checker expresses that as a restriction of the schedules,
-// strengthening start_i's precondition with the global predicate "no
-// process with a larger ID is a designated initiator that is still asleep"
-// (asleep: it has neither started nor been woken by a message).
+// strengthening start_i's precondition with the global predicate "no process
+// with a larger ID is a designated initiator that is still asleep" (asleep: it
+// has neither started nor been woken by a message).
 //
 // The reachable states are therefore a subset of echo-election's, and its
 // safety properties carry over; the point is the message count, whose

@@ -51,9 +51,9 @@ func waitReachable(t *testing.T, m explorer.Model) map[string]bool {
 }
 
 // TestWaitingCounts pins the state space of the provisional waiting spec
-// (ALGORITHMS.md 1.13, the section's reconstruction) and checks the claims
-// of 1.11, with BFS on 1 and 2 workers and DFS. The section asks not to pin
-// tests on it before the rules are checked against the source: these pin
+// (docs/algorithms/waiting.md, the section's reconstruction) and checks the
+// claims of 1.11, with BFS on 1 and 2 workers and DFS. The section asks not to
+// pin tests on it before the rules are checked against the source: these pin
 // the reconstruction, so that a change to it is noticed.
 //
 // N=2 by hand (one edge, IDs 1 and 2, both designated): process 1 waits

@@ -1,5 +1,5 @@
 // Package topology builds and validates the communication graphs on which
-// vacheck runs algorithms for general networks (ALGORITHMS.md 0.3, 0.6).
+// vacheck runs algorithms for general networks (docs/properties.md).
 //
 // A Graph is an undirected simple graph on processes 0..N-1. Internally
 // processes are numbered from 0; users see them numbered from 1, in edge-list
@@ -7,7 +7,7 @@
 //
 // The neighbours of a process, in ascending order, are its ports: port p of
 // process i is the link to Adj[i][p]. Algorithms that address neighbours by
-// port (ALGORITHMS.md 0.3) therefore see the same numbering on every run.
+// port (docs/properties.md) therefore see the same numbering on every run.
 package topology
 
 import (
