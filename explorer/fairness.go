@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -125,30 +126,38 @@ func (g *stateGraph) tasksOf(c component) (all, some, taken bitset, cyclic bool)
 // connected set), or nil: c itself under weak fairness or none, a
 // strongly connected part of it under strong fairness (the Streett
 // decomposition: drop the states where a task is enabled that c never
-// takes, and look again inside what is left).
-func (g *stateGraph) fairCycle(c component, f Fairness) []int {
+// takes, and look again inside what is left). With need set, only a fair
+// set with a state where need holds will do.
+func (g *stateGraph) fairCycle(c component, f Fairness, need func(int) bool) []int {
 	if !c.tasks && g.faultInside(c) {
 		// Strongly connected along all edges, faults included: look in
 		// each part that is strongly connected along task edges. (Without
 		// a fault inside, c is such a part.)
-		return g.fairCycleIn(c.nodes, c.member, f)
+		return g.fairCycleIn(c.nodes, c.member, f, need)
 	}
 	all, some, taken, cyclic := g.tasksOf(c)
 	if !cyclic {
 		return nil
 	}
+	whole := c.nodes
+	if need != nil && !slices.ContainsFunc(c.nodes, need) {
+		whole = nil // no part of c will do either
+	}
 	switch f {
 	case NoFairness:
-		return c.nodes
+		return whole
 	case Weak:
 		if all.andNot(taken) {
 			return nil
 		}
-		return c.nodes
+		return whole
 	}
 	bad := some
 	if !bad.andNot(taken) {
-		return c.nodes
+		return whole
+	}
+	if whole == nil {
+		return nil
 	}
 	keep := map[int]bool{}
 	for _, u := range c.nodes {
@@ -160,13 +169,13 @@ func (g *stateGraph) fairCycle(c component, f Fairness) []int {
 	if len(keep) == 0 {
 		return nil
 	}
-	return g.fairCycleIn(c.nodes, func(i int) bool { return keep[i] }, Strong)
+	return g.fairCycleIn(c.nodes, func(i int) bool { return keep[i] }, Strong, need)
 }
 
 // fairCycleIn returns a fair cycle (fairCycle) inside one of the parts of
 // the states of nodes where in holds that are strongly connected along task
 // edges, or nil.
-func (g *stateGraph) fairCycleIn(nodes []int, in func(int) bool, f Fairness) []int {
+func (g *stateGraph) fairCycleIn(nodes []int, in func(int) bool, f Fairness, need func(int) bool) []int {
 	comp, count := g.sccOf(in, true)
 	groups := make([][]int, count)
 	for _, u := range nodes {
@@ -177,7 +186,7 @@ func (g *stateGraph) fairCycleIn(nodes []int, in func(int) bool, f Fairness) []i
 	for k, part := range groups {
 		k := int32(k)
 		sub := component{nodes: part, member: func(i int) bool { return in(i) && comp[i] == k }, tasks: true}
-		if fc := g.fairCycle(sub, f); fc != nil {
+		if fc := g.fairCycle(sub, f, need); fc != nil {
 			return fc
 		}
 	}

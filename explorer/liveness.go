@@ -22,6 +22,9 @@ type liveResult struct {
 // checkLive checks instance inst of liveness property k on g.
 func (g *stateGraph) checkLive(p LiveProperty, k, inst int, base []int, f Fairness) liveResult {
 	goalBit, whenBit := g.predBit(k, inst, true, base), g.predBit(k, inst, false, base)
+	if p.Kind == properties.Stable {
+		return g.checkStable(goalBit, f)
+	}
 	goal := func(i int) bool { return g.pred(i, goalBit) }
 	// stops(i): an execution may end in state i of in, and then misses the
 	// goal: a terminal state (faults aside).
@@ -132,7 +135,7 @@ func (g *stateGraph) sccBad(in, stops func(int) bool, f Fairness) (isBad func(in
 		for j, u := range group {
 			nodes[j] = int(u)
 		}
-		if fc := g.fairCycle(component{nodes: nodes, member: func(i int) bool { return comp[i] == c32 }}, f); fc != nil {
+		if fc := g.fairCycle(component{nodes: nodes, member: func(i int) bool { return comp[i] == c32 }}, f, nil); fc != nil {
 			bad[c], fair[c32] = true, fc
 		}
 	}

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/vacheck/vacheck/properties"
@@ -125,6 +126,10 @@ type Violation struct {
 	// or -1.
 	Process int
 	Trace   Trace
+	// Unreached marks the violation of a reachability property
+	// (properties.Reachable) by a search that explored every state without
+	// meeting it: there is no trace.
+	Unreached bool
 }
 
 // Result is the outcome of a search with its figures.
@@ -167,6 +172,10 @@ type Result struct {
 	PeakMemory             uint64 // the most memory the Go runtime held, sampled
 	Properties             []PropertyResult
 	Violations             []Violation
+	// Witnesses holds, for each reachability property met, a path to the
+	// first state that met it (a shortest one, breadth first), in the
+	// order of the model's properties.
+	Witnesses []Violation
 	// Reason says why an incomplete search stopped, what failed, or for a
 	// bounded one how many states the bound cut.
 	Reason string
@@ -231,21 +240,28 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	all := append(append([]properties.Info(nil), s.props...), properties.DeadlockInfo)
 	for k, p := range all {
 		pr := PropertyResult{Info: p, Verdict: Unknown}
+		met := slices.ContainsFunc(s.violations, func(f found) bool { return f.prop == k })
 		switch {
 		case !selected(p.Name) && p.Kind != properties.Assertion:
 			pr.Verdict = Skipped
+		case met && s.isReach(k):
+			pr.Verdict = Holds // a witness, whatever else happened
+		case met:
+			pr.Verdict = ViolatedVerdict
 		case !safety:
+		case bounded && s.isReach(k):
+			// A state that meets the reachability property may lie past
+			// the constraint: unknown.
 		case bounded:
 			// Deadlock-freedom too: every state within the constraint was
 			// expanded, and the states outside it are not asked.
 			pr.Verdict = HoldsWithinBound
+		case s.isReach(k):
+			// Every state explored, none met it.
+			pr.Verdict = ViolatedVerdict
+			r.Violations = append(r.Violations, Violation{Property: p.Name, Kind: p.Kind, Process: -1, Unreached: true})
 		default:
 			pr.Verdict = Holds
-		}
-		for _, f := range s.violations {
-			if f.prop == k {
-				pr.Verdict = ViolatedVerdict
-			}
 		}
 		r.Properties = append(r.Properties, pr)
 	}
@@ -254,7 +270,12 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		if err != nil && r.Err == nil {
 			r.Err = err
 		}
-		r.Violations = append(r.Violations, Violation{Property: all[f.prop].Name, Kind: all[f.prop].Kind, Process: -1, Trace: t})
+		v := Violation{Property: all[f.prop].Name, Kind: all[f.prop].Kind, Process: -1, Trace: t}
+		if s.isReach(f.prop) {
+			r.Witnesses = append(r.Witnesses, v)
+			continue
+		}
+		r.Violations = append(r.Violations, v)
 	}
 	for k, p := range live {
 		pr := PropertyResult{Info: p.Info, Verdict: Unknown}

@@ -215,7 +215,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 		s.bfs()
 	}
 	s.safetyDone = s.failure == nil && s.incomplete == "" && s.exhausted && !s.done()
-	if s.failure == nil && s.incomplete == "" && !s.stopped() && (len(s.violations) == 0 || cfg.Continue) {
+	if s.failure == nil && s.incomplete == "" && !s.stopped() && (s.violated() == 0 || cfg.Continue) {
 		s.runLiveness(live)
 		if s.incomplete == "" && s.failure == nil && s.stopped() {
 			s.cutShort(s.limitReason()) // a limit reached during the liveness phase
@@ -279,7 +279,7 @@ func (s *search) freeVisited() {
 // only builds the state graph again.
 func (s *search) saveBeforeLiveness(st ckState) {
 	if s.cfg.Checkpoint == nil || !s.livePhase || s.failure != nil || s.incomplete != "" ||
-		len(s.violations) > 0 && !s.cfg.Continue || s.done() {
+		s.violated() > 0 && !s.cfg.Continue || s.done() {
 		return
 	}
 	s.saveCheckpoint(st)
@@ -375,7 +375,7 @@ const memSampleBytes = 4 << 20
 // their verdict is reported (the channel bound, most often), so the search
 // goes on until each has a counterexample or every state is explored.
 func (s *search) done() bool {
-	if len(s.violations) == 0 {
+	if s.violated() == 0 {
 		return false
 	}
 	if !s.cfg.Continue {
@@ -389,6 +389,25 @@ func (s *search) done() bool {
 		}
 	}
 	return dl && pending == 0
+}
+
+// violated returns how many properties the search found violated so far:
+// its finds less the witnesses of reachability properties.
+func (s *search) violated() int {
+	n := 0
+	for _, f := range s.violations {
+		if !s.isReach(f.prop) {
+			n++
+		}
+	}
+	return n
+}
+
+// isReach reports whether property p (an index into the model's
+// properties, or deadlock) is a reachability property, whose find is a
+// witness rather than a violation.
+func (s *search) isReach(p int) bool {
+	return p >= 0 && p < len(s.props) && s.props[p].Kind == properties.Reachable
 }
 
 // eachBit calls fn with the index of every bit set in mask, lowest first.

@@ -25,6 +25,17 @@ const (
 	// Terminates holds when every fair execution is finite and ends in a
 	// state where the spec's goal holds.
 	Terminates
+	// Reachable holds when some reachable state satisfies a predicate
+	// (TLC checks it as the violation of "never"): the search reports a
+	// shortest path to one as its witness, and a search that explores
+	// every state without meeting one violates it.
+	Reachable
+	// Action holds when every transition, from its old state to its new
+	// one, satisfies a predicate over the two.
+	Action
+	// Stable holds when every fair execution eventually reaches a point
+	// after which a predicate holds forever (eventually always, <>[]P).
+	Stable
 )
 
 func (k Kind) String() string {
@@ -39,6 +50,12 @@ func (k Kind) String() string {
 		return "liveness"
 	case Terminates:
 		return "termination"
+	case Reachable:
+		return "reach"
+	case Action:
+		return "action"
+	case Stable:
+		return "stability"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
