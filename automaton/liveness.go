@@ -17,6 +17,9 @@ func (sys *System[S, M, P]) Liveness() []explorer.LiveProperty {
 			Instances: 1,
 			LeadsTo:   l.When != nil,
 		}
+		if l.Stable {
+			p.Kind = properties.Stable
+		}
 		if l.PerProcess {
 			p.Instances = sys.n
 		}

@@ -84,8 +84,11 @@ type Liveness[S any, M Message] struct {
 	Name       string
 	Doc        string
 	PerProcess bool
-	When       func(v *View[S, M], i int) bool
-	Goal       func(v *View[S, M], i int) bool
+	// Stable makes the property "eventually always Goal" (When must be
+	// nil): every fair run reaches a point after which Goal holds forever.
+	Stable bool
+	When   func(v *View[S, M], i int) bool
+	Goal   func(v *View[S, M], i int) bool
 }
 
 // Assertion is a property checked inside effects by Effects.Assert.
@@ -237,6 +240,7 @@ type System[S any, M Message, P Process[S, M]] struct {
 	tw                            int
 	sym                           *symGroup // Config.Symmetry, compiled
 	down                          uint64    // Config.Down, as a bit set
+	obs                           *observer // the Observation of Observe, or nil
 }
 
 // ErrConfig reports a malformed Config.

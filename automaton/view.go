@@ -38,6 +38,9 @@ type View[S any, M Message] struct {
 	// procArena[i] holds the slices of procs[i] when normalize decodes it
 	// to rewrite it.
 	procArena []arena
+	// obs reads the view for an explorer.Observation (System.observed),
+	// once one has asked.
+	obs *observedState[S, M]
 }
 
 // procCacheSize is the number of entries of a view's cache per process: a
@@ -61,6 +64,10 @@ type procEntry[S any] struct {
 	mem   arena
 	memos []effectMemo // memoSlots of them, or none
 	next  uint8        // the slot of memos the next new effect takes
+	// obs, when obsOK, is the value an explorer.Observation made of val
+	// (observedState.Proc).
+	obs   any
+	obsOK bool
 }
 
 // procEntryWords and procEntryBytes are the room an entry has for its
@@ -156,6 +163,9 @@ func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 		ready[c] = false
 	}
 	v.arena.reset()
+	if v.obs != nil {
+		clear(v.obs.got) // the channels are to be read again
+	}
 	if decodeGlobals == nil {
 		v.g = globals{}
 	} else {
@@ -204,7 +214,7 @@ func (v *View[S, M]) decodeProc(i int) *S {
 	if !e.holds(h, seg) {
 		// The value it held goes: it was cur[i] of an earlier state at
 		// most, which no one may keep (see View).
-		e.used = false // until it is decoded: decoding may panic
+		e.used, e.obsOK, e.obs = false, false, nil // until it is decoded: decoding may panic
 		for k := range e.memos {
 			e.memos[k].used = false
 		}

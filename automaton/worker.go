@@ -106,6 +106,7 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	enabledOf   []int               // Reduced: enabled transitions per process
 	cands       []candidate         // Reduced: stubborn sets of processes
 	nv          View[S, M]          // Normalize: the successor being normalized
+	av          View[S, M]          // Observe: the successor an action property judges
 	norm        []byte
 	normScratch normScratch
 	// decodeGlobals is the System's, or nil when states carry no
@@ -267,8 +268,12 @@ func catch(err *error) {
 func (w *worker[S, M, P]) expand(x *explorer.Expansion) (n int, err error) {
 	defer catch(&err)
 	w.enumerate()
+	actions := w.sys.obs != nil && len(w.sys.obs.o.Actions) > 0
 	for i, a := range w.acts {
 		t := w.apply(a)
+		if actions {
+			t = w.checkActions(a, t)
+		}
 		t.Action = uint32(i)
 		if x.Offer == nil || x.Offer(t, explorer.SuccessorKey(w.out)) {
 			x.Emit(t, w.out)
