@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/dolthub/swiss v0.2.1
+	github.com/expr-lang/expr v1.17.8
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/sync v0.24.0
