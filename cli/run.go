@@ -184,7 +184,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		}
 	}
 	code = exitOK
-	checkFlags := append(append(engineFlags(), checkpointFlags()...), specFlags(catalog)...)
+	checkFlags := append(append(append(engineFlags(), propFlags()...), checkpointFlags()...), specFlags(catalog)...)
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
@@ -354,6 +354,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	defer tuneGC(cfg.MaxMemory)()
 	model, err := spec.Build(params)
 	if err != nil {
+		return exitUsage, err
+	}
+	if model, cfg.Properties, err = attachProps(c, cfg, model, spec, params); err != nil {
 		return exitUsage, err
 	}
 	var notChecked []string

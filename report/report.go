@@ -178,6 +178,9 @@ type jsonViolation struct {
 	Explanation []string   `json:"explanation,omitempty"`
 	// TraceFormat is "diff" when the steps after the first give changes.
 	TraceFormat string `json:"trace_format,omitempty"`
+	// Unreached marks a reachability property (--reach) that no state of
+	// a complete search met: there is no trace.
+	Unreached bool `json:"unreached,omitempty"`
 }
 
 type jsonMetric struct {
@@ -230,10 +233,13 @@ type jsonRun struct {
 	Properties []jsonProperty `json:"properties"`
 	// NotChecked names the claims left out (each also a property with
 	// status not-checked), so that a script reading status "ok" sees them.
-	NotChecked []string              `json:"not_checked,omitempty"`
-	Violations []jsonViolation       `json:"violations"`
-	Error      *jsonViolation        `json:"error_trace,omitempty"`
-	Metrics    map[string]jsonMetric `json:"metrics,omitempty"`
+	NotChecked []string        `json:"not_checked,omitempty"`
+	Violations []jsonViolation `json:"violations"`
+	// Witnesses are the paths to the states that met the reachability
+	// properties (--reach), in the shape of violations.
+	Witnesses []jsonViolation       `json:"witnesses,omitempty"`
+	Error     *jsonViolation        `json:"error_trace,omitempty"`
+	Metrics   map[string]jsonMetric `json:"metrics,omitempty"`
 	// NotComputed gives, for each metric asked for and not computed, why.
 	NotComputed map[string]string `json:"metrics_not_computed,omitempty"`
 	Fairness    string            `json:"fairness"`
@@ -302,7 +308,13 @@ func JSON(w io.Writer, run Run) error {
 	for _, v := range r.Violations {
 		jv := traceJSON(v.Property, v.Kind.String(), v.Trace, run.TraceDiff)
 		jv.Process = v.Process + 1
+		if v.Unreached {
+			jv.Unreached, jv.Initial, jv.Trace = true, nil, nil
+		}
 		out.Violations = append(out.Violations, jv)
+	}
+	for _, v := range r.Witnesses {
+		out.Witnesses = append(out.Witnesses, traceJSON(v.Property, v.Kind.String(), v.Trace, run.TraceDiff))
 	}
 	out.Fairness = r.Fairness.String()
 	out.Tracked = r.Tracked
@@ -410,12 +422,21 @@ func Text(w io.Writer, run Run) error {
 			who = fmt.Sprintf(" (for process %d)", v.Process+1)
 		}
 		switch {
+		case v.Unreached:
+			fmt.Fprintf(&b, "VIOLATED %s%s\nNo reachable state satisfies it: the search explored all %s states.\n", v.Property, doc, Group(r.States))
+			continue
 		case v.Property == "deadlock-freedom":
 			fmt.Fprintf(&b, "DEADLOCK: a terminal state that is not a valid end state, after %d steps\n", len(v.Trace.Steps))
+		case len(v.Trace.Cycle) > 0 && v.Kind == properties.Stable:
+			fmt.Fprintf(&b, "VIOLATED %s%s%s\nA fair execution (%s fairness) that repeats forever a cycle through a state where it does not hold (the cycle's first):\n", v.Property, who, doc, r.Fairness)
 		case len(v.Trace.Cycle) > 0:
 			fmt.Fprintf(&b, "VIOLATED %s%s%s\nA fair execution (%s fairness) that repeats a cycle forever without reaching the goal:\n", v.Property, who, doc, r.Fairness)
+		case v.Kind == properties.Stable:
+			fmt.Fprintf(&b, "VIOLATED %s%s%s\nA fair execution that stops in a terminal state where it does not hold:\n", v.Property, who, doc)
 		case v.Kind.String() == "liveness" || v.Kind.String() == "termination":
 			fmt.Fprintf(&b, "VIOLATED %s%s%s\nA fair execution that stops in a terminal state where the goal does not hold:\n", v.Property, who, doc)
+		case v.Kind == properties.Action:
+			fmt.Fprintf(&b, "VIOLATED %s%s\nThe last step of this trace does not satisfy it:\n", v.Property, doc)
 		default:
 			fmt.Fprintf(&b, "VIOLATED %s%s\n", v.Property, doc)
 		}
@@ -426,6 +447,10 @@ func Text(w io.Writer, run Run) error {
 			b.WriteString("An assertion of the algorithm failed: a state its rules take to be impossible was reached (a bug of the algorithm, or of its model).\n")
 		}
 		writeTrace(&b, v.Trace, r.Strategy, run)
+	}
+	for _, v := range r.Witnesses {
+		fmt.Fprintf(&b, "\nREACHED %s\n", v.Property)
+		writeTitled(&b, "Witness", v.Trace, r.Strategy, run)
 	}
 	for _, m := range r.Metrics {
 		writeMetric(&b, m, run)
@@ -489,7 +514,12 @@ func TraceKind(t explorer.Trace, st explorer.Strategy) string {
 }
 
 func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run Run) {
-	fmt.Fprintf(b, "Counterexample (%s) from initial state #%d:\n", TraceKind(t, st), t.Initial+1)
+	writeTitled(b, "Counterexample", t, st, run)
+}
+
+// writeTitled writes t under title: "Counterexample", "Witness".
+func writeTitled(b *strings.Builder, title string, t explorer.Trace, st explorer.Strategy, run Run) {
+	fmt.Fprintf(b, "%s (%s) from initial state #%d:\n", title, TraceKind(t, st), t.Initial+1)
 	if run.Involved {
 		t = involvedOnly(b, t)
 	}
