@@ -97,7 +97,7 @@ func explore(c *urfave.Context, stdout, stderr io.Writer, catalog []specs.Spec) 
 		}
 	}
 	for i, p := range picks {
-		m, err := p.spec.Build(p.params)
+		m, err := p.spec.Model(p.params)
 		if err != nil {
 			if i == 0 {
 				return exitUsage, err

@@ -87,7 +87,7 @@ func graph(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if c.IsSet("output") && out == "" {
 		return exitUsage, usagef("--output: the file name is empty")
 	}
-	model, err := spec.Build(params)
+	model, err := spec.Model(params)
 	if err != nil {
 		return exitUsage, err
 	}

@@ -352,7 +352,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		return exitUsage, err
 	}
 	defer tuneGC(cfg.MaxMemory)()
-	model, err := spec.Build(params)
+	model, err := spec.Model(params)
 	if err != nil {
 		return exitUsage, err
 	}

@@ -204,7 +204,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		if params[k], err = specs.NewParams(spec, given); err != nil {
 			return exitUsage, err
 		}
-		if models[k], err = spec.Build(params[k]); err != nil {
+		if models[k], err = spec.Model(params[k]); err != nil {
 			return exitUsage, err
 		}
 		if base != nil {

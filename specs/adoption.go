@@ -88,7 +88,10 @@ func (p *adNode) Steps(_ *adView, out []automaton.Step) []automaton.Step {
 }
 
 // Do performs start_i: as in 1.11, and mark[q] := u for every port q.
-func (p *adNode) Do(_ automaton.Step, fx *automaton.Effects[echoMsg]) {
+func (p *adNode) Do(s automaton.Step, fx *automaton.Effects[echoMsg]) {
+	if s.Name != "start" {
+		panic(unknownStep("adoption", s))
+	}
 	p.Role = echoInitiator
 	p.Cur, p.Parent, p.Done = p.U, echoVirtual, 0
 	for k, q := range p.Nbrs {

@@ -224,6 +224,8 @@ func (p *buNode) Do(s automaton.Step, fx *automaton.Effects[buMsg]) {
 		for j := 0; j < fx.Self(); j++ {
 			fx.Send(j, buMsg{Kind: buCoordinator, C: p.U})
 		}
+	default:
+		panic(unknownStep("bully", s))
 	}
 }
 

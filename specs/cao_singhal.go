@@ -193,6 +193,8 @@ func (p *csNode) Do(s automaton.Step, fx *automaton.Effects[csMsg]) {
 			p.C = 0
 		}
 		p.Granted, p.FailedFrom, p.InquiredBy, p.Yielded, p.NoFwd, p.EarlyInq, p.Fwd = 0, 0, 0, 0, 0, 0, nil
+	default:
+		panic(unknownStep("cao-singhal", s))
 	}
 }
 

@@ -95,6 +95,8 @@ func (p *cvNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 			fx.Send(j, raMsg{Kind: raReply, From: self})
 		}
 		p.Deferred = 0
+	default:
+		panic(unknownStep("carvalho-roucairol", s))
 	}
 }
 

@@ -105,6 +105,8 @@ func (p *ctNode) Do(s automaton.Step, fx *automaton.Effects[ctMsg]) {
 		p.Ust = mutex.Idle
 		p.Done++
 		fx.Send(k, ctMsg{ctRelease})
+	default:
+		panic(unknownStep("central", s))
 	}
 }
 

@@ -63,7 +63,10 @@ func (p *craNode) Steps(v *craView, out []automaton.Step) []automaton.Step {
 }
 
 // Do moves the head of the send buffer onto the channel.
-func (p *craNode) Do(_ automaton.Step, fx *automaton.Effects[craMsg]) {
+func (p *craNode) Do(s automaton.Step, fx *automaton.Effects[craMsg]) {
+	if s.Name != "send" {
+		panic(unknownStep("chang-roberts-announce", s))
+	}
 	m := p.Send[0]
 	p.Send = p.Send[1:]
 	fx.Send((fx.Self()+1)%fx.N(), m)

@@ -63,7 +63,10 @@ func (p *crbNode) Steps(v *crbView, out []automaton.Step) []automaton.Step {
 }
 
 // Do performs start_i: started := true; send ELECT(u) on port dir.
-func (p *crbNode) Do(_ automaton.Step, fx *automaton.Effects[int]) {
+func (p *crbNode) Do(s automaton.Step, fx *automaton.Effects[int]) {
+	if s.Name != "start" {
+		panic(unknownStep("chang-roberts-bidirectional", s))
+	}
 	p.Started = true
 	fx.Send(crbPort(fx.Self(), fx.N(), p.Dir), p.U)
 }

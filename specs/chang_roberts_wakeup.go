@@ -77,7 +77,10 @@ func (p *crwNode) Steps(_ *crwView, out []automaton.Step) []automaton.Step {
 }
 
 // Do performs start_i: st := cand; electable := true; send ELECT(u).
-func (p *crwNode) Do(_ automaton.Step, fx *automaton.Effects[craMsg]) {
+func (p *crwNode) Do(s automaton.Step, fx *automaton.Effects[craMsg]) {
+	if s.Name != "start" {
+		panic(unknownStep("chang-roberts-wakeup", s))
+	}
 	p.St, p.Electable = crwCand, true
 	p.send(fx, craMsg{V: p.U})
 }

@@ -96,6 +96,9 @@ func (p *dtNode) Do(s automaton.Step, fx *automaton.Effects[dtMsg]) {
 		p.HoldV = 0
 		return
 	}
+	if s.Name != "start" {
+		panic(unknownStep("dfs-token", s))
+	}
 	p.Role, p.St, p.MaxT, p.Parent, p.Explored = echoInitiator, dtActive, p.U, echoVirtual, 0
 	p.next(1<<uint(fx.Self()), fx) // the token arrives over the virtual edge
 }

@@ -165,7 +165,10 @@ func (p *echoNode) Steps(_ *echoView, out []automaton.Step) []automaton.Step {
 
 // Do performs start_i: the node becomes the root of its own wave over the
 // virtual tree edge and sends an explorer on every port.
-func (p *echoNode) Do(_ automaton.Step, fx *automaton.Effects[echoMsg]) {
+func (p *echoNode) Do(s automaton.Step, fx *automaton.Effects[echoMsg]) {
+	if s.Name != "start" {
+		panic(unknownStep("echo-election", s))
+	}
 	p.Role = echoInitiator
 	p.Cur, p.Parent, p.Done = p.U, echoVirtual, 0
 	for _, q := range p.Nbrs {

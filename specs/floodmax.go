@@ -89,6 +89,9 @@ func (p *fmNode) Do(s automaton.Step, fx *automaton.Effects[fmMsg]) {
 		p.Sent = true
 		return
 	}
+	if s.Name != "endRound" {
+		panic(unknownStep("floodmax", s))
+	}
 	if p.Round < p.D {
 		p.Round, p.Sent, p.Heard = p.Round+1, false, 0
 		return
@@ -180,13 +183,14 @@ func floodmax(broken bool) Spec {
 		}
 		n, diam := g.N, g.Diameter()
 		d := max(diam, 1)
-		switch v := p.String("diameter"); {
+		switch {
 		case broken:
 			if diam < 2 {
 				return nil, Usagef("topology", p.String("topology"), "%s has diameter %d; floodmax-broken needs a graph of diameter at least 2 (such as line with --n 3)", g.Name, diam)
 			}
 			d = diam - 1
-		case v != "graph":
+		case p.String("diameter") != "graph":
+			v := p.String("diameter")
 			if d, err = strconv.Atoi(v); err != nil || d < 1 || d > maxN {
 				return nil, Usagef("diameter", v, "allowed: graph (the graph's diameter, %d) or a number from 1 to %d", diam, maxN)
 			}

@@ -203,6 +203,8 @@ func (p *lamportNode) Do(s automaton.Step, fx *automaton.Effects[lamportMsg]) {
 			clear(p.Late)
 		}
 		p.sendAll(fx, lamportMsg{Kind: lamportRelease, TS: p.C, From: self})
+	default:
+		panic(unknownStep("lamport", s))
 	}
 }
 

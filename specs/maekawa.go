@@ -181,6 +181,8 @@ func (p *mkNode) Do(s automaton.Step, fx *automaton.Effects[mkMsg]) {
 		for _, j := range p.Quorum {
 			fx.Send(j, mkMsg{Kind: mkRelease})
 		}
+	default:
+		panic(unknownStep("maekawa", s))
 	}
 }
 

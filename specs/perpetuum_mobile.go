@@ -68,6 +68,8 @@ func (p *pmNode) Do(s automaton.Step, fx *automaton.Effects[pmToken]) {
 	case "pass":
 		p.HasToken = false
 		fx.Send(s.To, pmToken{})
+	default:
+		panic(unknownStep("perpetuum-mobile", s))
 	}
 }
 

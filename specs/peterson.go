@@ -90,7 +90,10 @@ func (p *ptNode) Steps(v *ptView, out []automaton.Step) []automaton.Step {
 }
 
 // Do performs start_i.
-func (p *ptNode) Do(_ automaton.Step, fx *automaton.Effects[ptMsg]) {
+func (p *ptNode) Do(s automaton.Step, fx *automaton.Effects[ptMsg]) {
+	if s.Name != "start" {
+		panic(unknownStep("peterson", s))
+	}
 	p.Started = true
 	fx.Send((fx.Self()+1)%fx.N(), ptMsg{V: p.U})
 }

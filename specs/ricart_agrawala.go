@@ -122,6 +122,8 @@ func (p *raNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 			fx.Send(j, raMsg{Kind: raReply, From: self})
 		}
 		p.Deferred = 0
+	default:
+		panic(unknownStep("ricart-agrawala", s))
 	}
 }
 

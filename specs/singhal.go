@@ -187,6 +187,8 @@ func (p *sgNode) Do(s automaton.Step, fx *automaton.Effects[sgMsg]) {
 			}
 		}
 		p.sendToken(j, fx)
+	default:
+		panic(unknownStep("singhal", s))
 	}
 }
 

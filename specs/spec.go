@@ -19,6 +19,12 @@ import (
 // ErrUsage reports a bad spec name or parameter; the CLI exits with code 2.
 var ErrUsage = errors.New("bad usage")
 
+// ErrSpec reports a mistake of a spec itself rather than of the command
+// line: a property it claims that its model does not offer, a parameter
+// its Build reads that it does not declare, a step its Do does not
+// handle. The CLI exits with code 4, the model failed.
+var ErrSpec = errors.New("the spec is wrong")
+
 // Param is a parameter a spec takes, as a CLI flag.
 type Param struct {
 	Flag    string // without dashes: "n", "ids"
@@ -210,6 +216,9 @@ type Params struct {
 	// sampling: the model is for a run that draws its initial states at
 	// random (SetSampling).
 	sampling bool
+	// undeclared is the ErrSpec error of the first parameter read that
+	// the spec does not declare, or nil.
+	undeclared error
 }
 
 // NewParams checks that every given flag is a parameter of spec (or a
@@ -238,8 +247,13 @@ var commonParams = []Param{
 	{Flag: "capacity", Default: "", Usage: "bound on every channel; exceeding it is a modelling error (default: the spec's)"},
 }
 
-// String returns the value of flag, or its default.
+// String returns the value of flag, or its default. A flag the spec does
+// not declare reads as "", and Spec.Model reports it as the spec's
+// mistake (ErrSpec).
 func (p *Params) String(flag string) string {
+	if !p.declared(flag) {
+		return ""
+	}
 	v, ok := p.given[flag]
 	if !ok {
 		for _, q := range p.params {
@@ -254,11 +268,26 @@ func (p *Params) String(flag string) string {
 // Given reports whether the user set flag.
 func (p *Params) Given(flag string) bool {
 	_, ok := p.given[flag]
-	return ok
+	return ok && p.declared(flag)
+}
+
+// declared reports whether flag is a parameter of the spec (or a common
+// one), and records the spec's mistake when it is not.
+func (p *Params) declared(flag string) bool {
+	if slices.ContainsFunc(p.params, func(q Param) bool { return q.Flag == flag }) {
+		return true
+	}
+	if p.undeclared == nil {
+		p.undeclared = fmt.Errorf("%w: %s reads the parameter --%s, which it does not declare (Spec.Params)", ErrSpec, p.spec, flag)
+	}
+	return false
 }
 
 // Int returns flag as an integer in [lo, hi].
 func (p *Params) Int(flag string, lo, hi int) (int, error) {
+	if !p.declared(flag) {
+		return 0, p.undeclared
+	}
 	s := p.String(flag)
 	d, ok := input.Decimal(s)
 	v := int(d)
@@ -342,6 +371,35 @@ func Usage(err error) error {
 // Usagef returns an ErrUsage error naming the flag and its value.
 func Usagef(flag, value, format string, args ...any) error {
 	return fmt.Errorf("%w: --%s %s: %s", ErrUsage, flag, value, fmt.Sprintf(format, args...))
+}
+
+// Model builds the model for p as Build does, and reports the spec's own
+// mistakes as ErrSpec errors, whatever Build returned: a parameter Build
+// read that the spec does not declare, and a claim (Claims) that the
+// model does not offer. The CLI builds every model with it.
+func (s Spec) Model(p *Params) (explorer.Model, error) {
+	m, err := s.Build(p)
+	if p.undeclared != nil {
+		return nil, p.undeclared
+	}
+	if err != nil {
+		return nil, err
+	}
+	offered := []string{properties.DeadlockFreedom}
+	for _, info := range m.Properties() {
+		offered = append(offered, info.Name)
+	}
+	if lm, ok := m.(explorer.LiveModel); ok {
+		for _, l := range lm.Liveness() {
+			offered = append(offered, l.Name)
+		}
+	}
+	for _, c := range s.Claims {
+		if !slices.Contains(offered, c) {
+			return nil, fmt.Errorf("%w: %s claims the property %s, which its model does not offer (it offers %s)", ErrSpec, s.Name, c, strings.Join(offered, ", "))
+		}
+	}
+	return m, nil
 }
 
 // Offered returns every property the spec's model has with its default

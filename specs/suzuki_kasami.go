@@ -160,6 +160,8 @@ func (p *skNode) Do(s automaton.Step, fx *automaton.Effects[skMsg]) {
 			p.Q = p.Q[1:]
 			p.sendToken(j, fx)
 		}
+	default:
+		panic(unknownStep("suzuki-kasami", s))
 	}
 }
 

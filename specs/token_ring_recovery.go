@@ -129,6 +129,8 @@ func (p *trNode) Do(s automaton.Step, fx *automaton.Effects[trMsg]) {
 		p.Early += s.Arg
 		p.Election = true
 		fx.Send(next, trMsg{Elect: true, V: p.U})
+	default:
+		panic(unknownStep("token-ring-recovery", s))
 	}
 }
 

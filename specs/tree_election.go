@@ -94,11 +94,14 @@ func (p *teNode) Steps(_ *teView, out []automaton.Step) []automaton.Step {
 
 // Do performs start_i (WAKE(⊥)) or leafStart_i (TRY()).
 func (p *teNode) Do(s automaton.Step, fx *automaton.Effects[teMsg]) {
-	if s.Name == "start" {
+	switch s.Name {
+	case "start":
 		p.wake(echoNoParent, fx)
-		return
+	case "leafStart":
+		p.try(fx)
+	default:
+		panic(unknownStep("tree-election", s))
 	}
-	p.try(fx)
 }
 
 // Receive performs receive EXPLORE, PROPOSE(x) and RESULT(x) on the port

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
@@ -96,6 +97,9 @@ const (
 	vtRejoin
 	vtBreak
 )
+
+// vtStepWords are the names of the step kinds, as step names start.
+var vtStepWords = []string{vtJoin: "join", vtRetry: "retry", vtRejoin: "rejoin", vtBreak: "breakLink"}
 
 func vtArg(kind, i, set, parent int) int { return kind | i<<4 | (parent+1)<<12 | set<<20 }
 
@@ -200,6 +204,11 @@ func vtName(p int) string {
 // Do applies the step s.
 func (r *vtRegistry) Do(s automaton.Step, fx *automaton.Effects[vtNoMsg]) {
 	kind, i, parent, set := s.Arg&15, s.Arg>>4&255, s.Arg>>12&255-1, s.Arg>>20
+	if kind < len(vtStepWords) && !strings.HasPrefix(s.Name, vtStepWords[kind]+"(") {
+		// The name says what Steps meant: a step whose name is not
+		// that of its kind is not one of Steps'.
+		panic(unknownStep("virtual-tree", s))
+	}
 	switch kind {
 	case vtJoin:
 		root := true
@@ -245,6 +254,8 @@ func (r *vtRegistry) Do(s automaton.Step, fx *automaton.Effects[vtNoMsg]) {
 				r.attach(second, best[0])
 			}
 		}
+	default:
+		panic(unknownStep("virtual-tree", s))
 	}
 }
 
