@@ -140,6 +140,7 @@ func (w *worker[S, M, P]) expandKeyedLoaded(sum uint64, offer func(explorer.Tran
 	keys := v.keys
 	for i := range w.acts {
 		a := &w.acts[i]
+		w.cur = i
 		t, procChanged, globalsChanged, enc, pkey := w.stepKeyed(a)
 		t.Action = uint32(i)
 		key := sum

@@ -107,6 +107,7 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	cands       []candidate         // Reduced: stubborn sets of processes
 	nv          View[S, M]          // Normalize: the successor being normalized
 	av          View[S, M]          // Observe: the successor an action property judges
+	cur         int                 // the index in acts of the transition being expanded (StepName)
 	norm        []byte
 	normScratch normScratch
 	// decodeGlobals is the System's, or nil when states carry no
@@ -270,6 +271,7 @@ func (w *worker[S, M, P]) expand(x *explorer.Expansion) (n int, err error) {
 	w.enumerate()
 	actions := w.sys.obs != nil && len(w.sys.obs.o.Actions) > 0
 	for i, a := range w.acts {
+		w.cur = i
 		t := w.apply(a)
 		if actions {
 			t = w.checkActions(a, t)

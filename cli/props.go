@@ -29,13 +29,26 @@ var propUsage = map[props.Kind]string{
 	props.Action:     "check that every step satisfies EXPR, an expression over old and new, the states before and after it (repeatable)",
 }
 
-// propFlags are the expression flags of `check`.
+// propFlags are the expression flags of `check`, and --fair.
 func propFlags() []urfave.Flag {
 	var flags []urfave.Flag
 	for _, k := range props.Kinds() {
 		flags = append(flags, &urfave.GenericFlag{Name: k.Flag(), Usage: propUsage[k], Value: &exprList{}})
 	}
-	return flags
+	return append(flags, &urfave.StringSliceFlag{Name: "fair", Usage: "STEP[:strong]: the step STEP of each process is a fairness task of its own, weakly (or strongly) fair, besides what --fairness covers (repeatable; with --fairness none, the only fairness)"})
+}
+
+// fairSteps reads the --fair values.
+func fairSteps(c *urfave.Context) ([]explorer.FairStep, error) {
+	var out []explorer.FairStep
+	for _, v := range c.StringSlice("fair") {
+		f, err := explorer.ParseFairStep(v)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // exprProps returns the properties the expression flags of c give, in the

@@ -102,3 +102,22 @@ func TestExpressionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFairFlag: --fair STEP[:strong] makes a step fair of its own; a
+// misspelt step is a usage error with a "did you mean".
+func TestFairFlag(t *testing.T) {
+	base := []string{"check", "perpetuum-mobile", "--n", "3", "--quiet", "--eventually", "procs[1].done == 1", "--fairness", "none"}
+	if code, out, errs := vacheck(base...); code != exitViolated {
+		t.Errorf("without --fair: exit %d; want 1\n%s%s", code, out, errs)
+	}
+	if code, out, errs := vacheck(append(base, "--fair", "request:strong")...); code != exitOK {
+		t.Errorf("--fair request:strong: exit %d; want 0\n%s%s", code, out, errs)
+	}
+	code, out, errs := vacheck(append(base, "--fair", "reqest")...)
+	if code != exitUsage || !strings.Contains(errs, "--fair reqest: no transition of the state graph is a step reqest (did you mean request?)") {
+		t.Errorf("--fair reqest: exit %d; want 2 and a did you mean\n%s%s", code, out, errs)
+	}
+	if code, _, errs := vacheck(append(base, "--fair", "request:often")...); code != exitUsage || !strings.Contains(errs, "STEP:strong") {
+		t.Errorf("--fair request:often: exit %d, %s; want 2", code, errs)
+	}
+}

@@ -359,6 +359,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if model, cfg.Properties, err = attachProps(c, cfg, model, spec, params); err != nil {
 		return exitUsage, err
 	}
+	if cfg.FairSteps, err = fairSteps(c); err != nil {
+		return exitUsage, err
+	}
 	var notChecked []string
 	cfg.Properties, notChecked = leaveOutLiveness(c, cfg, model)
 	if !c.Bool("quiet") {
@@ -557,7 +560,7 @@ func symmetryRefusal(spec string, catalog []specs.Spec) error {
 // names.
 var configFlags = map[string]string{
 	"Strategy": "strategy", "Workers": "workers", "Properties": "property", "Metrics": "metric",
-	"Reduction": "reduction", "Symmetry": "symmetry", "Fairness": "fairness",
+	"Reduction": "reduction", "Symmetry": "symmetry", "Fairness": "fairness", "FairSteps": "fair",
 	"MaxStates": "max-states", "MaxDepth": "max-depth", "Timeout": "timeout", "MaxMemory": "max-memory",
 }
 

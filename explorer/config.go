@@ -110,6 +110,13 @@ type Config struct {
 	Continue bool
 	// Fairness is the assumption for liveness properties; Weak when zero.
 	Fairness Fairness
+	// FairSteps adds fairness for named steps (--fair STEP[:strong]): for
+	// each, the step of that name of each process is a fairness task of
+	// its own, weakly or strongly fair, besides the tasks Fairness
+	// covers (with Fairness NoFairness, the only fair ones). The model's
+	// workers must be StepWorkers; a name that no transition of the state
+	// graph has is refused.
+	FairSteps []FairStep
 	// Metrics names measures to compute exhaustively over complete
 	// executions: "messages" (sent, self-messages excluded), "messages:TYPE"
 	// (those of one message type, see TypedWorker) or "steps"; and, for a
@@ -226,6 +233,16 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 	}
 	if c.Fairness == 0 {
 		c.Fairness = Weak
+	}
+	for k, f := range c.FairSteps {
+		if f.Step == "" {
+			return c, configError("FairSteps", `""`, "{FairSteps}: a step name is empty")
+		}
+		for _, g := range c.FairSteps[:k] {
+			if g.Step == f.Step {
+				return c, configError("FairSteps", f.Step, "{FairSteps %s}: the step is given twice", f.Step)
+			}
+		}
 	}
 	for _, m := range c.Metrics {
 		if m != "messages" && m != "steps" && !instrumented(m) && (!strings.HasPrefix(m, "messages:") || len(m) == len("messages:")) {

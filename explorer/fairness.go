@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Fairness is the fairness assumption under which liveness is checked.
@@ -32,6 +33,29 @@ func (f Fairness) String() string {
 		return "none"
 	}
 	return fmt.Sprintf("Fairness(%d)", uint8(f))
+}
+
+// FairStep is fairness for a named step (Config.FairSteps).
+type FairStep struct {
+	Step   string
+	Strong bool // strong fairness; weak otherwise
+}
+
+// ParseFairStep reads a --fair value: STEP, STEP:weak or STEP:strong.
+func ParseFairStep(s string) (FairStep, error) {
+	name, kind, _ := strings.Cut(s, ":")
+	f := FairStep{Step: strings.TrimSpace(name)}
+	switch kind {
+	case "", "weak":
+	case "strong":
+		f.Strong = true
+	default:
+		return f, fmt.Errorf("--fair %q: allowed: STEP, STEP:weak or STEP:strong", s)
+	}
+	if f.Step == "" {
+		return f, fmt.Errorf("--fair %q: no step name; allowed: STEP, STEP:weak or STEP:strong", s)
+	}
+	return f, nil
 }
 
 // ParseFairness reads the --fairness flag value.
@@ -82,11 +106,34 @@ func (g *stateGraph) enabled(i int) bitset {
 	b := newBitset(g.ntasks)
 	lo, hi := g.edges(i)
 	for e := lo; e < hi; e++ {
-		if g.taskOf(e) >= 0 {
-			b.set(int(g.taskOf(e)))
-		}
+		g.setTasks(b, e)
 	}
 	return b
+}
+
+// fairnessOf sets the tasks under weak and strong fairness to the model's
+// under f, unless setFairness set them (with the fair steps).
+func (g *stateGraph) fairnessOf(f Fairness) {
+	if g.weak == nil {
+		g.setFairness(f, nil)
+	}
+}
+
+// setTasks adds to b the tasks of edge e (edgeTasks).
+func (g *stateGraph) setTasks(b bitset, e int) {
+	base, step := g.edgeTasks(e)
+	if base >= 0 {
+		b.set(int(base))
+	}
+	if step >= 0 {
+		b.set(int(step))
+	}
+}
+
+// hasTask reports whether edge e is of task t.
+func (g *stateGraph) hasTask(e, t int) bool {
+	base, step := g.edgeTasks(e)
+	return int(base) == t || int(step) == t
 }
 
 // component describes a set of states for the fairness test, strongly
@@ -115,7 +162,7 @@ func (g *stateGraph) tasksOf(c component) (all, some, taken bitset, cyclic bool)
 		for e := lo; e < hi; e++ {
 			if v := int(g.to[e]); c.member(v) && g.taskOf(e) >= 0 {
 				cyclic = cyclic || len(c.nodes) > 1 || v == u
-				taken.set(int(g.taskOf(e)))
+				g.setTasks(taken, e)
 			}
 		}
 	}
@@ -129,6 +176,7 @@ func (g *stateGraph) tasksOf(c component) (all, some, taken bitset, cyclic bool)
 // takes, and look again inside what is left). With need set, only a fair
 // set with a state where need holds will do.
 func (g *stateGraph) fairCycle(c component, f Fairness, need func(int) bool) []int {
+	g.fairnessOf(f)
 	if !c.tasks && g.faultInside(c) {
 		// Strongly connected along all edges, faults included: look in
 		// each part that is strongly connected along task edges. (Without
@@ -143,16 +191,16 @@ func (g *stateGraph) fairCycle(c component, f Fairness, need func(int) bool) []i
 	if need != nil && !slices.ContainsFunc(c.nodes, need) {
 		whole = nil // no part of c will do either
 	}
-	switch f {
-	case NoFairness:
-		return whole
-	case Weak:
-		if all.andNot(taken) {
-			return nil
-		}
-		return whole
+	// A weakly fair task enabled in every state of c and taken by no edge
+	// inside it is enabled for ever and never taken on any cycle of c.
+	all.and(g.weak)
+	if all.andNot(taken) {
+		return nil
 	}
+	// The strongly fair tasks enabled somewhere in c and never taken in
+	// it: a fair cycle avoids the states where they are enabled.
 	bad := some
+	bad.and(g.strong)
 	if !bad.andNot(taken) {
 		return whole
 	}
@@ -244,6 +292,7 @@ func (g *stateGraph) selfLoop(u int) bool {
 // it takes an edge of every task taken inside the set and, under weak
 // fairness, passes a state where each task it never takes is disabled.
 func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int) {
+	g.fairnessOf(f)
 	member := map[int]bool{}
 	for _, u := range nodes {
 		member[u] = true
@@ -266,9 +315,7 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 	walk := func(target func(int) bool) {
 		p, _ := g.pathOf(cur, in, target, true)
 		for _, e := range p {
-			if g.taskOf(e) >= 0 {
-				done.set(int(g.taskOf(e)))
-			}
+			g.setTasks(done, e)
 			visit(int(g.to[e]))
 		}
 		edges = append(edges, p...)
@@ -276,9 +323,12 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 			cur = int(g.to[p[len(p)-1]])
 		}
 	}
-	if f != NoFairness {
+	fair := newBitset(g.ntasks)
+	fair.or(g.weak)
+	fair.or(g.strong)
+	{
 		for t := 0; t < g.ntasks; t++ {
-			if done.has(t) || (!taken.has(t) && disabled.has(t)) {
+			if !fair.has(t) || done.has(t) || (!taken.has(t) && disabled.has(t)) {
 				continue
 			}
 			if taken.has(t) {
@@ -287,7 +337,7 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 				walk(func(i int) bool {
 					lo, hi := g.edges(i)
 					for e := lo; e < hi; e++ {
-						if int(g.taskOf(e)) == t && member[int(g.to[e])] {
+						if g.hasTask(e, t) && member[int(g.to[e])] {
 							return true
 						}
 					}
@@ -295,15 +345,15 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 				})
 				lo, hi := g.edges(cur)
 				for e := lo; e < hi; e++ {
-					if int(g.taskOf(e)) == t && member[int(g.to[e])] {
+					if g.hasTask(e, t) && member[int(g.to[e])] {
 						edges = append(edges, e)
 						cur = int(g.to[e])
-						done.set(t)
+						g.setTasks(done, e)
 						visit(cur)
 						break
 					}
 				}
-			} else if some.has(t) && f == Weak {
+			} else if some.has(t) && g.weak.has(t) {
 				walk(func(i int) bool { return !g.enabled(i).has(t) })
 			}
 		}
@@ -325,9 +375,12 @@ func (g *stateGraph) cycle(entry int, nodes []int, f Fairness) ([]uint32, []int)
 	var tasks []int
 	for k, e := range edges {
 		acts[k] = g.action(e)
-		if t := int(g.taskOf(e)); t >= 0 && !seen[t] {
-			seen[t] = true
-			tasks = append(tasks, t)
+		base, step := g.edgeTasks(e)
+		for _, t := range []int{int(base), int(step)} {
+			if t >= 0 && !seen[t] {
+				seen[t] = true
+				tasks = append(tasks, t)
+			}
 		}
 	}
 	sort.Ints(tasks)

@@ -28,7 +28,15 @@ type stateGraph struct {
 	nbits   int
 	typed   [][]int32 // per "messages:TYPE" metric: messages of that type per edge
 	ntasks  int
-	faults  bool // some edge is a fault (crash or recovery)
+	// Fairness per step (Config.FairSteps): with fairK > 1, an edge's
+	// task t is the model's task t/fairK, and when t%fairK = j+1 also the
+	// task nbase+t, step j of it (edgeTasks); nbase is the number of the
+	// model's tasks. weak and strong are the tasks under each fairness
+	// (setFairness).
+	fairK        int32
+	nbase        int
+	weak, strong bitset
+	faults       bool // some edge is a fault (crash or recovery)
 	// Instrumented metrics (MeasureWorker), per edge when asked for.
 	time        []int32            // "time": increase of the largest depth
 	sync        []int32            // "sync-delay": the delay an enter closes, or -1
@@ -249,6 +257,46 @@ func (g *stateGraph) isInit(i int) bool { return i < g.n0 }
 
 // isCut reports whether state i lies beyond the model's bound.
 func (g *stateGraph) isCut(i int) bool { return g.cut != nil && g.cut[i] }
+
+// edgeTasks returns the tasks of edge e: the model's task, and the task of
+// its fair step or -1 (stateGraph.fairK); -1 and -1 for a fault.
+func (g *stateGraph) edgeTasks(e int) (base, step int32) {
+	t := g.task.at(e)
+	if t < 0 || g.fairK <= 1 {
+		return t, -1
+	}
+	if t%g.fairK == 0 {
+		return t / g.fairK, -1
+	}
+	return t / g.fairK, int32(g.nbase) + t
+}
+
+// setFairness sets the tasks under weak and under strong fairness: the
+// model's under f, each fair step's as it says.
+func (g *stateGraph) setFairness(f Fairness, fair []FairStep) {
+	g.weak, g.strong = newBitset(g.ntasks), newBitset(g.ntasks)
+	for t := 0; t < g.nbase; t++ {
+		switch f {
+		case Weak:
+			g.weak.set(t)
+		case Strong:
+			g.strong.set(t)
+		}
+	}
+	if g.fairK <= 1 {
+		return
+	}
+	for t := g.nbase; t < g.ntasks; t++ {
+		j := (t - g.nbase) % int(g.fairK)
+		switch {
+		case j == 0:
+		case fair[j-1].Strong:
+			g.strong.set(t)
+		default:
+			g.weak.set(t)
+		}
+	}
+}
 
 // taskOf returns the task of edge e, or -1 for a fault.
 func (g *stateGraph) taskOf(e int) int32 { return g.task.at(e) }

@@ -7,12 +7,46 @@ import (
 	"math/bits"
 	"runtime"
 	"runtime/debug"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/dolthub/swiss"
+	"github.com/vacheck/vacheck/internal/input"
 	"github.com/vacheck/vacheck/internal/offheap"
 )
+
+// fairStepsMet refuses a fair step (Config.FairSteps) that no edge of
+// the chunks is, naming the steps they have.
+func fairStepsMet(fair []FairStep, chunks []*graphChunk) error {
+	hits := make([]int64, len(fair))
+	steps := map[string]bool{}
+	for _, c := range chunks {
+		for j, h := range c.fairHits {
+			hits[j] += h
+		}
+		for name := range c.steps {
+			steps[name] = true
+		}
+	}
+	for j, f := range fair {
+		if hits[j] > 0 {
+			continue
+		}
+		names := make([]string, 0, len(steps))
+		for name := range steps {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		mean := ""
+		if s := input.Suggest(f.Step, names); s != "" {
+			mean = fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		return configError("FairSteps", f.Step, "{FairSteps %s}: no transition of the state graph is a step %s%s; its steps are %s", f.Step, f.Step, mean, strings.Join(names, ", "))
+	}
+	return nil
+}
 
 // assemble numbers the states of the chunks in order and turns the edges'
 // fingerprints into state numbers. It frees the chunks as it goes.
@@ -26,9 +60,12 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 	if uint64(n) >= math.MaxUint32 || uint64(m) >= math.MaxUint32 {
 		return nil, fmt.Errorf("the state graph for liveness is too large (%d states, %d edges; at most %d each)", n, m, uint64(math.MaxUint32-1))
 	}
-	g := &stateGraph{n: n, nbits: sp.nbits, stop: s.halting, typed: make([][]int32, len(sp.types))}
+	g := &stateGraph{n: n, nbits: sp.nbits, stop: s.halting, typed: make([][]int32, len(sp.types)), fairK: int32(len(sp.fair) + 1)}
 	if lm, ok := s.m.(LiveModel); ok {
 		g.ntasks = len(lm.Tasks())
+	}
+	if err := fairStepsMet(sp.fair, chunks); err != nil {
+		return nil, err
 	}
 	// The columns of states and edges first, so that the chunks' own
 	// columns are garbage, and given back, before the fingerprints and
@@ -233,7 +270,15 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		g.free()
 		return nil, errHalted
 	}
-	g.ntasks = max(g.ntasks, int(g.task.max())+1)
+	// The tasks: the model's, then one per (task, fair step) (fairK).
+	g.nbase = g.ntasks
+	if top := g.task.max(); top >= 0 {
+		g.nbase = max(g.nbase, int(top/g.fairK)+1)
+	}
+	g.ntasks = g.nbase
+	if g.fairK > 1 {
+		g.ntasks = g.nbase + g.nbase*int(g.fairK)
+	}
 	g.faults = g.task.hasFault()
 	// The BFS tree: the first edge into each state that is not initial.
 	g.first = g.firstMem.Slice()

@@ -36,10 +36,14 @@ type graphSpec struct {
 	types []string
 	gm    graphMeasures
 	msgs  bool
+	// fair are the steps fair of their own (Config.FairSteps): an edge
+	// records its task t as t*(len(fair)+1) + k+1 when it is a step
+	// fair[k], as t*(len(fair)+1) otherwise (see stateGraph.fairK).
+	fair []FairStep
 }
 
-func newGraphSpec(live []LiveProperty, checked func(string) bool, metrics []string) *graphSpec {
-	sp := &graphSpec{live: live, base: make([]int, len(live)), gm: measuresOf(metrics)}
+func newGraphSpec(live []LiveProperty, checked func(string) bool, metrics []string, fair []FairStep) *graphSpec {
+	sp := &graphSpec{live: live, base: make([]int, len(live)), gm: measuresOf(metrics), fair: fair}
 	pairs := 0
 	for k, p := range live {
 		sp.base[k] = -1
@@ -83,6 +87,11 @@ type graphChunk struct {
 	served     []uint32 // per edge, the number of its entry keys
 	servedKeys []int32
 	entered    map[int32][]uint64 // by the state's index in the chunk
+	// fairHits counts the edges of each fair step (graphSpec.fair), and
+	// steps holds the names of the steps met, for the error of a fair
+	// step that none has.
+	fairHits []int64
+	steps    map[string]bool
 }
 
 // graphSink records states and edges into a chunk for one worker.
@@ -92,6 +101,7 @@ type graphSink struct {
 	lw     LiveWorker
 	tw     TypedWorker
 	mw     MeasureWorker
+	sw     StepWorker
 	active bool // the current state has a transition that is not a fault
 	err    error
 	chunks []*graphChunk // every chunk of the worker, in level order
@@ -117,12 +127,20 @@ func newGraphSink(sp *graphSpec, w Worker) (*graphSink, error) {
 	if sp.nbits > 0 && k.lw == nil {
 		return nil, configError("Properties", "", "the model cannot evaluate its liveness predicates")
 	}
+	if len(sp.fair) > 0 {
+		if k.sw, _ = w.(StepWorker); k.sw == nil {
+			return nil, configError("FairSteps", sp.fair[0].Step, "{FairSteps %s}: the model does not name the steps of its transitions", sp.fair[0].Step)
+		}
+	}
 	return k, nil
 }
 
 // next starts a new chunk.
 func (k *graphSink) next() {
 	k.c = &graphChunk{sink: k, typed: make([][]int32, len(k.sp.types))}
+	if len(k.sp.fair) > 0 {
+		k.c.fairHits, k.c.steps = make([]int64, len(k.sp.fair)), map[string]bool{}
+	}
 	if k.fpOut != nil {
 		k.c.fpFrom, k.c.tgtFrom = k.fpOut.n, k.tgtOut.n
 	}
@@ -251,6 +269,9 @@ func (k *graphSink) record(t Transition, v uint64) {
 		task = -1
 	} else {
 		k.active = true
+		if k.sw != nil {
+			task = k.fairTask(task)
+		}
 	}
 	c.task.add(task)
 	if sp.msgs {
@@ -270,6 +291,25 @@ func (k *graphSink) record(t Transition, v uint64) {
 		c.servedKeys = k.mw.Served(c.servedKeys)
 		c.served = append(c.served, uint32(len(c.servedKeys)-n))
 	}
+}
+
+// fairTask returns task refined by the fair step the transition being
+// recorded is, if any (graphSpec.fair).
+func (k *graphSink) fairTask(task int32) int32 {
+	fair := k.sp.fair
+	task *= int32(len(fair) + 1)
+	name := k.sw.StepName()
+	if name == "" {
+		return task
+	}
+	k.c.steps[name] = true
+	for j, f := range fair {
+		if f.Step == name {
+			k.c.fairHits[j]++
+			return task + int32(j) + 1
+		}
+	}
+	return task
 }
 
 // end completes the state begun last, once all its edges are recorded:
@@ -396,7 +436,7 @@ func (s *search) recordGraph(live []LiveProperty) {
 		return
 	}
 	// A model that cannot record what is asked fails as buildGraph says.
-	s.rec, _ = s.newGraphRecorder(newGraphSpec(live, s.selected, s.cfg.Metrics))
+	s.rec, _ = s.newGraphRecorder(newGraphSpec(live, s.selected, s.cfg.Metrics, s.cfg.FairSteps))
 }
 
 // recordedGraph assembles the graph the safety search recorded.

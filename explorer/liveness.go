@@ -204,7 +204,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 	}
 	start := time.Now()
 	s.phase.Store(int32(BuildingGraph))
-	sp := newGraphSpec(live, s.selected, s.cfg.Metrics)
+	sp := newGraphSpec(live, s.selected, s.cfg.Metrics, s.cfg.FairSteps)
 	g, err := s.recordedGraph(rec, sp)
 	recorded := err == nil
 	// The graph is built again when the search did not record all of it;
@@ -236,6 +236,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 		return
 	}
 	defer g.free()
+	g.setFairness(s.cfg.Fairness, s.cfg.FairSteps)
 	s.phase.Store(int32(CheckingLive))
 	s.graph = &GraphStats{States: int64(g.n), Edges: int64(len(g.to)), Bytes: g.bytes(), Elapsed: time.Since(start), Recorded: recorded}
 	s.liveVerdict = make([]Verdict, len(live))
@@ -273,7 +274,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 				s.failErr, s.failure = err, &found{prop: -1}
 				return
 			}
-			v.Trace.CycleTasks = s.taskNames(r.tasks)
+			v.Trace.CycleTasks = s.taskNames(g, r.tasks)
 			s.liveViolations = append(s.liveViolations, v)
 			break
 		}
@@ -337,20 +338,30 @@ func (s *search) runLiveness(live []LiveProperty) {
 	}
 }
 
-// taskNames names tasks for reports.
-func (s *search) taskNames(tasks []int) []string {
+// taskNames names tasks of g for reports: the model's, and the fair
+// steps' as "send of p1".
+func (s *search) taskNames(g *stateGraph, tasks []int) []string {
 	var names []string
 	lm, _ := s.m.(LiveModel)
 	var all []string
 	if lm != nil {
 		all = lm.Tasks()
 	}
-	for _, t := range tasks {
+	name := func(t int) string {
 		if t < len(all) {
-			names = append(names, all[t])
-		} else {
-			names = append(names, fmt.Sprintf("task %d", t))
+			return all[t]
 		}
+		return fmt.Sprintf("task %d", t)
+	}
+	for _, t := range tasks {
+		if t >= g.nbase && g.fairK > 1 {
+			r := t - g.nbase
+			if j := r % int(g.fairK); j > 0 {
+				names = append(names, s.cfg.FairSteps[j-1].Step+" of "+name(r/int(g.fairK)))
+				continue
+			}
+		}
+		names = append(names, name(t))
 	}
 	return names
 }

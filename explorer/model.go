@@ -278,6 +278,16 @@ type LiveWorker interface {
 	Live(s []byte, k, i int) (when, goal bool, err error)
 }
 
+// StepWorker is an optional interface of a Worker whose transitions are
+// named steps of processes, for fairness per step (Config.FairSteps). It
+// is asked from inside the Emit or Offer callback of Expand.
+type StepWorker interface {
+	// StepName names the step of the transition being emitted, such as
+	// "send", or is "" for a transition that is no named step of a
+	// process (a delivery, a fault).
+	StepName() string
+}
+
 // TypedWorker is an optional interface of a Worker that can tell how many
 // of the messages the transition being emitted sent were of a type, for
 // the metric "messages:TYPE". It is asked from inside the Emit or Offer

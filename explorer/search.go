@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime/metrics"
@@ -219,6 +220,13 @@ func Check(m Model, cfg Config) (*Result, error) {
 		s.runLiveness(live)
 		if s.incomplete == "" && s.failure == nil && s.stopped() {
 			s.cutShort(s.limitReason()) // a limit reached during the liveness phase
+		}
+		if s.failure != nil && errors.Is(s.failErr, ErrConfig) {
+			// A step of Config.FairSteps that no transition has: only
+			// the state graph can tell.
+			close(done)
+			wg.Wait()
+			return nil, s.failErr
 		}
 	}
 	s.finished = s.safetyDone && s.incomplete == "" && (!s.stopped() || !s.livePhase)

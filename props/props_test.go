@@ -369,3 +369,43 @@ func TestEveryCatalogSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestFairSteps: in perpetuum-mobile --n 3, process 2 need not ever
+// request the critical section under weak fairness of the processes (its
+// task is served by passing the token on) nor without fairness; with the
+// step request fair (weakly or strongly), alone, it does, and enters.
+// A fair step that no transition has is refused, with a "did you mean".
+func TestFairSteps(t *testing.T) {
+	const done = `procs[1].done == 1`
+	p := props.Property{Kind: props.Eventually, Expr: done}
+	for _, tc := range []struct {
+		fairness explorer.Fairness
+		steps    []explorer.FairStep
+		want     explorer.Verdict
+		tasks    string // in the cycle of the counterexample
+	}{
+		{explorer.Weak, nil, explorer.ViolatedVerdict, "p2"},
+		{explorer.NoFairness, nil, explorer.ViolatedVerdict, ""},
+		{explorer.NoFairness, []explorer.FairStep{{Step: "request"}}, explorer.Holds, ""},
+		{explorer.NoFairness, []explorer.FairStep{{Step: "request", Strong: true}}, explorer.Holds, ""},
+		{explorer.NoFairness, []explorer.FairStep{{Step: "pass"}}, explorer.ViolatedVerdict, "pass of p2"},
+	} {
+		r := check(t, "perpetuum-mobile", map[string]string{"n": "3"}, explorer.Config{Fairness: tc.fairness, FairSteps: tc.steps}, p)
+		if got := verdict(r, done); got != tc.want {
+			t.Errorf("--fairness %v --fair %v: %v (%s); want %v", tc.fairness, tc.steps, got, r.Reason, tc.want)
+			continue
+		}
+		if tc.tasks != "" && (len(r.Violations) != 1 || !slices.Contains(r.Violations[0].Trace.CycleTasks, tc.tasks)) {
+			t.Errorf("--fairness %v --fair %v: %v; want a cycle that takes %s", tc.fairness, tc.steps, r.Violations, tc.tasks)
+		}
+	}
+	m, params := buildSpec(t, "perpetuum-mobile", map[string]string{"n": "3"})
+	m, err := props.Attach(m, params.Canonical(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = explorer.Check(m, explorer.Config{FairSteps: []explorer.FairStep{{Step: "reqest"}}})
+	if !errors.Is(err, explorer.ErrConfig) || !strings.Contains(err.Error(), "did you mean request?") {
+		t.Errorf("--fair reqest: %v; want a configuration error with a did you mean", err)
+	}
+}
