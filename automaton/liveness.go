@@ -18,7 +18,7 @@ func (sys *System[S, M, P]) Liveness() []explorer.LiveProperty {
 			LeadsTo:   l.When != nil,
 		}
 		if l.Stable {
-			p.Kind = properties.Stable
+			p.Kind, p.LeadsTo = properties.Stable, false
 		}
 		if l.PerProcess {
 			p.Instances = sys.n

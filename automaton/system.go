@@ -84,8 +84,9 @@ type Liveness[S any, M Message] struct {
 	Name       string
 	Doc        string
 	PerProcess bool
-	// Stable makes the property "eventually always Goal" (When must be
-	// nil): every fair run reaches a point after which Goal holds forever.
+	// Stable makes the property "eventually always Goal" (When is not
+	// asked): every fair run reaches a point after which Goal holds
+	// forever.
 	Stable bool
 	When   func(v *View[S, M], i int) bool
 	Goal   func(v *View[S, M], i int) bool

@@ -268,7 +268,9 @@ type LiveProperty struct {
 	Instances int
 	// LeadsTo is set for "When leads-to Goal"; otherwise the property is
 	// "eventually Goal" from the initial states. For Kind Terminates, Goal
-	// is the goal of a finished run and is asked only of terminal states.
+	// is the goal of a finished run and is asked only of terminal states;
+	// for Kind Stable (properties.Stable) the property is "eventually
+	// always Goal", and When is not asked.
 	LeadsTo bool
 }
 
