@@ -50,7 +50,7 @@ var readmeSlow = map[string]bool{
 func docFiles(t *testing.T) []string {
 	t.Helper()
 	files := []string{"../README.md", "../docs/reference.md", "../docs/reductions.md",
-		"../docs/tutorial.md", "../docs/internals.md", "../docs/properties.md"}
+		"../docs/tutorial.md", "../docs/internals.md", "../docs/properties.md", "../docs/properties-language.md"}
 	pages, err := filepath.Glob("../docs/algorithms/*.md")
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("no pages under docs/algorithms: %v", err)
@@ -144,7 +144,7 @@ func parseDoc(t *testing.T, path string) []docExample {
 // directory, and returns its exit code and output (stdout, then stderr).
 func runDocCommand(t *testing.T, cmd string) (int, string) {
 	t.Helper()
-	args := strings.Fields(cmd)[1:]
+	args := shellFields(cmd)[1:]
 	if args[0] == "check" || args[0] == "sweep" || args[0] == "resume" {
 		args = append(args, "--quiet")
 	}
@@ -155,6 +155,39 @@ func runDocCommand(t *testing.T, cmd string) (int, string) {
 	}
 	code, stdout, stderr := vacheck(args...)
 	return code, stdout + stderr
+}
+
+// shellFields splits a command line into words as a shell does with
+// quotes: 'a b' and "a b" are one word each (without the quotes), so that
+// a document can quote an expression (docs/properties-language.md).
+func shellFields(cmd string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
 }
 
 // TestReadmeCommands runs every `vacheck` command of the shell blocks of
