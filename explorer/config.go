@@ -144,6 +144,27 @@ type Config struct {
 	// then and when Context or Timeout stops it, or resumes such a file
 	// (see Checkpoint).
 	Checkpoint *Checkpoint
+	// Bitstate, when not zero, is the size in bytes of a bitstate
+	// (supertrace) table that replaces the exact visited set of a
+	// depth-first search (DFS, which it implies): a Bloom filter in which
+	// each state sets BitstateHashes bits (see BitstateStats). The search
+	// runs in that fixed memory (and its stack), and may omit states, so
+	// it never reports that a property holds: one that finds no violation
+	// is Incomplete (Limit BitstateLimit), with the table's figures and
+	// the estimated omissions in Result.Bitstate. Safety properties only.
+	Bitstate uint64
+	// BitstateHashes is the number of hash functions of the bitstate
+	// table: DefaultBitstateHashes when zero. BitstateSeed seeds them, so
+	// that searches with different seeds omit different states.
+	BitstateHashes int
+	BitstateSeed   uint64
+	// OrderSeed, when not zero, makes a depth-first search explore the new
+	// successors of each state, and the initial states, in an order drawn
+	// at random from it instead of in action order: searches with
+	// different seeds take different paths first (Swarm). The search is
+	// as deterministic as with action order: the same seed explores the
+	// same way.
+	OrderSeed uint64
 }
 
 // Progress is a snapshot of a running search.
@@ -191,6 +212,9 @@ func (p Phase) String() string {
 func (c Config) validate(props []properties.Info) (Config, error) {
 	if c.Strategy == 0 {
 		c.Strategy = BFS
+		if c.Bitstate > 0 {
+			c.Strategy = DFS
+		}
 	}
 	if c.Strategy != BFS && c.Strategy != DFS {
 		return c, configError("Strategy", fmt.Sprint(int(c.Strategy)), "{Strategy %d}: unknown strategy", c.Strategy)
@@ -249,6 +273,9 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 			return c, configError("Metrics", fmt.Sprintf("%q", m), "{Metrics %q}: allowed metrics are messages, messages:TYPE (e.g. messages:REQUEST), steps, time, and for mutual exclusion messages-per-entry and sync-delay", m)
 		}
 	}
+	if err := c.validateBitstate(); err != nil {
+		return c, err
+	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = time.Second
 	}
@@ -288,6 +315,9 @@ const (
 	Interrupted
 	// LevelLimit: a breadth-first level held more than 2^32 states.
 	LevelLimit
+	// BitstateLimit: the search stored its states in a bitstate table
+	// (Config.Bitstate), which may have omitted some.
+	BitstateLimit
 )
 
 func (l Limit) String() string {
@@ -306,6 +336,39 @@ func (l Limit) String() string {
 		return "interrupted"
 	case LevelLimit:
 		return "level"
+	case BitstateLimit:
+		return "bitstate"
 	}
 	return fmt.Sprintf("Limit(%d)", uint8(l))
+}
+
+// validateBitstate checks the bitstate fields: a table needs depth-first
+// search, at least MinBitstateBytes and room under MaxMemory, and
+// checkpoints do not save one.
+func (c *Config) validateBitstate() error {
+	if c.Bitstate == 0 {
+		if c.BitstateHashes != 0 {
+			return configError("BitstateHashes", fmt.Sprint(c.BitstateHashes), "{BitstateHashes %d} needs {Bitstate}, a bitstate table to hash into", c.BitstateHashes)
+		}
+		return nil
+	}
+	v := fmt.Sprint(c.Bitstate)
+	switch {
+	case c.Bitstate < MinBitstateBytes:
+		return configError("Bitstate", v, "{Bitstate %d}: a bitstate table takes at least %d bytes", c.Bitstate, MinBitstateBytes)
+	case c.Bitstate > MaxBitstateBytes:
+		return configError("Bitstate", v, "{Bitstate %d}: at most %d bytes (1 TiB)", c.Bitstate, uint64(MaxBitstateBytes))
+	case c.Strategy != DFS:
+		return configError("Bitstate", v, "{Bitstate %d}: a bitstate table replaces the visited set of a depth-first search; use {Strategy dfs}", c.Bitstate)
+	case c.MaxMemory > 0 && c.Bitstate >= c.MaxMemory:
+		return configError("Bitstate", v, "{Bitstate %d}: the table must fit under {MaxMemory %d}, with room for the search stack", c.Bitstate, c.MaxMemory)
+	case c.Checkpoint != nil:
+		return configError("Bitstate", v, "{Bitstate %d}: checkpoints do not save a bitstate table; run without {Checkpoint}", c.Bitstate)
+	case c.BitstateHashes < 0 || c.BitstateHashes > MaxBitstateHashes:
+		return configError("BitstateHashes", fmt.Sprint(c.BitstateHashes), "{BitstateHashes %d}: allowed: 1 to %d", c.BitstateHashes, MaxBitstateHashes)
+	}
+	if c.BitstateHashes == 0 {
+		c.BitstateHashes = DefaultBitstateHashes
+	}
+	return nil
 }

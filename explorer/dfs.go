@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dolthub/swiss"
 )
@@ -80,14 +81,21 @@ func (s *search) dfs() {
 	} else {
 		inits := s.inits
 		for _, i := range inits {
-			if !seen.Add(s, fingerprint(s.initial[i])) {
+			if s.bits != nil {
+				s.bitstateAdd(s.initial[i], fingerprint(s.initial[i]))
+			} else if !seen.Add(s, fingerprint(s.initial[i])) {
 				return
 			}
 		}
 		if s.failure != nil || s.done() || s.incomplete != "" || s.stopped() {
 			return
 		}
-		for k := len(inits) - 1; k >= 0; k-- {
+		order := make([]int, len(inits))
+		for k := range order {
+			order[k] = k
+		}
+		s.shuffle(order)
+		for _, k := range slices.Backward(order) {
 			if s.initStop[k] {
 				continue // stored (in seen too), not expanded
 			}
@@ -206,7 +214,11 @@ func (s *search) dfs() {
 		}
 		fresh = fresh[:0]
 		for k, h := range succ.fps.Slice() {
-			if seen.Has(h) {
+			if s.bits != nil {
+				if s.bits.has(succ.state(k)) {
+					continue
+				}
+			} else if seen.Has(h) {
 				continue
 			}
 			if s.cfg.MaxStates > 0 && s.states.Load() >= s.cfg.MaxStates {
@@ -214,7 +226,9 @@ func (s *search) dfs() {
 				s.cutShort(StateLimit, fmt.Sprintf("state limit reached (--max-states %d)", s.cfg.MaxStates))
 				return
 			}
-			if !seen.Add(s, h) {
+			if s.bits != nil {
+				s.bitstateInsert(h)
+			} else if !seen.Add(s, h) {
 				return
 			}
 			s.states.Add(1)
@@ -261,6 +275,7 @@ func (s *search) dfs() {
 				return
 			}
 		}
+		s.shuffle(fresh)
 		for k := len(fresh) - 1; k >= 0; k-- {
 			i := fresh[k]
 			push(succ.state(i), succ.fp(i), e.depth+1, succ.act(i))

@@ -27,6 +27,11 @@
 // lists successors implements Expand with ExpandBySuccessors; Successors
 // lists the successors of any Worker.
 //
+// Depth first, the visited set may instead be a bitstate table
+// (Config.Bitstate, Holzmann's supertrace): a Bloom filter in fixed memory
+// that may omit states, so such a search never reports that a property
+// holds.
+//
 // The optional interfaces say what a model or worker can do beyond that:
 //
 //	Model:  InitialStreamer  initial states one at a time, under the limits
@@ -57,6 +62,8 @@
 //	store.go             BFS phase 2: storing a shard's new states (inserter)
 //	checks.go            BFS checks made at expansion (deferChecks), and per level
 //	dfs.go               depth-first search and its cycle proviso
+//	bitstate.go          the bitstate table of a bitstate search, its omission estimate
+//	sketch.go            a HyperLogLog sketch of distinct states (a swarm's union)
 //	visited.go           the sharded visited set with predecessor records
 //	fpset.go             open-addressing fingerprint tables
 //	graph.go             the state graph for liveness and metrics: paths, SCCs

@@ -198,6 +198,13 @@ type Result struct {
 	// time and sync-delay (causal depths, hops since the last exit), so that
 	// the counts are those of that larger state space; empty otherwise.
 	Tracked string
+	// Bitstate gives the figures of the bitstate table of a search with
+	// Config.Bitstate: its fill and the states it may have omitted.
+	Bitstate *BitstateStats
+
+	// For Swarm's union over its jobs: the sketch of the distinct states
+	// stored (bitstate searches).
+	sketch *distinctSketch
 }
 
 // StatesPerSecond returns the distinct states stored per second.
@@ -293,6 +300,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	r.Violations = append(r.Violations, s.liveViolations...)
 	if q, ok := s.m.(*symModel); ok {
 		r.Symmetry, r.RawStates, r.RawTerminal = q.group, s.raw.Load(), s.rawTerminal.Load()
+	}
+	if s.bits != nil {
+		r.Bitstate, r.sketch = s.bits.stats(), s.sketch
 	}
 	switch {
 	case s.failure != nil:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
@@ -91,6 +92,13 @@ type search struct {
 	graph          *GraphStats
 	metrics        []Metric
 
+	// bits is the bitstate table of a search with Config.Bitstate, and
+	// sketch estimates the distinct states it stored (bitstate.go); order
+	// draws the order of successors with Config.OrderSeed.
+	bits   *bitstate
+	sketch *distinctSketch
+	order  *rand.Rand
+
 	// Checkpoints (checkpoint.go): the model's digest, when the last one
 	// was saved, the search time before this process resumed, and what it
 	// resumed from.
@@ -141,6 +149,11 @@ func Check(m Model, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	if cfg.Bitstate > 0 {
+		if err := s.checkBitstate(live); err != nil {
+			return nil, err
+		}
+	}
 	var quotient *symModel
 	if cfg.Symmetry {
 		if err := s.checkSymmetry(live); err != nil {
@@ -180,6 +193,10 @@ func Check(m Model, cfg Config) (*Result, error) {
 		s.workers[i] = m.NewWorker()
 	}
 	s.reduce = cfg.Reduction == PartialOrder
+	s.startBitstate()
+	if cfg.OrderSeed != 0 {
+		s.order = rand.New(rand.NewPCG(cfg.OrderSeed, orderStream))
+	}
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -210,6 +227,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 	}
 	if cfg.Strategy == DFS {
 		s.dfs()
+		s.endBitstate()
 	} else {
 		s.recordGraph(live)
 		defer s.rec.close()
@@ -272,6 +290,9 @@ func (s *search) safetyNames() []string {
 // freeVisited gives the visited set's memory back at once rather than at
 // the next collection (it lives outside the Go heap).
 func (s *search) freeVisited() {
+	if s.bits != nil {
+		s.bits.free()
+	}
 	for i, v := range s.shards {
 		if v != nil {
 			v.free()
