@@ -216,10 +216,26 @@ type Config[S any, M Message] struct {
 	// parameters (see Symmetry), which the search may use to store one
 	// state per orbit (--symmetry). NoSymmetry when zero.
 	Symmetry Symmetry
+	// StepNames and MessageTypes declare, for coverage (check --coverage),
+	// the names of the steps the processes take (Step.Name, up to a "("
+	// that starts arguments carried in the name) and the types of their
+	// messages (as MessageTyper or the message's printed form
+	// before its first "(" gives them), so that coverage lists those that
+	// never fired, as TLC's coverage and SPIN's unreached code do. Nil
+	// declares none of that kind. The environment's steps (receive, crash,
+	// recover) are declared by the system. MayNotFire says, by step name
+	// or message type, why a declared one may fire in no run of some
+	// instances (FAILED is sent only when two requests conflict, so not
+	// with one requester); coverage prints it next to the name when it
+	// never fired.
+	StepNames    []string
+	MessageTypes []string
+	MayNotFire   map[string]string
 }
 
 // System is the composition of the process automata of a Config and its
-// channel automata. It implements explorer.Model and explorer.Describer.
+// channel automata. It implements explorer.Model and explorer.Describer,
+// and explorer.Coverable (coverage.go).
 type System[S any, M Message, P Process[S, M]] struct {
 	cfg      Config[S, M]
 	n        int
@@ -307,6 +323,9 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 		return nil, fmt.Errorf("%w: PartialOrder needs a Visible function, no crashes (nor processes Down) and at most 64 processes", ErrConfig)
 	}
 	if err := checkAssumptions(&cfg); err != nil {
+		return nil, err
+	}
+	if err := checkCoverage(&cfg); err != nil {
 		return nil, err
 	}
 	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity, lazy: lazy, down: down}

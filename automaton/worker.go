@@ -121,7 +121,13 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	// keyed: Expand offers successors by keys computed before they are
 	// built (isKeyed).
 	keyed bool
-	_     [cacheLine]byte
+	// Coverage (coverage.go): coverOn records in coverSent the types of
+	// the messages the current transition sent, all of them; typeNames
+	// remembers the type of each message encoding met.
+	coverOn   bool
+	coverSent []string
+	typeNames map[string]string
+	_         [cacheLine]byte
 }
 
 func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
@@ -399,6 +405,9 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 	w.untouch()
 	w.sent = 0
 	w.sentTypes = w.sentTypes[:0]
+	if w.coverOn {
+		w.coverSent = w.coverSent[:0]
+	}
 	w.servedBy = w.servedBy[:0]
 	w.maxStamp = 0
 	if w.clearChans {
@@ -541,6 +550,9 @@ func (w *worker[S, M, P]) send(to int, m M) {
 	// message to the heap.
 	w.sendMsg = m
 	w.msgBuf = sys.mc.enc(unsafe.Pointer(&w.sendMsg), w.msgBuf[:0])
+	if w.coverOn {
+		w.noteSent(m)
+	}
 	if sys.instEntry {
 		key := -1
 		if to != self {

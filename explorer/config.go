@@ -165,6 +165,12 @@ type Config struct {
 	// as deterministic as with action order: the same seed explores the
 	// same way.
 	OrderSeed uint64
+	// Coverage counts the transitions the search fires by step name,
+	// message type and receive case, in Result.Coverage, for a model whose
+	// workers describe their transitions (CoverWorker); one that declares
+	// its steps and message types (Coverable) also gets those that never
+	// fired. Not with partial-order reduction, which fires only some.
+	Coverage bool
 }
 
 // Progress is a snapshot of a running search.
@@ -275,6 +281,9 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 	}
 	if err := c.validateBitstate(); err != nil {
 		return c, err
+	}
+	if c.Coverage && c.Reduction == PartialOrder {
+		return c, configError("Coverage", "true", "{Coverage} counts the transitions of every state, and {Reduction por} fires only some of them; use {Reduction none}")
 	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = time.Second

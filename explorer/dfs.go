@@ -135,8 +135,8 @@ func (s *search) dfs() {
 		succ.add(next, fingerprint(next), 0, t.Action, 0)
 		a++
 	}
-	full := &Expansion{Emit: emit}
-	reduced := &Expansion{Reduce: true, Emit: emitAt}
+	full := s.covering(0, &Expansion{Emit: emit})
+	reduced := s.covering(0, &Expansion{Reduce: true, Emit: emitAt})
 	sampled := 0 // the arena's length when memory was last sampled
 	for steps := 0; len(stack) > 0; steps++ {
 		if steps&255 == 0 {

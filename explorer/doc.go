@@ -42,7 +42,9 @@
 //	        Symmetric        a group of process permutations (Config.Symmetry)
 //	        Reducible        partial-order reduction (Config.Reduction)
 //	        Instrumenter     the metrics time, sync-delay, messages-per-entry
+//	        Coverable        its step names and message types, for coverage
 //	Worker: Bounder          a state constraint (states outside it are checked, not expanded)
+//	        CoverWorker      what each transition did, for coverage
 //	        LiveWorker       the predicates of the liveness properties
 //	        TypedWorker      messages of one type, for messages:TYPE
 //	        MeasureWorker    the worker of an instrumented model
@@ -64,6 +66,7 @@
 //	dfs.go               depth-first search and its cycle proviso
 //	bitstate.go          the bitstate table of a bitstate search, its omission estimate
 //	sketch.go            a HyperLogLog sketch of distinct states (a swarm's union)
+//	coverage.go          coverage: transitions by step, message type, receive case
 //	visited.go           the sharded visited set with predecessor records
 //	fpset.go             open-addressing fingerprint tables
 //	graph.go             the state graph for liveness and metrics: paths, SCCs

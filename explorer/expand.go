@@ -359,6 +359,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	default:
 		x.xp = Expansion{Want: x.want, Stop: s.assert, Emit: x.emitFn}
 	}
+	s.covering(w, &x.xp)
 	for x.r = lo; x.r < hi; x.r++ {
 		if x.fresh >= dedupeBatch {
 			x.dedupe()

@@ -201,10 +201,13 @@ type Result struct {
 	// Bitstate gives the figures of the bitstate table of a search with
 	// Config.Bitstate: its fill and the states it may have omitted.
 	Bitstate *BitstateStats
+	// Coverage is what the search fired, with Config.Coverage.
+	Coverage *Coverage
 
 	// For Swarm's union over its jobs: the sketch of the distinct states
-	// stored (bitstate searches).
+	// stored (bitstate searches), and the coverage counter.
 	sketch *distinctSketch
+	cover  *CoverageCounter
 }
 
 // StatesPerSecond returns the distinct states stored per second.
@@ -303,6 +306,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	}
 	if s.bits != nil {
 		r.Bitstate, r.sketch = s.bits.stats(), s.sketch
+	}
+	if r.cover = s.covered(); r.cover != nil {
+		r.Coverage = r.cover.Coverage()
 	}
 	switch {
 	case s.failure != nil:

@@ -98,6 +98,9 @@ type search struct {
 	bits   *bitstate
 	sketch *distinctSketch
 	order  *rand.Rand
+	// cover counts each worker's transitions with Config.Coverage
+	// (coverage.go).
+	cover []*CoverageCounter
 
 	// Checkpoints (checkpoint.go): the model's digest, when the last one
 	// was saved, the search time before this process resumed, and what it
@@ -154,6 +157,7 @@ func Check(m Model, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	coverage := s.coverage(m)
 	var quotient *symModel
 	if cfg.Symmetry {
 		if err := s.checkSymmetry(live); err != nil {
@@ -193,6 +197,9 @@ func Check(m Model, cfg Config) (*Result, error) {
 		s.workers[i] = m.NewWorker()
 	}
 	s.reduce = cfg.Reduction == PartialOrder
+	if err := s.startCoverage(coverage); err != nil {
+		return nil, err
+	}
 	s.startBitstate()
 	if cfg.OrderSeed != 0 {
 		s.order = rand.New(rand.NewPCG(cfg.OrderSeed, orderStream))

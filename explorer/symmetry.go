@@ -343,6 +343,21 @@ func (w *symWorker) SentOfType(typ string) int {
 	return 0
 }
 
+// TrackCoverage implements CoverWorker when the model's worker does.
+func (w *symWorker) TrackCoverage(on bool) {
+	if cw, ok := w.w.(CoverWorker); ok {
+		cw.TrackCoverage(on)
+	}
+}
+
+// Fired implements CoverWorker when the model's worker does.
+func (w *symWorker) Fired(t Transition) Fired {
+	if cw, ok := w.w.(CoverWorker); ok {
+		return cw.Fired(t)
+	}
+	return Fired{}
+}
+
 // orbitOf returns the number of states of the model that the stored state
 // st stands for: the size of its orbit under symmetry, else 1.
 func orbitOf(w Worker, st []byte) (int64, error) {
