@@ -30,7 +30,8 @@
 // Depth first, the visited set may instead be a bitstate table
 // (Config.Bitstate, Holzmann's supertrace): a Bloom filter in fixed memory
 // that may omit states, so such a search never reports that a property
-// holds.
+// holds; Swarm runs many of them, each with its own order of successors
+// and hash functions.
 //
 // The optional interfaces say what a model or worker can do beyond that:
 //
@@ -66,6 +67,7 @@
 //	dfs.go               depth-first search and its cycle proviso
 //	bitstate.go          the bitstate table of a bitstate search, its omission estimate
 //	sketch.go            a HyperLogLog sketch of distinct states (a swarm's union)
+//	swarm.go             Swarm: many diversified bitstate searches
 //	coverage.go          coverage: transitions by step, message type, receive case
 //	visited.go           the sharded visited set with predecessor records
 //	fpset.go             open-addressing fingerprint tables
