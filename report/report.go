@@ -246,6 +246,10 @@ type jsonRun struct {
 	Graph       *jsonGraph        `json:"liveness_graph,omitempty"`
 	Tracked     string            `json:"tracked,omitempty"`
 	Stats       jsonStats         `json:"stats"`
+	// Bitstate is the bitstate table's figures (--bitstate).
+	Bitstate *JSONBitstate `json:"bitstate,omitempty"`
+	// Coverage is what the run fired (--coverage).
+	Coverage *JSONCoverage `json:"coverage,omitempty"`
 }
 
 func traceJSON(prop, kind string, t explorer.Trace, diff bool) jsonViolation {
@@ -352,6 +356,8 @@ func JSON(w io.Writer, run Run) error {
 		e := traceJSON("", "error", *r.Failure, run.TraceDiff)
 		out.Error = &e
 	}
+	out.Bitstate = BitstateJSON(r.Bitstate)
+	out.Coverage = CoverageJSON(r.Coverage)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
@@ -385,6 +391,8 @@ func Text(w io.Writer, run Run) error {
 		r.Strategy, r.Workers, plural(r.Workers))
 	if r.Status == explorer.Violated && (!r.Exhaustive || r.Reason != "") {
 		switch {
+		case r.Limit == explorer.BitstateLimit:
+			b.WriteString("the bitstate search ran to its end, but may have omitted states: the properties it found no violation of are unknown\n")
 		case r.Reason != "" && r.Exhaustive:
 			fmt.Fprintf(&b, "the search was stopped (%s) after it had explored every state: the properties it had not decided are unknown\n", r.Reason)
 		case r.Reason != "":
@@ -408,7 +416,11 @@ func Text(w io.Writer, run Run) error {
 	if r.Tracked != "" {
 		fmt.Fprintf(&b, "the states also hold %s, so there may be more of them than in a run without the metric\n", r.Tracked)
 	}
-	fmt.Fprintf(&b, "fingerprint collision probability %.1e (64-bit fingerprints)\n", r.CollisionProbability())
+	if r.Bitstate != nil {
+		b.WriteString(BitstateLine(r.Bitstate) + "\n")
+	} else {
+		fmt.Fprintf(&b, "fingerprint collision probability %.1e (64-bit fingerprints)\n", r.CollisionProbability())
+	}
 	for _, v := range r.Violations {
 		b.WriteString("\n")
 		doc := ""
@@ -462,6 +474,9 @@ func Text(w io.Writer, run Run) error {
 		fmt.Fprintf(&b, "\nliveness: %s fairness, state graph of %s states and %s edges, %s, built in %s\n",
 			r.Fairness, Group(r.Graph.States), Group(r.Graph.Edges), FormatBytes(r.Graph.Bytes), formatSeconds(r.Graph.Elapsed.Seconds()))
 	}
+	if r.Coverage != nil {
+		b.WriteString("\n" + CoverageText(r.Coverage))
+	}
 	if r.Failure != nil {
 		fmt.Fprintf(&b, "\nMODEL ERROR: %s\nThe state whose expansion failed is reached by:\n", r.Reason)
 		writeTrace(&b, *r.Failure, r.Strategy, run)
@@ -475,12 +490,12 @@ func Text(w io.Writer, run Run) error {
 			Group(r.States), boundDoc(run.BoundDoc), Group(r.Cut), states(r.Cut))
 	case explorer.Violated:
 		b.WriteString("result: VIOLATED\n")
-		if r.Reason != "" {
+		if r.Reason != "" && r.Limit != explorer.BitstateLimit {
 			fmt.Fprintf(&b, "(the search also stopped early: %s)\n", r.Reason)
 		}
 	case explorer.Incomplete:
 		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s states explored\n", r.Reason, Group(r.States))
-		if r.Failure == nil {
+		if r.Failure == nil && r.Limit != explorer.BitstateLimit {
 			if run.Reducible && r.Reduction != explorer.PartialOrder {
 				b.WriteString("hint: this spec allows partial-order reduction; --reduction por checks its safety properties in far fewer states\n")
 			}
