@@ -305,6 +305,9 @@ func adoption(broken bool) Spec {
 			}), "a process that has won holds the best ID (--objective) among the actual initiators"),
 		}
 		return automaton.New(automaton.Config[adNode, echoMsg]{
+			StepNames:    []string{"start"},
+			MessageTypes: []string{"EXP", "ECHO"},
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Undirected(g.Adj),

@@ -516,6 +516,10 @@ func bully(broken bool) Spec {
 			down = []int{n - 1}
 		}
 		return automaton.New(automaton.Config[buNode, buMsg]{
+			StepNames:    []string{"detect", "timeoutAnswer", "timeoutCoord"},
+			MessageTypes: []string{"ELECTION", "ANSWER", "COORDINATOR"},
+			MayNotFire:   map[string]string{"timeoutCoord": "it fires when a process that answered an ELECTION crashes before a COORDINATOR is announced; with one crash (the default --crashes 1) the crash is the coordinator's, which starts the election"},
+
 			Initial:    [][]buNode{procs},
 			Links:      automaton.Complete(n, false),
 			Channels:   disc,

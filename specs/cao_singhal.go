@@ -439,6 +439,9 @@ func caoSinghal(broken bool) Spec {
 			procs[i] = csNode{Ust: mutex.Idle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[csNode, csMsg]{
+			StepNames:    mutexSteps(),
+			MessageTypes: []string{"REQUEST", "LOCKED", "RELEASE", "FAILED", "INQUIRE", "RELINQUISH", "TRANSFER"},
+
 			Mutex:    mutex.Metrics(users.R, csUser, csServes),
 			Initial:  [][]csNode{procs},
 			Links:    automaton.Complete(n, true),

@@ -228,6 +228,9 @@ func carvalhoRoucairol(broken bool) Spec {
 			}
 		}
 		return automaton.New(automaton.Config[cvNode, raMsg]{
+			StepNames:    mutexSteps(),
+			MessageTypes: []string{"REQUEST", "REPLY"},
+
 			Mutex:    mutex.Metrics(users.R, cvUser, raServes),
 			Initial:  [][]cvNode{procs},
 			Links:    automaton.Complete(n, false),

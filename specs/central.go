@@ -226,6 +226,9 @@ func central(broken bool) Spec {
 			links = append(links, automaton.Link{From: i, To: n}, automaton.Link{From: n, To: i})
 		}
 		return automaton.New(automaton.Config[ctNode, ctMsg]{
+			StepNames:    mutexSteps(),
+			MessageTypes: []string{"REQUEST", "REPLY", "RELEASE"},
+
 			Mutex:      mutex.Metrics(users.R, ctUser, ctServes),
 			Initial:    [][]ctNode{procs},
 			Links:      links,

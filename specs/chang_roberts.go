@@ -213,6 +213,9 @@ func changRoberts() Spec {
 				return crNode{U: id, Send: []int{id}, Broken: p.Broken(), Obj: obj}
 			})
 			return automaton.New(automaton.Config[crNode, int]{
+				StepNames:    []string{crSend},
+				MessageTypes: idTypes(idsets),
+
 				InitialSeq:    initial.each,
 				InitialSample: initial.sample,
 				Links:         automaton.Ring(n),

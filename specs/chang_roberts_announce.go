@@ -162,6 +162,9 @@ func changRobertsAnnounce(broken bool) Spec {
 			return len(p.Send) == 0 && p.Status == craDone
 		})
 		return automaton.New(automaton.Config[craNode, craMsg]{
+			StepNames:    []string{"send"},
+			MessageTypes: []string{"ELECT", "ELECTED"},
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Ring(n),

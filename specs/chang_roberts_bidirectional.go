@@ -159,6 +159,9 @@ func changRobertsBidirectional(broken bool) Spec {
 			return crbNode{U: id, Best: id, Dir: dir, Obj: obj, Broken: broken}
 		})
 		return automaton.New(automaton.Config[crbNode, int]{
+			StepNames:    []string{"start"},
+			MessageTypes: idTypes(idsets),
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.BiRing(n),

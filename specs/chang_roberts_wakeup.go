@@ -344,6 +344,9 @@ func changRobertsWakeup(broken bool) Spec {
 				Announce: ann == "on", Obj: obj, Broken: broken}
 		})
 		return automaton.New(automaton.Config[crwNode, craMsg]{
+			StepNames:    []string{"start"},
+			MessageTypes: append([]string{"ELECT"}, when(ann == "on", "ELECTED")...),
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Ring(n),

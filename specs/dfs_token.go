@@ -271,6 +271,9 @@ func dfsToken(broken bool) Spec {
 			return q
 		})
 		return automaton.New(automaton.Config[dtNode, dtMsg]{
+			StepNames:    []string{"start", "forward"},
+			MessageTypes: []string{"TOKEN"},
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Undirected(g.Adj),

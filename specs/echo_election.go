@@ -497,6 +497,9 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[echoNode, echoMsg]{
+			StepNames:    []string{"start"},
+			MessageTypes: []string{"EXP", "ECHO"},
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Undirected(adj),

@@ -222,6 +222,9 @@ func floodmax(broken bool) Spec {
 			return fmEnd(v)
 		}
 		return automaton.New(automaton.Config[fmNode, fmMsg]{
+			StepNames:    []string{"sendRound", "endRound"},
+			MessageTypes: []string{"MAX"},
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Undirected(g.Adj),

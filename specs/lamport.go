@@ -423,6 +423,9 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 			procs[i] = lamportNode{Ust: mutex.Idle, Late: make([]bool, n), Requests: users.Requests(i), Broken: broken, mutant: mutant}
 		}
 		cfg := automaton.Config[lamportNode, lamportMsg]{
+			StepNames:    mutexSteps(),
+			MessageTypes: []string{"REQUEST", "ACK", "RELEASE"},
+
 			Initial:  [][]lamportNode{procs},
 			Links:    automaton.Complete(n, false),
 			Channels: disc,

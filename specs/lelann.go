@@ -219,6 +219,9 @@ func lelann() Spec {
 				return llNode{U: id, Init: init, Obj: obj, Broken: p.Broken()}
 			})
 			return automaton.New(automaton.Config[llNode, llMsg]{
+				StepNames:    []string{llStart},
+				MessageTypes: []string{"CAND", "LEADER"},
+
 				InitialSeq:    initial.each,
 				InitialSample: initial.sample,
 				Links:         automaton.Ring(n),

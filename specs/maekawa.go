@@ -521,6 +521,9 @@ func maekawa(full bool) Spec {
 			}
 		}
 		return automaton.New(automaton.Config[mkNode, mkMsg]{
+			StepNames:    mutexSteps(),
+			MessageTypes: append([]string{"REQUEST", "LOCKED", "RELEASE"}, when(variant != mkBasic, "FAILED", "INQUIRE", "RELINQUISH")...),
+
 			Initial:  [][]mkNode{procs},
 			Links:    automaton.Complete(n, true),
 			Channels: disc,

@@ -150,6 +150,9 @@ func perpetuumMobile(broken bool) Spec {
 			links = automaton.Complete(n, false)
 		}
 		return automaton.New(automaton.Config[pmNode, pmToken]{
+			StepNames:    mutexSteps("pass"),
+			MessageTypes: []string{"TOKEN"},
+
 			Initial:  [][]pmNode{procs},
 			Links:    links,
 			Channels: disc,

@@ -229,6 +229,9 @@ func peterson(broken bool) Spec {
 			return func(i int) bool { return v.Proc(i).Mode == ptElected }
 		}
 		return automaton.New(automaton.Config[ptNode, ptMsg]{
+			StepNames:    []string{"start"},
+			MessageTypes: []string{"ONE", "TWO"},
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Ring(n),

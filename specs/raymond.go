@@ -303,6 +303,9 @@ func raymond() Spec {
 				return nil, err
 			}
 			return automaton.New(automaton.Config[rayNode, rayMsg]{
+				StepNames:    []string{rayStepRequest, rayStepEnter, rayStepExit},
+				MessageTypes: []string{"REQUEST", "PRIVILEGE"},
+
 				Mutex:      mutex.MetricsView(users.R, rayUser, rayServes),
 				Initial:    [][]rayNode{rayInitial(g, users, p.Broken())},
 				Links:      automaton.Undirected(g.Adj),

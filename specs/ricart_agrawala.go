@@ -226,6 +226,9 @@ func ricartAgrawala(broken bool) Spec {
 			procs[i] = raNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[raNode, raMsg]{
+			StepNames:    mutexSteps(),
+			MessageTypes: []string{"REQUEST", "REPLY"},
+
 			Mutex:    mutex.Metrics(users.R, raUser, raServes),
 			Initial:  [][]raNode{procs},
 			Links:    automaton.Complete(n, false),

@@ -318,6 +318,9 @@ func singhal(broken bool) Spec {
 		procs[0].HasToken = true
 		procs[0].TSV, procs[0].TSN = sgBeliefs(strings.Repeat(string(sgN), n)), skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[sgNode, sgMsg]{
+			StepNames:    mutexSteps(),
+			MessageTypes: []string{"REQUEST", "TOKEN"},
+
 			Mutex:    mutex.Metrics(users.R, sgUser, sgServes),
 			Initial:  [][]sgNode{procs},
 			Links:    automaton.Complete(n, false),

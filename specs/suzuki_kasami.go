@@ -304,6 +304,9 @@ func suzukiKasami(broken bool) Spec {
 		}
 		procs[0].HasToken, procs[0].LN = true, skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[skNode, skMsg]{
+			StepNames:    mutexSteps(),
+			MessageTypes: []string{"REQUEST", "TOKEN"},
+
 			Mutex:    mutex.Metrics(users.R, skUser, skServes),
 			Initial:  [][]skNode{procs},
 			Links:    automaton.Complete(n, false),

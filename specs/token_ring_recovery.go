@@ -250,6 +250,9 @@ func tokenRingRecovery(broken bool) Spec {
 			return trNode{U: id, HasToken: i == 0, Losses: losses, Perfect: mode == "perfect", Premature: premature, Sticky: broken, Obj: obj}
 		})
 		return automaton.New(automaton.Config[trNode, trMsg]{
+			StepNames:    append([]string{"pass", "tvtExpire"}, when(losses > 0, "lose")...),
+			MessageTypes: []string{"TOKEN", "ELECT"},
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Ring(n),

@@ -350,6 +350,9 @@ func treeElection(broken bool) Spec {
 			validEnd = teAllKnow
 		}
 		return automaton.New(automaton.Config[teNode, teMsg]{
+			StepNames:    append(when(flood, "start"), when(!flood, "leafStart")...),
+			MessageTypes: append(append(when(flood, "EXPLORE"), "PROPOSE"), when(info, "RESULT")...),
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Undirected(g.Adj),

@@ -387,6 +387,9 @@ func virtualTree(naive bool) Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[vtRegistry, vtNoMsg]{
+			StepNames:    append(append([]string{"join", "retry"}, when(k > 0, "breakLink")...), when(k > 0 && !naive, "rejoin")...),
+			MessageTypes: []string{}, // the registry is one process: no messages
+
 			Initial:    [][]vtRegistry{{{Members: members, FailuresLeft: k, Naive: naive}}},
 			Invariants: invariants,
 			Assertions: []automaton.Assertion{{Name: vtT3,

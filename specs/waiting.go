@@ -176,6 +176,9 @@ func waiting(broken bool) Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[waitNode, echoMsg]{
+			StepNames:    []string{"start"},
+			MessageTypes: []string{"EXP", "ECHO"},
+
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			Links:         automaton.Undirected(g.Adj),
