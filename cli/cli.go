@@ -1,6 +1,6 @@
 // Package cli is the vacheck command line, for any catalog of specs: the
 // command cmd/vacheck runs it on specs.Catalog(), and a user's module gets
-// the same commands (list, check, sweep, quorums, help, --version), flags,
+// the same commands (list, check, sweep, swarm, quorums, help, --version), flags,
 // reports, JSON, metrics, progress lines and HTML charts for its own specs
 // with a main of a few lines:
 //

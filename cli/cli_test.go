@@ -15,7 +15,7 @@ func TestUnknownCommandsAndFlagsExit2(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"nope"}, `unknown command "nope"; commands: list, check, sweep, quorums, resume`},
+		{[]string{"nope"}, `unknown command "nope"; commands: list, check, sweep, quorums, resume, graph, explore, swarm`},
 		{[]string{"chang-roberts"}, "did you mean 'vacheck check chang-roberts'?"},
 		{[]string{"chang-robert", "--n", "3"}, "did you mean 'vacheck check chang-roberts'?"},
 		{[]string{"chek", "chang-roberts"}, "did you mean 'vacheck check'?"},

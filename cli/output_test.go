@@ -58,7 +58,7 @@ func TestLongValuesAreClippedInErrors(t *testing.T) {
 		}
 		lines = append(lines, args)
 		switch name {
-		case "html", "checkpoint", "checkpoint-every", "n", "max-depth", "show", "trace": // not flags of sweep
+		case "html", "checkpoint", "checkpoint-every", "n", "max-depth", "show", "trace", "bitstate", "hashes": // not flags of sweep
 		default:
 			lines = append(lines, []string{"sweep", specFor(name), "--n", "3", "--" + name, value(name), "--quiet"})
 		}

@@ -64,6 +64,8 @@ func engineFlags() []urfave.Flag {
 		&urfave.StringSliceFlag{Name: "show", Usage: "how a counterexample reads, a comma-separated list: story (the default: each step with what it changed), msc (a message sequence chart), involved (only the processes that change, send or receive in it)"},
 		&urfave.StringFlag{Name: "trace", Value: "full", Usage: "JSON traces: full (every step's state) or diff (the first step's state, then only the changed variables)"},
 		chartFlags()[0], // --html: see chart.go
+		// --bitstate, --hashes and --coverage: see swarm.go.
+		bitstateFlags()[0], bitstateFlags()[1], coverageFlag(),
 	}
 }
 
@@ -162,7 +164,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 					return fail(exitUsage, err)
 				}
 				if isSpec {
-					specHelp(stdout, spec)
+					specHelp(stdout, "check", spec)
 					return exitOK
 				}
 			}
@@ -172,14 +174,18 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			return fail(exitUsage, unknownCommand(w, catalog))
 		}
 	}
-	if len(rest) > 1 && (rest[0] == "check" || rest[0] == "sweep") {
+	if len(rest) > 1 && (rest[0] == "check" || rest[0] == "sweep" || rest[0] == "swarm") {
 		flags, positional := splitArgs(rest[1:])
 		if len(positional) > 0 && slices.ContainsFunc(flags, func(a string) bool { return a == "-h" || a == "--help" || a == "-help" }) {
 			spec, err := lookupSpec(positional[0], catalog)
 			if err != nil {
 				return fail(exitUsage, err)
 			}
-			specHelp(stdout, spec)
+			cmd := "check" // sweep's parameters are check's
+			if rest[0] == "swarm" {
+				cmd = "swarm"
+			}
+			specHelp(stdout, cmd, spec)
 			return exitOK
 		}
 	}
@@ -188,7 +194,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
-		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck --version",
+		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck swarm SPEC [parameters] --jobs K --memory M --time T [--seed S]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Description:     exitCodesHelp,
@@ -223,6 +229,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 				},
 			},
 			sweepCommand(stderr, &code, catalog),
+			swarmCommand(stderr, &code, catalog),
 			quorumsCommand(),
 			resumeCommand(stdout, stderr, &code, catalog),
 			graphCommand(stderr, &code, catalog),
@@ -250,7 +257,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 
 // splitArgs separates flags (with their values) from positional arguments.
 func splitArgs(args []string) (flags, positional []string) {
-	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "help": true, "h": true, "open": true}
+	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "coverage": true, "help": true, "h": true, "open": true}
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		if a == "--" {
@@ -276,7 +283,7 @@ func splitArgs(args []string) (flags, positional []string) {
 // positional argument, and people write `vacheck check chang-roberts --n 4`.
 func reorder(args []string) []string {
 	i := slices.IndexFunc(args, func(a string) bool {
-		return a == "check" || a == "sweep" || a == "quorums" || a == "resume" || a == "graph" || a == "explore"
+		return a == "check" || a == "sweep" || a == "quorums" || a == "resume" || a == "graph" || a == "explore" || a == "swarm"
 	})
 	if i < 0 {
 		return args
@@ -453,6 +460,9 @@ func engineConfig(c *urfave.Context, spec specs.Spec, catalog []specs.Spec) (exp
 	if cfg.Symmetry = c.Bool("symmetry"); cfg.Symmetry && spec.Symmetry == "" {
 		return cfg, "", usageError{symmetryRefusal(spec.Name, catalog)}
 	}
+	if err := bitstateConfig(c, &cfg); err != nil {
+		return cfg, "", err
+	}
 	cfg.Metrics = c.StringSlice("metric")
 	cfg.Properties = spec.Claims
 	if ps := c.StringSlice("property"); len(ps) > 0 {
@@ -470,7 +480,7 @@ func engineConfig(c *urfave.Context, spec specs.Spec, catalog []specs.Spec) (exp
 // or symmetry, the liveness claims (safetyClaims); with --property, what
 // was asked for (a liveness property is then refused).
 func leaveOutLiveness(c *urfave.Context, cfg explorer.Config, m explorer.Model) (props, notChecked []string) {
-	if (cfg.Reduction == explorer.PartialOrder || cfg.Symmetry) && !c.IsSet("property") {
+	if (cfg.Reduction == explorer.PartialOrder || cfg.Symmetry || cfg.Bitstate > 0) && !c.IsSet("property") {
 		return safetyClaims(m, cfg.Properties)
 	}
 	return cfg.Properties, nil
@@ -498,6 +508,8 @@ func safetyClaims(m explorer.Model, claims []string) (safety, live []string) {
 // safetyOnlyWhy says why a search with cfg checks the safety claims only.
 func safetyOnlyWhy(cfg explorer.Config) string {
 	switch {
+	case cfg.Bitstate > 0:
+		return "--bitstate checks safety properties only (liveness needs the exact state graph)"
 	case cfg.Symmetry && cfg.Reduction == explorer.PartialOrder:
 		return "--symmetry and --reduction por check safety properties only"
 	case cfg.Symmetry:
@@ -562,17 +574,21 @@ var configFlags = map[string]string{
 	"Strategy": "strategy", "Workers": "workers", "Properties": "property", "Metrics": "metric",
 	"Reduction": "reduction", "Symmetry": "symmetry", "Fairness": "fairness", "FairSteps": "fair",
 	"MaxStates": "max-states", "MaxDepth": "max-depth", "Timeout": "timeout", "MaxMemory": "max-memory",
+	"Bitstate": "bitstate", "BitstateHashes": "hashes", "Coverage": "coverage",
 }
 
 // inFlags words a configuration error of the explorer in the flags of the
 // command line, without the explorer's prefix; other errors stay as they are.
-func inFlags(err error) error {
+func inFlags(err error) error { return inFlagsOf(err, configFlags) }
+
+// inFlagsOf is inFlags with the flags of the Config fields given by flags.
+func inFlagsOf(err error, flags map[string]string) error {
 	var ce *explorer.ConfigError
 	if !errors.As(err, &ce) {
 		return err
 	}
 	worded := ce.Words(func(field, value string) string {
-		flag, ok := configFlags[field]
+		flag, ok := flags[field]
 		if !ok {
 			flag = strings.ToLower(field)
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 // commands are the subcommands, for the "did you mean" of an unknown one.
-var commands = []string{"list", "check", "sweep", "quorums", "resume", "graph", "explore"}
+var commands = []string{"list", "check", "sweep", "quorums", "resume", "graph", "explore", "swarm"}
 
 // suggest returns the candidate closest to name, if it is close enough to
 // be a typo (or name is a prefix of it), else "".
@@ -119,8 +119,9 @@ func version() string {
 }
 
 // specHelp prints what `vacheck list` says about one spec, with the usage
-// of each parameter: `vacheck check SPEC --help`.
-func specHelp(w io.Writer, spec specs.Spec) error {
+// of each parameter, for the command cmd: `vacheck check SPEC --help`, or
+// swarm with its own flags.
+func specHelp(w io.Writer, cmd string, spec specs.Spec) error {
 	fmt.Fprintf(w, "%s: %s\n", spec.Name, spec.Summary)
 	if spec.Bug != "" {
 		fmt.Fprintf(w, "broken on purpose: %s\n", spec.Bug)
@@ -128,7 +129,7 @@ func specHelp(w io.Writer, spec specs.Spec) error {
 	if spec.Page != "" {
 		fmt.Fprintf(w, "explained in: %s\n", spec.Page)
 	}
-	fmt.Fprintf(w, "\nusage: vacheck check %s [parameters] [engine flags]\n\nparameters:\n", spec.Name)
+	fmt.Fprintf(w, "\nusage: vacheck %s %s [parameters] [engine flags]\n\nparameters:\n", cmd, spec.Name)
 	params := append(append([]specs.Param(nil), spec.Params...),
 		specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"},
 		specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error (default: the spec's)"})
@@ -147,11 +148,15 @@ func specHelp(w io.Writer, spec specs.Spec) error {
 	if all, err := spec.Offered(); err == nil && len(all) > len(spec.Claims) {
 		fmt.Fprintf(w, "also offers (--property NAME): %s\n", strings.Join(all[len(spec.Claims):], ", "))
 	}
+	flags := engineFlags()
+	if cmd == "swarm" {
+		flags = swarmFlags()
+	}
 	var engine []string
-	for _, f := range engineFlags() {
+	for _, f := range flags {
 		engine = append(engine, "--"+f.Names()[0])
 	}
-	fmt.Fprintf(w, "\nengine flags: %s\n(see 'vacheck check --help' for what they do)\n", strings.Join(engine, ", "))
+	fmt.Fprintf(w, "\nengine flags: %s\n(see 'vacheck %s --help' for what they do)\n", strings.Join(engine, ", "), cmd)
 	return nil
 }
 
