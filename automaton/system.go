@@ -7,6 +7,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/vacheck/vacheck/channel"
@@ -258,6 +259,9 @@ type System[S any, M Message, P Process[S, M]] struct {
 	sym                           *symGroup // Config.Symmetry, compiled
 	down                          uint64    // Config.Down, as a bit set
 	obs                           *observer // the Observation of Observe, or nil
+	// labelers keeps the workers Label used, for the next (labelWorker).
+	// A copy of the System (Instrument) shares it, and takes only its own.
+	labelers *sync.Pool
 }
 
 // ErrConfig reports a malformed Config.
@@ -328,7 +332,7 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	if err := checkCoverage(&cfg); err != nil {
 		return nil, err
 	}
-	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity, lazy: lazy, down: down}
+	sys := &System[S, M, P]{cfg: cfg, n: n, disc: cfg.Channels, capacity: cfg.Capacity, lazy: lazy, down: down, labelers: &sync.Pool{}}
 	if sys.disc == 0 {
 		sys.disc = channel.FIFO
 	}
