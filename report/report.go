@@ -535,6 +535,13 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run 
 // writeTitled writes t under title: "Counterexample", "Witness".
 func writeTitled(b *strings.Builder, title string, t explorer.Trace, st explorer.Strategy, run Run) {
 	fmt.Fprintf(b, "%s (%s) from initial state #%d:\n", title, TraceKind(t, st), t.Initial+1)
+	writeSteps(b, t, run)
+}
+
+// writeSteps writes the steps of t after its header line: the initial
+// state, then each step with what it changed (or the chart run asks for),
+// and what the last state means.
+func writeSteps(b *strings.Builder, t explorer.Trace, run Run) {
 	if run.Involved {
 		t = involvedOnly(b, t)
 	}

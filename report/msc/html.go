@@ -25,7 +25,18 @@ type Page struct {
 	Result string // the verdict line, e.g. "VIOLATED"
 	// Properties are the verdict lines: name, verdict, doc.
 	Properties [][3]string
-	Sections   []Section
+	// Figures are drawn before the charts: the histograms and curves of a
+	// simulation.
+	Figures  []Figure
+	Sections []Section
+}
+
+// Figure is a picture with what it shows: an SVG drawn by vacheck
+// (package plot), inlined as it is.
+type Figure struct {
+	Title string
+	Lines []string
+	SVG   string
 }
 
 // Section is one chart with what it shows.
@@ -80,6 +91,14 @@ func HTML(w io.Writer, p Page) error {
 		b.WriteString("</nav>\n")
 	}
 	b.WriteString("</header>\n<main>\n")
+	for _, f := range p.Figures {
+		fmt.Fprintf(&b, "<section class=\"figure\">\n<h2>%s</h2>\n", esc(f.Title))
+		for _, l := range f.Lines {
+			fmt.Fprintf(&b, "<p>%s</p>\n", esc(l))
+		}
+		b.WriteString(f.SVG)
+		b.WriteString("</section>\n")
+	}
 	for i, s := range p.Sections {
 		if err := section(&b, i, s); err != nil {
 			return err
