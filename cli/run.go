@@ -174,7 +174,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			return fail(exitUsage, unknownCommand(w, catalog))
 		}
 	}
-	if len(rest) > 1 && (rest[0] == "check" || rest[0] == "sweep" || rest[0] == "swarm") {
+	if len(rest) > 1 && (rest[0] == "check" || rest[0] == "sweep" || rest[0] == "swarm" || rest[0] == "simulate") {
 		flags, positional := splitArgs(rest[1:])
 		if len(positional) > 0 && slices.ContainsFunc(flags, func(a string) bool { return a == "-h" || a == "--help" || a == "-help" }) {
 			spec, err := lookupSpec(positional[0], catalog)
@@ -194,7 +194,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
-		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck swarm SPEC [parameters] --jobs K --memory M --time T [--seed S]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck --version",
+		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck swarm SPEC [parameters] --jobs K --memory M --time T [--seed S]\n   vacheck simulate SPEC [parameters] --runs R --seed S [--metric messages]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Description:     exitCodesHelp,
@@ -230,6 +230,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			},
 			sweepCommand(stderr, &code, catalog),
 			swarmCommand(stderr, &code, catalog),
+			simulateCommand(stderr, &code, catalog),
 			quorumsCommand(),
 			resumeCommand(stdout, stderr, &code, catalog),
 			graphCommand(stderr, &code, catalog),
@@ -257,7 +258,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 
 // splitArgs separates flags (with their values) from positional arguments.
 func splitArgs(args []string) (flags, positional []string) {
-	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "coverage": true, "help": true, "h": true, "open": true}
+	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "coverage": true, "help": true, "h": true, "open": true, "simulate": true}
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		if a == "--" {
@@ -283,7 +284,7 @@ func splitArgs(args []string) (flags, positional []string) {
 // positional argument, and people write `vacheck check chang-roberts --n 4`.
 func reorder(args []string) []string {
 	i := slices.IndexFunc(args, func(a string) bool {
-		return a == "check" || a == "sweep" || a == "quorums" || a == "resume" || a == "graph" || a == "explore" || a == "swarm"
+		return a == "check" || a == "sweep" || a == "quorums" || a == "resume" || a == "graph" || a == "explore" || a == "swarm" || a == "simulate"
 	})
 	if i < 0 {
 		return args
