@@ -195,6 +195,13 @@ func changRoberts() Spec {
 		Params:   []Param{{Flag: "n", Default: "5", Usage: "number of processes"}, idsParam, objectiveParam},
 		Claims:   []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
 		Symmetry: "rotations",
+		// ALGORITHMS.md 1.1, Complexity: the count does not depend on the
+		// schedule; over arrangements drawn uniformly its mean is N·H_N.
+		Formulas: []Formula{
+			{Metric: "messages", Stat: "mean", Expr: "n*H(n)", Source: "Chang & Roberts 1979"},
+			{Metric: "messages", Stat: "max", Expr: "n*(n+1)/2", Source: "IDs decreasing along the ring"},
+			{Metric: "messages", Stat: "min", Expr: "2*n-1", Source: "IDs increasing along the ring"},
+		},
 		Broken: &Twin{
 			Summary: "Chang-Roberts with a bug",
 			Bug:     "forwards smaller IDs instead of discarding them, so every process receives its own ID back and is chosen",

@@ -199,8 +199,15 @@ func peterson(broken bool) Spec {
 		Claims: []string{properties.Uniqueness, properties.Validity, "phase-alignment", "phase-survivors", "distinct-tids",
 			properties.Quiescence, properties.DeadlockFreedom},
 		Symmetry: "rotations",
+		// ALGORITHMS.md 1.6, Complexity: 2N messages per phase while two
+		// or more are active, at most ⌊log₂ N⌋ such phases, N for the last.
+		Formulas: []Formula{
+			{Metric: "messages", Stat: "max", Expr: "2*n*floor(log2(n))+n", Source: "Peterson 1982; Dolev, Klawe and Rodeh 1982"},
+			{Metric: "messages", Stat: "min", Expr: "3*n", Source: "a single survivor after the first phase (N ≥ 2)"},
+		},
 	}
 	if broken {
+		s.Formulas = nil // the bug breaks them
 		s.Name = "peterson-broken"
 		s.Summary = "Peterson's election with a bug"
 		s.Bug = "a survivor keeps its own temporary ID instead of adopting its predecessor's (tid := first left out), so a non-maximal value can be elected"

@@ -67,6 +67,10 @@ type Spec struct {
 	// declare (automaton.Config.Symmetry), for `check --symmetry`:
 	// "rotations" or "dihedral".
 	Symmetry string
+	// Formulas are closed forms the spec's source gives for its metrics,
+	// as functions of --n, which `sweep --simulate` prints and draws next
+	// to what the runs measure. A broken twin does not inherit them.
+	Formulas []Formula
 	// Broken, when set, declares the spec's broken twin, which WithTwins
 	// (and so Catalog and the cli) makes a spec of its own: the same spec
 	// named Name+"-broken", whose Build sees p.Broken() true.
@@ -75,6 +79,20 @@ type Spec struct {
 	// twin marks the spec WithTwins made from a Broken declaration, for
 	// NewParams to tell its Build (Params.Broken).
 	twin bool
+}
+
+// Formula is a closed form of one statistic of a metric over the runs,
+// as a function of the number of processes n.
+type Formula struct {
+	Metric string // as --metric names it: "messages"
+	// Stat is the statistic it gives: "mean" (over uniformly drawn initial
+	// states and schedules), "min" or "max".
+	Stat string
+	// Expr is the formula over n, in the syntax of simulate.ParseFormula:
+	// "n*H(n)", "n*(n+1)/2".
+	Expr string
+	// Source says where it comes from: "Chang & Roberts 1979".
+	Source string
 }
 
 // Twin declares a spec's broken twin: the same algorithm with a bug put in
@@ -107,6 +125,7 @@ func WithTwins(catalog []Spec) []Spec {
 		}
 		t := s
 		t.Name, t.Summary, t.Bug, t.Broken, t.twin = s.Name+"-broken", s.Broken.Summary, s.Broken.Bug, nil, true
+		t.Formulas = nil // the bug breaks them
 		if s.Broken.Claims != nil {
 			t.Claims = s.Broken.Claims
 		}
