@@ -42,7 +42,7 @@ func TestBadInputExitsWithCode2(t *testing.T) {
 		{[]string{"check", "chang-roberts", "--n", "4", "--ids", ""}, []string{`--ids ""`, "empty", "increasing, decreasing, all"}},
 		{[]string{"check", "chang-roberts", "--ids", "0,1,2", "--n", "3"}, []string{"--ids", "not a positive integer"}},
 		{[]string{"check", "chang-roberts", "--strategy", "random"}, []string{"--strategy", "bfs and dfs"}},
-		{[]string{"sweep", "chang-roberts", "--n", "3", "--html", "x.html"}, []string{"unknown flag --html"}},
+		{[]string{"sweep", "chang-roberts", "--n", "3", "--html", "x.html"}, []string{"--html: only with --simulate"}},
 		{[]string{"check", "chang-roberts", "--format", "xml"}, []string{"--format", "text and json"}},
 		{[]string{"check", "chang-roberts", "--workers", "0"}, []string{"--workers 0"}},
 		{[]string{"check", "chang-roberts", "--timeout", "soon"}, []string{"--timeout"}},

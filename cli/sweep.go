@@ -33,6 +33,7 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 			flags = append(flags, f)
 		}
 	}
+	flags = append(flags, simSweepFlags()...)
 	flags = append(flags, specFlags(catalog)...)
 	return &urfave.Command{
 		Name:      "sweep",
@@ -43,7 +44,7 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 			"count, verdict or metric changed), 3 if interrupted or no N finished (with --baseline: if a run\n" +
 			"it finished was not compared, or none was), 5 if a run was bounded (the model's bound cut\n" +
 			"states: no violation within it), 2 if the baseline is of another spec, other parameters or\n" +
-			"other engine flags, else 0.",
+			"other engine flags, else 0.\n" + simSweepHelp,
 		Flags: flags,
 		Action: func(c *urfave.Context) error {
 			var err error
@@ -109,8 +110,11 @@ func (m certMetric) String() string {
 }
 
 // parseRange reads --n for a sweep: 3..8, 3,5,7 or 5.
-func parseRange(s string) ([]int, error) {
-	bad := usagef("--n %q: a range such as 3..8, a list such as 3,5,7 or one N", s)
+func parseRange(s string) ([]int, error) { return parseRangeUpTo(s, 64) }
+
+// parseRangeUpTo is parseRange for at most most values of N.
+func parseRangeUpTo(s string, most int) ([]int, error) {
+	bad := usagef("--n %q: a range such as 3..8, a list such as 3,5,7 or one N (at most %d values)", s, most)
 	var out []int
 	for _, part := range strings.Split(s, ",") {
 		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "..")
@@ -128,13 +132,16 @@ func parseRange(s string) ([]int, error) {
 			out = append(out, n)
 		}
 	}
-	if len(out) == 0 || len(out) > 64 {
+	if len(out) == 0 || len(out) > most {
 		return nil, bad
 	}
 	return out, nil
 }
 
 func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, error) {
+	if simulated(c) { // sweep --simulate: see simsweep.go
+		return simulateSweep(c, stderr, catalog)
+	}
 	if c.NArg() != 1 {
 		return exitUsage, usagef("sweep takes one SPEC (see 'vacheck list'), got %d arguments", c.NArg())
 	}
