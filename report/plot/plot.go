@@ -88,27 +88,40 @@ type Band struct {
 var palette = []string{"#1f6feb", "#b42318", "#15803d", "#9a3412", "#6d28d9", "#0e7490", "#a16207"}
 
 // Curves returns an SVG line chart of series over bands, titled title, with
-// the x axis named xLabel and the y axis yLabel, and a legend.
+// the x axis named xLabel and the y axis yLabel, and a legend. The y axis
+// spans what was measured (the series that are not formulas, and the
+// bands): a formula that leaves it, such as a worst case far above the
+// average, is cut at the edge. When the x values span a factor of 16 or
+// more, such as N = 4, 8, ..., 256, the x axis is logarithmic (base 2).
 func Curves(title, xLabel, yLabel string, series []Series, bands []Band) string {
 	var b strings.Builder
 	open(&b, title)
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), 0.0, math.Inf(-1)
-	see := func(x, y float64) {
+	measured := false
+	see := func(x, y float64, formula bool) {
 		if math.IsNaN(y) || math.IsInf(y, 0) {
 			return
 		}
 		xlo, xhi = min(xlo, x), max(xhi, x)
-		ylo, yhi = min(ylo, y), max(yhi, y)
+		if !formula || !measured {
+			ylo, yhi = min(ylo, y), max(yhi, y)
+		}
+	}
+	for _, s := range series {
+		measured = measured || !s.Formula && len(s.X) > 0
+	}
+	for _, bd := range bands {
+		measured = measured || len(bd.X) > 0
 	}
 	for _, s := range series {
 		for i := range s.X {
-			see(s.X[i], s.Y[i])
+			see(s.X[i], s.Y[i], s.Formula)
 		}
 	}
 	for _, bd := range bands {
 		for i := range bd.X {
-			see(bd.X[i], bd.Lo[i])
-			see(bd.X[i], bd.Hi[i])
+			see(bd.X[i], bd.Lo[i], false)
+			see(bd.X[i], bd.Hi[i], false)
 		}
 	}
 	if math.IsInf(xlo, 1) {
@@ -119,11 +132,23 @@ func Curves(title, xLabel, yLabel string, series []Series, bands []Band) string 
 	if xhi == xlo {
 		xlo, xhi = xlo-1, xhi+1
 	}
-	xs, ys := ticks(xlo, xhi, 8), ticks(ylo, yhi, 6)
+	logX := xlo > 0 && xhi/xlo >= 16
+	var xs []float64
+	scale := func(v float64) float64 { return v }
+	if logX {
+		scale = math.Log2
+		xs = powers(xlo, xhi)
+		xLabel += " (logarithmic)"
+	} else {
+		xs = ticks(xlo, xhi, 8)
+	}
+	ys := ticks(ylo, yhi, 6)
 	xlo, xhi, ylo, yhi = xs[0], xs[len(xs)-1], ys[0], ys[len(ys)-1]
 	pw, ph := float64(width-marginL-marginR), float64(height-marginT-marginB)
-	x := func(v float64) float64 { return float64(marginL) + pw*(v-xlo)/(xhi-xlo) }
+	x := func(v float64) float64 { return float64(marginL) + pw*(scale(v)-scale(xlo))/(scale(xhi)-scale(xlo)) }
 	y := func(v float64) float64 { return float64(marginT) + ph*(1-(v-ylo)/(yhi-ylo)) }
+	// Formulas that leave the y axis are cut at the plot's edge.
+	fmt.Fprintf(&b, "<defs><clipPath id=\"area\"><rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\"/></clipPath></defs>\n", marginL, marginT, pw, ph)
 	yAxis(&b, ys, y, yLabel)
 	for _, t := range xs {
 		fmt.Fprintf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e7eb\"/>\n", x(t), marginT, x(t), height-marginB)
@@ -156,7 +181,7 @@ func Curves(title, xLabel, yLabel string, series []Series, bands []Band) string 
 			fmt.Fprintf(&path, "%s%.1f,%.1f ", pen, x(s.X[i]), y(s.Y[i]))
 			pen = "L"
 		}
-		fmt.Fprintf(&b, "<path class=\"series\" d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s><title>%s</title></path>\n",
+		fmt.Fprintf(&b, "<path class=\"series\" d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s clip-path=\"url(#area)\"><title>%s</title></path>\n",
 			strings.TrimSpace(path.String()), colour, dash, html.EscapeString(s.Name))
 		if !s.Formula {
 			for i := range s.X {
@@ -180,6 +205,23 @@ func Curves(title, xLabel, yLabel string, series []Series, bands []Band) string 
 	text(&b, float64(marginL)+pw/2, float64(height-10), "middle", xLabel)
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// powers returns the powers of two from at most lo to at least hi, every
+// other one when there would be more than ten.
+func powers(lo, hi float64) []float64 {
+	a, z := math.Floor(math.Log2(lo)), math.Ceil(math.Log2(hi))
+	step := 1.0
+	if z-a > 10 {
+		step = 2
+	}
+	var out []float64
+	for e := a; ; e += step {
+		out = append(out, math.Exp2(e))
+		if e >= z {
+			return out
+		}
+	}
 }
 
 func open(b *strings.Builder, title string) {

@@ -61,6 +61,30 @@ func TestCurves(t *testing.T) {
 		t.Errorf("a NaN point does not break the curve: %s", path)
 	}
 	wellFormed(t, Curves("empty", "N", "y", nil, nil))
+	// A formula far above what was measured does not set the y axis: it
+	// is cut at the edge (ticks up to 2,000, not to 32,896).
+	ns := []float64{4, 16, 64, 256}
+	svg = Curves("wide", "N", "messages", []Series{
+		{Name: "mean", X: ns, Y: []float64{8, 54, 304, 1568}},
+		{Name: "max", X: ns, Y: []float64{10, 136, 2080, 32896}, Formula: true},
+	}, nil)
+	wellFormed(t, svg)
+	if !strings.Contains(svg, ">2,000<") || strings.Contains(svg, ">30,000<") || !strings.Contains(svg, `clip-path="url(#area)"`) {
+		t.Errorf("the y axis does not span what was measured:\n%s", svg)
+	}
+	// N from 4 to 256: a logarithmic x axis, ticks at powers of two.
+	if !strings.Contains(svg, "N (logarithmic)") || !strings.Contains(svg, ">128<") || strings.Contains(svg, ">50<") {
+		t.Errorf("no logarithmic x axis:\n%s", svg)
+	}
+}
+
+func TestPowers(t *testing.T) {
+	if got := powers(4, 256); !slices.Equal(got, []float64{4, 8, 16, 32, 64, 128, 256}) {
+		t.Errorf("powers(4, 256) = %v", got)
+	}
+	if got := powers(3, 5000); !slices.Equal(got, []float64{2, 8, 32, 128, 512, 2048, 8192}) {
+		t.Errorf("powers(3, 5000) = %v", got)
+	}
 }
 
 func TestTicks(t *testing.T) {
