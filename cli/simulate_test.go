@@ -101,7 +101,7 @@ func TestSimulateBrokenTwin(t *testing.T) {
 		"Counterexample (simulation, shrunk, 38 steps) from the run's initial state:",
 		"   0. initial state",
 		"  38. receive(",
-		"p4.status: unknown → chosen",
+		".status: unknown → chosen\n",
 		"result: VIOLATED",
 	} {
 		if !strings.Contains(out, want) {
