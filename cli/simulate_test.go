@@ -48,7 +48,7 @@ func TestSimulateReport(t *testing.T) {
 		"uniqueness        no violation  never two processes chosen",
 		"1,000 runs: 1,000 at a valid end state, 0 in a deadlock, 0 at a violation, 0 at the step cap",
 		"distinct states (estimate, ±2%)",
-		// ALGORITHMS.md 1.1: min 9, max 15 at N=5 (the mean: below).
+		// docs/algorithms/chang-roberts.md: min 9, max 15 at N=5 (the mean: below).
 		"messages over 1,000 complete runs: mean ",
 		"min 9, max 15",
 		"p50 11,",
@@ -65,8 +65,8 @@ func TestSimulateReport(t *testing.T) {
 	if !strings.Contains(stderr, "steps/s) with") {
 		t.Errorf("no timing line on stderr: %q", stderr)
 	}
-	// The mean over arrangements is N·H_N = 137/12 at N=5 (ALGORITHMS.md
-	// 1.1): within 3%, about six standard errors of 1,000 runs.
+	// The mean over arrangements is N·H_N = 137/12 at N=5 (Chang &
+	// Roberts 1979): within 3%, about six standard errors of 1,000 runs.
 	_, out, _ = vacheck("simulate", "chang-roberts", "--n", "5", "--runs", "1000", "--metric", "messages", "--format", "json", "--quiet")
 	var v struct {
 		Metrics map[string]struct{ Mean float64 }

@@ -119,7 +119,7 @@ func (a arrangements) SampleInitial(r *rand.Rand) ([]byte, error) {
 }
 
 // TestChangRobertsMean: over random arrangements, Chang-Roberts sends
-// N·H_N messages on average (Chang & Roberts 1979; ALGORITHMS.md 1.1),
+// N·H_N messages on average (Chang & Roberts 1979; docs/algorithms/chang-roberts.md),
 // never fewer than 2N-1 nor more than N(N+1)/2.
 func TestChangRobertsMean(t *testing.T) {
 	if testing.Short() {

@@ -13,7 +13,7 @@ func TestFormula(t *testing.T) {
 		want float64
 	}{
 		{"n*H(n)", 3, 5.5},                // 3·(1 + 1/2 + 1/3)
-		{"N·H(N)", 7, 363. / 20},          // ALGORITHMS.md 1.1, the average at N = 7
+		{"N·H(N)", 7, 363. / 20},          // 7·H_7, the average at N = 7
 		{"n*(n+1)/2", 4, 10},              // the most messages of Chang-Roberts
 		{"2*n - 1", 5, 9},                 // and the least
 		{"2^3^2", 0, 512},                 // right-associative

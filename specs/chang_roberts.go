@@ -195,7 +195,7 @@ func changRoberts() Spec {
 		Params:   []Param{{Flag: "n", Default: "5", Usage: "number of processes"}, idsParam, objectiveParam},
 		Claims:   []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
 		Symmetry: "rotations",
-		// ALGORITHMS.md 1.1, Complexity: the count does not depend on the
+		// docs/algorithms/chang-roberts.md: the count does not depend on the
 		// schedule; over arrangements drawn uniformly its mean is N·H_N.
 		Formulas: []Formula{
 			{Metric: "messages", Stat: "mean", Expr: "n*H(n)", Source: "Chang & Roberts 1979"},

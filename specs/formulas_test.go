@@ -9,8 +9,8 @@ import (
 
 // TestFormulas: every formula a spec declares parses, names a metric and
 // statistic that sweep --simulate measures, and is not inherited by the
-// broken twin; and the catalog's formulas give the figures ALGORITHMS.md
-// lists.
+// broken twin; and the catalog's formulas give the figures of the
+// algorithms' pages and sources.
 func TestFormulas(t *testing.T) {
 	stats := map[string]bool{"mean": true, "min": true, "max": true, "p50": true, "p90": true, "p99": true}
 	metrics := map[string]bool{"messages": true, "steps": true, "time": true}
@@ -41,15 +41,16 @@ func TestFormulas(t *testing.T) {
 		t.Fatalf("%s declares no %s", spec, stat)
 		return 0
 	}
-	// ALGORITHMS.md 1.1, reference values for N = 7: min 13, max 28,
-	// average 363/20.
+	// docs/algorithms/chang-roberts.md: min 2N-1 = 13 and max N(N+1)/2 =
+	// 28 at N = 7; the average over arrangements N·H_N = 7·363/140 = 363/20
+	// (Chang & Roberts 1979).
 	for stat, want := range map[string]float64{"min": 13, "max": 28, "mean": 363. / 20} {
 		if got := eval("chang-roberts", stat, 7); math.Abs(got-want) > 1e-9 {
 			t.Errorf("chang-roberts %s at N=7: %v, want %v", stat, got, want)
 		}
 	}
-	// ALGORITHMS.md 1.6: max 2N⌊log₂ N⌋ + N, min 3N; at N = 5, 25 and 15
-	// (the exhaustive metrics of vacheck check peterson --n 5).
+	// docs/algorithms/peterson.md: max 2N⌊log₂ N⌋ + N, min 3N; at N = 5,
+	// 25 and 15 (the exhaustive metrics of vacheck check peterson --n 5).
 	if got := eval("peterson", "max", 5); got != 25 {
 		t.Errorf("peterson max at N=5: %v, want 25", got)
 	}

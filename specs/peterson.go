@@ -199,7 +199,7 @@ func peterson(broken bool) Spec {
 		Claims: []string{properties.Uniqueness, properties.Validity, "phase-alignment", "phase-survivors", "distinct-tids",
 			properties.Quiescence, properties.DeadlockFreedom},
 		Symmetry: "rotations",
-		// ALGORITHMS.md 1.6, Complexity: 2N messages per phase while two
+		// docs/algorithms/peterson.md: 2N messages per phase while two
 		// or more are active, at most ⌊log₂ N⌋ such phases, N for the last.
 		Formulas: []Formula{
 			{Metric: "messages", Stat: "max", Expr: "2*n*floor(log2(n))+n", Source: "Peterson 1982; Dolev, Klawe and Rodeh 1982"},
