@@ -216,7 +216,7 @@ func simulateSweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (i
 		if params[k], err = specs.NewParams(spec, given); err != nil {
 			return exitUsage, err
 		}
-		sampling(params[k])
+		params[k].SetSampling(true)
 		if models[k], err = spec.Build(params[k]); err != nil {
 			return exitUsage, err
 		}

@@ -161,7 +161,7 @@ func simulateSpec(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (in
 	if err != nil {
 		return exitUsage, err
 	}
-	sampling(params)
+	params.SetSampling(true) // a simulation draws each run's initial state: no bound for listing them
 	cfg, err := simConfig(c)
 	if err != nil {
 		return exitUsage, err
@@ -218,16 +218,6 @@ func simulateSpec(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (in
 		fmt.Fprintf(stderr, "vacheck: warning: %v; the chart was not written\n", err)
 	}
 	return simExit(res), nil
-}
-
-// sampling asks the spec's Build for a model that draws its initial states
-// rather than lists them (Params.SetSampling, where the specs package has
-// it): the bounds on --n that keep N! arrangements within reach of a
-// search do not apply to a simulation, which draws each run's.
-func sampling(p *specs.Params) {
-	if s, ok := any(p).(interface{ SetSampling(bool) }); ok {
-		s.SetSampling(true)
-	}
 }
 
 // simExit is the exit code of a simulation: 1 violated, 4 the model

@@ -29,11 +29,7 @@ func build(t *testing.T, spec string, flags map[string]string) explorer.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A model that draws its initial states, where the specs package
-	// offers it (Params.SetSampling): --ids all at N=64.
-	if s, ok := any(p).(interface{ SetSampling(bool) }); ok {
-		s.SetSampling(true)
-	}
+	p.SetSampling(true) // a model that draws its initial states: --ids all at N=64
 	m, err := s.Build(p)
 	if err != nil {
 		t.Fatal(err)
