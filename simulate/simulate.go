@@ -29,8 +29,8 @@ import (
 // The result is the same for every number of workers. It never says that
 // the properties hold: a simulation is not a proof, so a result without a
 // violation is Incomplete. The error is non-nil only for a Config or model
-// Simulate cannot run with (ErrConfig), or a model that cannot describe a
-// counterexample it found.
+// Simulate cannot run with (ErrConfig), or a model that fails to draw an
+// initial state or to replay and describe a counterexample it found.
 func Simulate(m explorer.Model, cfg Config) (*Result, error) {
 	var live []explorer.LiveProperty
 	if lm, ok := m.(explorer.LiveModel); ok {
@@ -40,8 +40,8 @@ func Simulate(m explorer.Model, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sim{cfg: cfg, m: m, orig: m}
-	if err := s.setup(live); err != nil {
+	s := &sim{cfg: cfg, m: m}
+	if err := s.setup(); err != nil {
 		return nil, err
 	}
 	return s.run()
@@ -50,8 +50,7 @@ func Simulate(m explorer.Model, cfg Config) (*Result, error) {
 // sim is one simulation.
 type sim struct {
 	cfg   Config
-	orig  explorer.Model // the model given
-	m     explorer.Model // the model run: orig, or its instrumented form
+	m     explorer.Model // the model run: the one given, or its instrumented form
 	props []properties.Info
 	// want are the invariants and assertions checked; stop the
 	// assertions; deadlock says that deadlock-freedom is checked.
@@ -101,7 +100,9 @@ const (
 // tracking time (explorer.MeasureWorker.TimeIncrease returns -1).
 const timeCap = 255
 
-func (s *sim) setup(live []explorer.LiveProperty) error {
+// setup reads the metrics (instrumenting the model for time), the
+// properties to check, and how to draw initial states.
+func (s *sim) setup() error {
 	cfg := s.cfg
 	for _, name := range cfg.Metrics {
 		mt := metric{name: name}
@@ -167,7 +168,6 @@ func (s *sim) setup(live []explorer.LiveProperty) error {
 	}
 	s.deadlock = selected(properties.DeadlockFreedom)
 	s.checked = append(s.checked, s.deadlock)
-	_ = live
 	return s.samplerFor()
 }
 
