@@ -30,12 +30,16 @@ var readmeExits = map[string]int{
 	"vacheck check chang-roberts --n 5 --metric messages":       0,
 	"vacheck check maekawa-basic --n 3":                         1,
 	"vacheck check chang-roberts --n 5 --format json":           0,
-	"vacheck --version":                                                         0,
-	"vacheck check chang-roberts --help":                                        0,
-	"vacheck sweep chang-roberts --n 3..5":                                      0,
-	"vacheck quorums fpp --n 7":                                                 0,
-	"vacheck check maekawa-basic --n 3 --html deadlock.html":                    1,
-	"vacheck check chang-roberts --n 4 --metric messages --html witnesses.html": 0,
+	"vacheck --version":                                                             0,
+	"vacheck check chang-roberts --help":                                            0,
+	"vacheck sweep chang-roberts --n 3..5":                                          0,
+	"vacheck quorums fpp --n 7":                                                     0,
+	"vacheck check maekawa-basic --n 3 --html deadlock.html":                        1,
+	"vacheck check chang-roberts --n 4 --metric messages --html witnesses.html":     0,
+	"vacheck simulate chang-roberts --n 32 --ids all --runs 2000 --metric messages": 3,
+	"vacheck swarm maekawa-basic --n 7 --jobs 8 --memory 64MiB --time 1m --seed 12": 1,
+	"vacheck check maekawa --coverage":                                              0,
+	"vacheck graph chang-roberts --n 3 --ids increasing --format svg":               0,
 }
 
 // readmeSlow lists shell commands of the documents that take more than a
