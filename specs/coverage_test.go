@@ -61,10 +61,10 @@ func coverInstance(t *testing.T, spec string, flags map[string]string, maxStates
 // each declares its steps and message types; every declared one fires, or
 // the spec says why it may not (automaton.Config.MayNotFire); and nothing
 // fires that it does not declare. Instances too large for a test are
-// explored in part (20,000 states breadth first and as many depth first);
-// -long explores them up to 2 million states. A few more instances take
-// the steps the defaults leave out by their parameters (a second crash, a
-// broken link, the other wake-up rule).
+// explored in part (20,000 states breadth first and as many depth first,
+// 5,000 with -short); -long explores them up to 2 million states. A few
+// more instances take the steps the defaults leave out by their
+// parameters (a second crash, a broken link, the other wake-up rule).
 //
 // What it found at the defaults: every declared step and message type
 // fires, but bully's (and its twin's) timeoutCoord, which needs the
@@ -72,8 +72,11 @@ func coverInstance(t *testing.T, spec string, flags map[string]string, maxStates
 // the coordinator; bully --crashes 2 fires it.
 func TestCatalogCoverage(t *testing.T) {
 	max := int64(20_000)
-	if *long {
+	switch {
+	case *long:
 		max = 2_000_000
+	case testing.Short():
+		max = 5_000 // the race detector runs -short, ten times slower
 	}
 	type instance struct {
 		spec  string
