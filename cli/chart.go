@@ -73,19 +73,7 @@ func charts(c *urfave.Context, run *report.Run, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "vacheck: no counterexample or witness, %s not written\n", file)
 		return nil
 	}
-	f, err := os.Create(file)
-	if err != nil {
-		return fmt.Errorf("--html: %w", err)
-	}
-	if err := msc.HTML(f, page); err != nil {
-		f.Close()
-		return fmt.Errorf("--html: writing %s: %w", file, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--html: writing %s: %w", file, err)
-	}
-	fmt.Fprintf(stderr, "vacheck: wrote %d chart%s to %s\n", len(page.Sections), plural(len(page.Sections)), file)
-	return nil
+	return writePage(file, page, stderr)
 }
 
 func plural(n int) string {

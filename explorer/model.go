@@ -40,8 +40,12 @@ type InitialSampler interface {
 	SampleInitial(r *rand.Rand) ([]byte, error)
 }
 
-// eachInitial yields the initial states of m, one at a time when m is an
-// InitialStreamer.
+// EachInitial yields the initial states of m, one at a time when m is an
+// InitialStreamer (so that a caller can stop before they are all built),
+// until yield returns false.
+func EachInitial(m Model, yield func(st []byte) bool) error { return eachInitial(m, yield) }
+
+// eachInitial is EachInitial.
 func eachInitial(m Model, yield func(st []byte) bool) error {
 	if is, ok := m.(InitialStreamer); ok {
 		return is.InitialStates(yield)

@@ -140,7 +140,7 @@ func Build(ctx context.Context, m explorer.Model, opt Options) (*Graph, error) {
 	}
 	init := 0
 	var stop error
-	err := eachInitial(m, func(st []byte) bool {
+	err := explorer.EachInitial(m, func(st []byte) bool {
 		if len(states) >= opt.MaxStates {
 			stop = errTooMany
 			return false
@@ -242,7 +242,7 @@ func count(ctx context.Context, m explorer.Model, opt Options) error {
 		seen[string(st)] = struct{}{}
 		queue = append(queue, append([]byte(nil), st...))
 	}
-	if err := eachInitial(m, func(st []byte) bool { add(st); return !full }); err != nil {
+	if err := explorer.EachInitial(m, func(st []byte) bool { add(st); return !full }); err != nil {
 		return fmt.Errorf("stategraph: %w", err)
 	}
 	w := m.NewWorker()
@@ -256,24 +256,6 @@ func count(ctx context.Context, m explorer.Model, opt Options) error {
 		queue[k] = nil
 	}
 	return &TooLargeError{MaxStates: opt.MaxStates, States: len(seen), Exact: !full}
-}
-
-// eachInitial yields the initial states of m, one at a time when m streams
-// them.
-func eachInitial(m explorer.Model, yield func(st []byte) bool) error {
-	if is, ok := m.(explorer.InitialStreamer); ok {
-		return is.InitialStates(yield)
-	}
-	initial, err := m.Initial()
-	if err != nil {
-		return err
-	}
-	for _, st := range initial {
-		if !yield(st) {
-			break
-		}
-	}
-	return nil
 }
 
 // PathTo returns the initial-state index and the action indices of a

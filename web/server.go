@@ -463,7 +463,7 @@ func (s *Server) handleModel(r *http.Request) (any, error) {
 		}
 	}
 	const countTo = 10000
-	err = eachInitial(m.Model.Model, func([]byte) bool {
+	err = explorer.EachInitial(m.Model.Model, func([]byte) bool {
 		if info.Initial == countTo {
 			info.InitialMore = true
 			return false
@@ -520,7 +520,7 @@ func (s *Server) handleInitial(r *http.Request) (any, error) {
 	k := 0
 	var ferr error
 	done := true
-	err = eachInitial(m.Model.Model, func(st []byte) bool {
+	err = explorer.EachInitial(m.Model.Model, func(st []byte) bool {
 		defer func() { k++ }()
 		page.Scanned = k + 1
 		if k&255 == 0 && ctx.Err() != nil {

@@ -111,7 +111,7 @@ func (s *served) initialState(ctx context.Context, k int) ([]byte, error) {
 	}
 	i := 0
 	var stop error
-	err := eachInitial(s.Model.Model, func(cur []byte) bool {
+	err := explorer.EachInitial(s.Model.Model, func(cur []byte) bool {
 		if i&1023 == 0 && ctx.Err() != nil {
 			stop = fmt.Errorf("looking for initial state %d: stopped after %d states: %w", k, i, context.Cause(ctx))
 			return false
@@ -142,24 +142,6 @@ func (s *served) initialState(ctx context.Context, k int) ([]byte, error) {
 	}
 	s.mu.Unlock()
 	return st, nil
-}
-
-// eachInitial yields the initial states of m, one at a time when m streams
-// them.
-func eachInitial(m explorer.Model, yield func(st []byte) bool) error {
-	if is, ok := m.(explorer.InitialStreamer); ok {
-		return is.InitialStates(yield)
-	}
-	initial, err := m.Initial()
-	if err != nil {
-		return err
-	}
-	for _, st := range initial {
-		if !yield(st) {
-			break
-		}
-	}
-	return nil
 }
 
 // chartSteps is how many of a path's last steps the chart of a state

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vacheck/vacheck/explorer"
 )
 
 // TraceRef is a path the page can load: a counterexample of a check, or a
@@ -149,7 +151,7 @@ func (m *served) findInitial(ctx context.Context, vars map[string]any) (int, err
 	want := normal(vars)
 	k, found := 0, -1
 	var ferr error
-	err := eachInitial(m.Model.Model, func(st []byte) bool {
+	err := explorer.EachInitial(m.Model.Model, func(st []byte) bool {
 		if k&255 == 0 && ctx.Err() != nil {
 			ferr = fmt.Errorf("looking for the trace's initial state: stopped after %d initial states: %w", k, context.Cause(ctx))
 			return false
