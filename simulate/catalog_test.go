@@ -19,7 +19,7 @@ import (
 // -args -long).
 var long = flag.Bool("long", false, "also run the large simulations (tens of seconds)")
 
-func build(t *testing.T, spec string, flags map[string]string) explorer.Model {
+func build(t testing.TB, spec string, flags map[string]string) explorer.Model {
 	t.Helper()
 	s, err := specs.Lookup(spec)
 	if err != nil {

@@ -94,13 +94,57 @@ func crMax(v *crView) int {
 // and every j in [i_max, i), u_i is neither in send_j nor in
 // queue_{j,j+1}. An ID cannot get past i_max.
 //
-// It is checked in every state, so it reads each buffer and channel once
-// instead of once per i: an ID u at position j breaks the lemma when it is
-// the ID of a process i strictly between j and i_max going round the ring
-// (then j is in [i_max, i)). TestChangRobertsLemma1 compares it with the
-// lemma as stated, crLemma1Literal in the tests.
+// It is checked in every state, so it reads each process, buffer and
+// channel once instead of once per i. Number the positions by their
+// distance round the ring from i_max (i_max is 0, its successor 1, ...).
+// An ID u at position j, on its way to next = j+1, breaks the lemma when
+// some process i holding u lies in [next, i_max) going round the ring,
+// that is when next is not i_max and the farthest holder of u is at least
+// as far as next. The farthest holder of each ID is kept in a table on the
+// stack when every ID is in 1..maxN (always, from the command line);
+// crLemma1Ring, which searches the ring for each ID, covers the rest.
+// TestChangRobertsLemma1 compares it with the lemma as stated,
+// crLemma1Literal in the tests.
 func crLemma1(v *crView) bool {
 	n, imax := v.N(), crMax(v)
+	var far [maxN + 1]int8 // far[u]-1: the farthest distance of a holder of u
+	for i := 0; i < n; i++ {
+		u := v.Proc(i).U
+		if u < 1 || u > maxN {
+			return crLemma1Ring(v, imax)
+		}
+		if d := int8((i-imax+n)%n) + 1; d > far[u] {
+			far[u] = d
+		}
+	}
+	ahead := func(vals []int, d int) bool {
+		for _, u := range vals {
+			if u >= 1 && u <= maxN && int(far[u])-1 >= d {
+				return true
+			}
+		}
+		return false
+	}
+	for j := 0; j < n; j++ {
+		next := j + 1
+		if next == n {
+			next = 0
+		}
+		if next == imax {
+			continue // [i_max, i_max) is empty
+		}
+		d := (next - imax + n) % n
+		if ahead(v.Proc(j).Send, d) || ahead(v.Chan(j, next), d) {
+			return false
+		}
+	}
+	return true
+}
+
+// crLemma1Ring is crLemma1 for IDs outside 1..maxN: it searches the ring
+// for the holders of each ID in transit.
+func crLemma1Ring(v *crView, imax int) bool {
+	n := v.N()
 	for j := 0; j < n; j++ {
 		next := j + 1
 		if next == n {

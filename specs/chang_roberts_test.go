@@ -435,6 +435,8 @@ func TestChangRobertsLemma1(t *testing.T) {
 		{"n=5/all", crIDs(t, 5, "all")},
 		{"n=3/repeated", [][]int{{2, 1, 2}, {2, 2, 2}, {1, 1, 2}}},
 		{"n=4/repeated", [][]int{{1, 3, 3, 2}, {3, 1, 3, 1}}},
+		{"n=3/beyond-table", [][]int{{100, 1, 70}, {70, 100, 1}}}, // crLemma1Ring
+		{"n=4/beyond-table-repeated", [][]int{{100, 3, 100, 2}, {65, 0, 65, 64}}},
 	}
 	for _, tt := range idsets {
 		name, sets := tt.name, tt.sets
