@@ -424,3 +424,8 @@ func (w *worker[S, M, P]) Entered(s []byte, key int) (ok bool, err error) {
 	_, crit, done := w.sys.cfg.Mutex.User(w.cv.Proc(key / r))
 	return done > key%r || (done == key%r && crit), nil
 }
+
+// SentTypes implements explorer.TypeLister.
+func (w *worker[S, M, P]) SentTypes(out []string) []string {
+	return append(out, w.sentTypes...)
+}

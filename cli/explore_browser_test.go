@@ -55,6 +55,7 @@ type page struct {
 	PaintMs   string   `json:"paint"`
 	Forward   bool     `json:"forward"`
 	CurAction string   `json:"cur"`
+	Metrics   []string `json:"metrics"` // as shown: name and value
 }
 
 const readPage = `(() => {
@@ -72,6 +73,7 @@ const readPage = `(() => {
     spec: document.getElementById('spec').textContent, url: location.search, paint: document.body.dataset.paintMs || '',
     forward: !document.getElementById('forward').disabled,
     cur: (document.querySelector('#history li.cur') || {}).textContent || '',
+    metrics: q('#metrics span').map((s) => s.textContent),
   };
 })()`
 
@@ -171,6 +173,12 @@ func TestExploreInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(p.URL, "path=") || p.Steps != 5 {
 		t.Errorf("the URL %q does not hold the five steps", p.URL)
+	}
+	// Every metric chang-roberts offers, for the five steps: three
+	// messages, one of each declared type (an ID), and time 1 (no message
+	// was sent after one was received).
+	if want := []string{"steps 5", "messages 3", "messages:1 1", "messages:2 1", "messages:3 1", "time 1"}; !reflect.DeepEqual(p.Metrics, want) {
+		t.Errorf("metrics after five steps: %q, want %q", p.Metrics, want)
 	}
 
 	// Two steps back: the state after step 3.

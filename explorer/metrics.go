@@ -404,3 +404,13 @@ func tracked(metrics []string) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// TypeLister is an optional interface of a TypedWorker that lists the
+// types of the messages the transition being emitted sent to other
+// processes (one entry per message, in sending order), for a caller that
+// counts messages per type without knowing the types beforehand (the
+// interactive explorer). It is asked from inside the Emit or Offer callback
+// of Expand, after TrackTypes(true).
+type TypeLister interface {
+	SentTypes(out []string) []string
+}

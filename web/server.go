@@ -577,7 +577,7 @@ func (s *Server) handleState(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.view(w)
+	return m.view(r.Context(), w)
 }
 
 // RandomRun is the answer of /api/random.

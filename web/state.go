@@ -47,6 +47,7 @@ type served struct {
 
 	graph graphCache
 	check checkCache
+	meter meter
 
 	labelMu sync.Mutex
 	labels  map[string]string // state encoding and action index -> label
@@ -109,27 +110,9 @@ func (s *served) initialState(ctx context.Context, k int) ([]byte, error) {
 	if ok {
 		return st, nil
 	}
-	i := 0
-	var stop error
-	err := explorer.EachInitial(s.Model.Model, func(cur []byte) bool {
-		if i&1023 == 0 && ctx.Err() != nil {
-			stop = fmt.Errorf("looking for initial state %d: stopped after %d states: %w", k, i, context.Cause(ctx))
-			return false
-		}
-		if i == k {
-			st = append([]byte(nil), cur...)
-			return false
-		}
-		i++
-		return true
-	})
-	switch {
-	case err != nil:
+	st, err := nthInitial(ctx, s.Model.Model, k)
+	if err != nil {
 		return nil, err
-	case stop != nil:
-		return nil, stop
-	case st == nil:
-		return nil, notFound("no initial state %d: the model has %d (numbered from 0)", k, i)
 	}
 	s.mu.Lock()
 	if _, ok := s.initial[k]; !ok {
@@ -357,7 +340,11 @@ type PropView struct {
 type MetricView struct {
 	Name  string `json:"name"`
 	Value int64  `json:"value"`
-	Doc   string `json:"doc"`
+	// Text, when set, is what the page shows in place of Value: a list of
+	// samples (sync-delay), one figure per entry (messages-per-entry),
+	// "none yet", or "≥255" for a value past the tracking cap.
+	Text string `json:"text,omitempty"`
+	Doc  string `json:"doc"`
 }
 
 // Action is one enabled transition.
@@ -374,7 +361,7 @@ var queueRE = regexp.MustCompile(`^(?:queue|bag)_\{(\d+),(\d+)\}$`)
 var procRE = regexp.MustCompile(`^p(\d+)\.(.*)$`)
 
 // view builds the View of the last state of w.
-func (s *served) view(w *walk) (*View, error) {
+func (s *served) view(ctx context.Context, w *walk) (*View, error) {
 	d := s.describer
 	last := w.states[len(w.states)-1]
 	v := &View{Spec: s.Spec, Init: w.init, Path: w.acts, Node: -1}
@@ -577,14 +564,11 @@ func (s *served) view(w *walk) (*View, error) {
 	}
 
 	// The measures of the path.
-	var msgs int64
-	for _, t := range w.steps {
-		msgs += int64(t.Messages)
+	acc, err := s.measure(ctx, w, v.Labels)
+	if err != nil && ctx.Err() != nil {
+		return nil, err
 	}
-	v.Metrics = []MetricView{
-		{Name: "steps", Value: int64(len(w.acts)), Doc: "transitions taken from the initial state"},
-		{Name: "messages", Value: msgs, Doc: "messages sent on the path, not counting those a process sends to itself"},
-	}
+	v.Metrics = s.metricViews(acc, err)
 	if e, ok := s.Model.Model.(explorer.Explainer); ok {
 		if v.Explanation, err = e.Explain(last); err != nil {
 			return nil, err

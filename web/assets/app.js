@@ -160,7 +160,7 @@ function renderProps(v) {
   }
   const m = $("metrics");
   m.replaceChildren();
-  for (const x of v.metrics) m.append(el("span", { title: x.doc }, x.name + " ", el("b", { text: String(x.value) })));
+  for (const x of v.metrics) m.append(el("span", { title: x.doc }, x.name + " ", el("b", { text: x.text || String(x.value) })));
   const ex = $("explanation");
   ex.hidden = !(v.explanation && v.explanation.length);
   ex.replaceChildren();
