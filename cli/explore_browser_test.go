@@ -207,6 +207,22 @@ func TestExploreInBrowser(t *testing.T) {
 		t.Errorf("the history after the reload does not name the steps ahead: %v", err)
 	}
 
+	// A random run: run 0 of vacheck simulate --seed 3, from the initial
+	// state the seed draws, named in the URL and in the history; its steps
+	// are the path of the URL, and the chart has a row for each.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { document.getElementById('seed').value = '3'; document.getElementById('random').click(); return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	p = waitRender(ctx, t, p.Render)
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#history li').textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.URL, "sample=3") || strings.Contains(p.URL, "init=") || first != "initial state drawn with seed 3" || p.Steps == 0 ||
+		p.Rows != p.Steps+1 || !slices.Contains(p.Metrics, fmt.Sprintf("steps %d", p.Steps)) {
+		t.Fatalf("the random run of seed 3: %+v, history from %q", p, first)
+	}
+
 	// The counterexample of chang-roberts-broken: the page switches to
 	// the twin and shows uniqueness violated, in red.
 	if err := chromedp.Do(ctx, chromedp.SetUploadFiles("#trace-file", []string{cx})); err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/simulate"
 )
 
 // instrumentable are the metrics a model computes by tracking more than its
@@ -46,7 +47,7 @@ const meterCache = 16
 // measured is a path measured: the state the meter's model is in after it,
 // and the measures so far.
 type measured struct {
-	init  int
+	from  origin
 	path  []int // action indices of the served model
 	state []byte
 	acc   measures
@@ -142,16 +143,22 @@ func (mt *meter) options(st []byte) ([]option, error) {
 func (s *served) measure(ctx context.Context, w *walk, labels []string) (measures, error) {
 	mt := &s.meter
 	mt.once.Do(func() { mt.setup(s.Model.Model) })
-	start := mt.nearest(w.init, w.acts)
+	start := mt.nearest(w.from, w.acts)
 	var cur *measured
 	if start != nil {
-		cur = &measured{init: w.init, path: start.path, state: start.state, acc: start.acc.clone()}
+		cur = &measured{from: w.from, path: start.path, state: start.state, acc: start.acc.clone()}
 	} else {
-		cur = &measured{init: w.init, state: w.states[0]}
+		cur = &measured{from: w.from, state: w.states[0]}
 		if !mt.plain {
-			st, err := nthInitial(ctx, mt.m, w.init)
+			var st []byte
+			var err error
+			if w.from.drawn {
+				st, err = simulate.InitialOf(mt.m, w.from.seed, 0)
+			} else {
+				st, err = nthInitial(ctx, mt.m, w.from.index)
+			}
 			if err != nil {
-				return measures{}, fmt.Errorf("the instrumented model's initial state %d: %w", w.init, err)
+				return measures{}, fmt.Errorf("the instrumented model's initial state: %w", err)
 			}
 			cur.state = st
 		}
@@ -249,13 +256,13 @@ func (a *measures) add(o option) {
 	}
 }
 
-// nearest returns the longest measured prefix of path from init, or nil.
-func (mt *meter) nearest(init int, path []int) *measured {
+// nearest returns the longest measured prefix of path from from, or nil.
+func (mt *meter) nearest(from origin, path []int) *measured {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
 	var best *measured
 	for _, r := range mt.recent {
-		if r.init == init && len(r.path) <= len(path) && slices.Equal(r.path, path[:len(r.path)]) && (best == nil || len(r.path) > len(best.path)) {
+		if r.from == from && len(r.path) <= len(path) && slices.Equal(r.path, path[:len(r.path)]) && (best == nil || len(r.path) > len(best.path)) {
 			best = r
 		}
 	}

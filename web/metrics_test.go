@@ -19,7 +19,7 @@ func pathOf(t *testing.T, s *served, tr *explorer.Trace) string {
 	for k, st := range tr.Steps {
 		labels[k] = st.Action
 	}
-	path, err := s.replayLabels(context.Background(), tr.Initial, labels)
+	path, err := s.replayLabels(context.Background(), origin{index: tr.Initial}, labels)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/report"
 	"github.com/vacheck/vacheck/report/msc"
+	"github.com/vacheck/vacheck/simulate"
 	"github.com/vacheck/vacheck/stategraph"
 )
 
@@ -348,7 +349,7 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 
 // pathParam reads the path of the query: path=3.0.1 (action indices,
 // separated by dots, commas or spaces), or the labels a=send(1)_{1,2}&a=...
-func (s *Server) pathParam(ctx context.Context, r *http.Request, m *served, init int) ([]int, error) {
+func (s *Server) pathParam(ctx context.Context, r *http.Request, m *served, from origin) ([]int, error) {
 	q := r.URL.Query()
 	if labels := q["a"]; len(labels) > 0 {
 		if q.Get("path") != "" {
@@ -357,7 +358,7 @@ func (s *Server) pathParam(ctx context.Context, r *http.Request, m *served, init
 		if len(labels) > maxPath {
 			return nil, badRequest("the path has %d steps, more than %d", len(labels), maxPath)
 		}
-		return m.replayLabels(ctx, init, labels)
+		return m.replayLabels(ctx, from, labels)
 	}
 	return parsePath(q.Get("path"))
 }
@@ -389,18 +390,36 @@ func (s *Server) location(r *http.Request) (*served, *walk, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	init, err := intParam(r, "init", 0, 0, 1<<40)
+	from, err := originParam(r)
 	if err != nil {
 		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), scanBudget)
 	defer cancel()
-	path, err := s.pathParam(ctx, r, m, init)
+	path, err := s.pathParam(ctx, r, m, from)
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := m.replay(ctx, init, path)
+	w, err := m.replay(ctx, from, path)
 	return m, w, err
+}
+
+// originParam reads where the path of the query starts: init=K, the
+// initial state K (0-based), or sample=S, the initial state that run 0 of
+// vacheck simulate --seed S draws.
+func originParam(r *http.Request) (origin, error) {
+	init, err := intParam(r, "init", 0, 0, 1<<40)
+	if err != nil {
+		return origin{}, err
+	}
+	if r.URL.Query().Get("sample") == "" {
+		return origin{index: init}, nil
+	}
+	if r.URL.Query().Get("init") != "" {
+		return origin{}, badRequest("give the initial state as init= (its index) or as sample= (the seed that draws it), not both")
+	}
+	seed, err := intParam(r, "sample", 0, 0, 1<<52)
+	return origin{drawn: true, seed: uint64(seed)}, err
 }
 
 // The handlers.
@@ -582,22 +601,26 @@ func (s *Server) handleState(r *http.Request) (any, error) {
 
 // RandomRun is the answer of /api/random.
 type RandomRun struct {
-	Init int   `json:"init"`
-	Path []int `json:"path"`
-	Seed int64 `json:"seed"`
+	// Init is the index of the initial state, or -1 for one drawn with
+	// the seed Sample (a new run).
+	Init   int     `json:"init"`
+	Sample *uint64 `json:"sample,omitempty"`
+	Path   []int   `json:"path"`
+	Seed   int64   `json:"seed"`
 	// Stopped says why the run ended: terminal, violation (an invariant or
-	// assertion fails) or steps (the limit).
+	// assertion fails), steps (the limit) or, for a new run of a model
+	// with a constraint, bound (a state outside it).
 	Stopped string `json:"stopped"`
 }
 
-// handleRandom extends the path of the request by a seeded random walk:
-// each step picks one of the enabled transitions uniformly, until a
-// terminal state, a violated invariant or assertion, or steps steps.
+// handleRandom does a random run. With new=1 it is a new run, run 0 of
+// vacheck simulate --seed S --max-steps N (simulate.Walk): the initial
+// state drawn by the model's sampler, then at each step one of the
+// enabled transitions chosen uniformly, until a terminal state, a
+// violated invariant or assertion, or steps steps; its path starts from
+// sample=S. Otherwise it extends the path of the request by a seeded
+// random walk with the same stops.
 func (s *Server) handleRandom(r *http.Request) (any, error) {
-	m, w, err := s.location(r)
-	if err != nil {
-		return nil, err
-	}
 	steps, err := intParam(r, "steps", 200, 1, maxRandom)
 	if err != nil {
 		return nil, err
@@ -606,8 +629,34 @@ func (s *Server) handleRandom(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch fresh := r.URL.Query().Get("new"); fresh {
+	case "", "0":
+	case "1":
+		m, err := s.model(r)
+		if err != nil {
+			return nil, err
+		}
+		run, err := simulate.Walk(m.Model.Model, simulate.Config{Seed: uint64(seed), MaxSteps: steps}, 0)
+		if errors.Is(err, simulate.ErrConfig) {
+			return nil, badRequest("new=1: %v", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		u := uint64(seed)
+		return RandomRun{Init: -1, Sample: &u, Path: run.Actions, Seed: int64(seed), Stopped: run.End}, nil
+	default:
+		return nil, badRequest("new=%q: 1 for a new run from a drawn initial state, 0 (the default) to extend the path", fresh)
+	}
+	m, w, err := s.location(r)
+	if err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x76616368))
 	run := RandomRun{Init: w.init, Path: append([]int{}, w.acts...), Seed: int64(seed), Stopped: "steps"}
+	if w.from.drawn {
+		run.Sample = &w.from.seed
+	}
 	st, succ := w.states[len(w.states)-1], w.last
 	wk := m.worker()
 	defer m.release(wk)

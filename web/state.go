@@ -14,6 +14,7 @@ import (
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/report/msc"
+	"github.com/vacheck/vacheck/simulate"
 )
 
 // requestError is an error of a request: the handler answers it with its
@@ -127,6 +128,29 @@ func (s *served) initialState(ctx context.Context, k int) ([]byte, error) {
 	return st, nil
 }
 
+// origin is where a path starts: initial state index of the model's list,
+// or, when drawn, the initial state that run 0 of a simulation with seed
+// draws (simulate.InitialOf: `vacheck simulate --seed S` draws it for its
+// first run), which names one of millions of initial states without
+// listing them.
+type origin struct {
+	index int
+	drawn bool
+	seed  uint64
+}
+
+// start returns the initial state o names.
+func (s *served) start(ctx context.Context, o origin) ([]byte, error) {
+	if !o.drawn {
+		return s.initialState(ctx, o.index)
+	}
+	st, err := simulate.InitialOf(s.Model.Model, o.seed, 0)
+	if err != nil {
+		return nil, badRequest("sample=%d: %v", o.seed, err)
+	}
+	return st, nil
+}
+
 // chartSteps is how many of a path's last steps the chart of a state
 // shows: a chart of thousands of rows would take seconds and megabytes a
 // click.
@@ -151,7 +175,8 @@ func (s *served) successors(st []byte) ([]successor, error) {
 
 // walk is a path replayed: its states and the transitions taken.
 type walk struct {
-	init   int
+	from   origin
+	init   int      // from.index, or -1 for a drawn initial state
 	states [][]byte // states[0] is the initial state
 	acts   []int
 	steps  []explorer.Transition
@@ -160,12 +185,15 @@ type walk struct {
 }
 
 // replay follows the action indices path from initial state init.
-func (s *served) replay(ctx context.Context, init int, path []int) (*walk, error) {
-	st, err := s.initialState(ctx, init)
+func (s *served) replay(ctx context.Context, from origin, path []int) (*walk, error) {
+	st, err := s.start(ctx, from)
 	if err != nil {
 		return nil, err
 	}
-	w := &walk{init: init, states: [][]byte{st}}
+	w := &walk{from: from, init: from.index, states: [][]byte{st}}
+	if from.drawn {
+		w.init = -1
+	}
 	succ, err := s.successors(st)
 	if err != nil {
 		return nil, err
@@ -191,8 +219,8 @@ func (s *served) replay(ctx context.Context, init int, path []int) (*walk, error
 
 // replayLabels follows a path given by action labels, as traces show them,
 // and returns its action indices.
-func (s *served) replayLabels(ctx context.Context, init int, labels []string) ([]int, error) {
-	st, err := s.initialState(ctx, init)
+func (s *served) replayLabels(ctx context.Context, from origin, labels []string) ([]int, error) {
+	st, err := s.start(ctx, from)
 	if err != nil {
 		return nil, err
 	}
@@ -230,8 +258,11 @@ func (s *served) replayLabels(ctx context.Context, init int, labels []string) ([
 // View is what the page shows of a state: the answer of /api/state.
 type View struct {
 	Spec string `json:"spec"`
-	Init int    `json:"init"`
-	Path []int  `json:"path"`
+	// Init is the index of the initial state, or -1 for one drawn with
+	// the seed Sample.
+	Init   int     `json:"init"`
+	Sample *uint64 `json:"sample,omitempty"`
+	Path   []int   `json:"path"`
 	// Labels are the actions of the path's steps.
 	Labels      []string     `json:"labels"`
 	Processes   []Process    `json:"processes"`
@@ -365,6 +396,9 @@ func (s *served) view(ctx context.Context, w *walk) (*View, error) {
 	d := s.describer
 	last := w.states[len(w.states)-1]
 	v := &View{Spec: s.Spec, Init: w.init, Path: w.acts, Node: -1}
+	if w.from.drawn {
+		v.Sample = &w.from.seed
+	}
 	if v.Path == nil {
 		v.Path = []int{}
 	}

@@ -103,7 +103,7 @@ func (s *Server) loadTrace(ctx context.Context, data []byte, which string) (*Tra
 	if len(labels) > maxPath {
 		return nil, badRequest("the trace has %d steps, more than %d", len(labels), maxPath)
 	}
-	if ref.Path, err = m.replayLabels(ctx, init, labels); err != nil {
+	if ref.Path, err = m.replayLabels(ctx, origin{index: init}, labels); err != nil {
 		return nil, err
 	}
 	if ref.Path == nil {

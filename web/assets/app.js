@@ -17,7 +17,9 @@ const el = (tag, props, ...kids) => {
   return e;
 };
 
-const loc = { spec: "", init: 0, path: [], at: 0 };
+// loc.sample, when not null, is the seed that drew the initial state (a
+// random run's: run 0 of vacheck simulate --seed S), in place of init.
+const loc = { spec: "", init: 0, sample: null, path: [], at: 0 };
 let model = null;       // /api/model
 let view = null;        // /api/state of the state shown
 let labels = [];        // labels of the whole path, as far as known
@@ -29,16 +31,29 @@ function readURL() {
   const q = new URLSearchParams(location.search);
   loc.spec = q.get("spec") || "";
   loc.init = Math.max(0, parseInt(q.get("init") || "0", 10) || 0);
+  const s = q.get("sample");
+  loc.sample = s === null || s === "" ? null : Math.max(0, parseInt(s, 10) || 0);
   const p = q.get("path") || "";
   loc.path = p === "" ? [] : p.split(/[.,]/).map((x) => parseInt(x, 10)).filter((x) => x >= 0);
   const at = q.get("at");
   loc.at = at === null ? loc.path.length : Math.min(loc.path.length, Math.max(0, parseInt(at, 10) || 0));
 }
 
+// originQ is the query naming the initial state of the path.
+function originQ() {
+  return loc.sample !== null ? "sample=" + loc.sample : "init=" + loc.init;
+}
+
+// originName names the initial state of the path.
+function originName() {
+  return loc.sample !== null ? "initial state drawn with seed " + loc.sample : "initial state #" + (loc.init + 1);
+}
+
 function urlOf(l) {
   const q = new URLSearchParams();
   if (l.spec) q.set("spec", l.spec);
-  q.set("init", String(l.init));
+  if (l.sample !== null) q.set("sample", String(l.sample));
+  else q.set("init", String(l.init));
   if (l.path.length) q.set("path", l.path.join("."));
   if (l.at !== l.path.length) q.set("at", String(l.at));
   return "?" + q.toString();
@@ -97,7 +112,7 @@ async function loadState() {
   const prefix = loc.path.slice(0, loc.at);
   let v;
   try {
-    v = await api("/api/state?" + specQ() + "init=" + loc.init + "&path=" + prefix.join("."));
+    v = await api("/api/state?" + specQ() + originQ() + "&path=" + prefix.join("."));
   } catch (e) {
     if (mine === serial) say(e.message, "bad");
     return;
@@ -115,7 +130,7 @@ async function loadState() {
 // a reload of a URL with at=), for the history.
 async function fillLabels(mine) {
   try {
-    const all = await api("/api/state?" + specQ() + "init=" + loc.init + "&path=" + loc.path.join("."));
+    const all = await api("/api/state?" + specQ() + originQ() + "&path=" + loc.path.join("."));
     if (mine !== serial) return;
     labels = all.labels.slice();
     renderHistory(view);
@@ -183,7 +198,7 @@ function renderProcs(v) {
   const box = $("procs");
   box.replaceChildren();
   const actor = actorOfLast(v);
-  $("state-title").textContent = v.path.length ? "after step " + v.path.length + ": " + v.labels[v.labels.length - 1] : "initial state #" + (v.init + 1);
+  $("state-title").textContent = v.path.length ? "after step " + v.path.length + ": " + v.labels[v.labels.length - 1] : (v.sample !== undefined ? "initial state drawn with seed " + v.sample : "initial state #" + (v.init + 1));
   for (const p of v.processes) {
     const rows = el("table");
     for (const x of p.vars) {
@@ -254,7 +269,7 @@ function renderHistory(v) {
     const li = el("li", { class: (k === loc.at ? "cur" : "") + (k > loc.at ? " future" : "") + (cycleStart >= 0 && k > cycleStart ? " cycle" : ""), "data-step": String(k), text, onclick: () => jump(k) });
     ol.append(li);
   };
-  mk(0, "initial state #" + (loc.init + 1));
+  mk(0, originName());
   for (let k = 1; k <= loc.path.length; k++) mk(k, labels[k - 1] || "#" + loc.path[k - 1]);
   $("position").textContent = "step " + loc.at + " / " + loc.path.length;
   $("back").disabled = loc.at === 0;
@@ -299,6 +314,7 @@ function jump(k) {
 function setPath(ref, note) {
   loc.spec = ref.spec || loc.spec;
   loc.init = ref.init;
+  loc.sample = ref.sample === undefined ? null : ref.sample;
   loc.path = ref.path.slice();
   loc.at = loc.path.length;
   labels = [];
@@ -326,15 +342,27 @@ async function runToViolation() {
   }
 }
 
+// randomRun does a new random run, run 0 of vacheck simulate --seed S (its
+// initial state drawn, then uniform steps), or with "from here" checked
+// extends the path by a seeded random walk.
 async function randomRun() {
   const seed = Math.max(0, parseInt($("seed").value || "1", 10) || 0);
+  const here = $("random-here").checked;
   try {
-    const r = await api("/api/random?" + specQ() + "init=" + loc.init + "&path=" + loc.path.slice(0, loc.at).join(".") + "&seed=" + seed);
+    const r = here
+      ? await api("/api/random?" + specQ() + originQ() + "&path=" + loc.path.slice(0, loc.at).join(".") + "&seed=" + seed)
+      : await api("/api/random?" + specQ() + "new=1&seed=" + seed);
+    if (here) {
+      labels.length = loc.at;
+    } else {
+      labels = [];
+      loc.init = 0;
+      loc.sample = r.sample;
+    }
     loc.path = r.path;
-    labels.length = loc.at;
     loc.at = r.path.length;
     cycleStart = -1;
-    say("random run (seed " + r.seed + "): stopped at a " + ({ terminal: "terminal state", violation: "violation", steps: "step limit" }[r.stopped] || r.stopped), r.stopped === "violation" ? "bad" : "");
+    say((here ? "random steps (seed " + r.seed + ")" : "random run (seed " + r.seed + ", as vacheck simulate --seed " + r.seed + " does its first run)") + ": stopped at a " + ({ terminal: "terminal state", violation: "violation", steps: "step limit", bound: "state outside the constraint" }[r.stopped] || r.stopped), r.stopped === "violation" ? "bad" : "");
     $("seed").value = String(seed + 1);
     await go(false);
   } catch (e) {
@@ -371,7 +399,7 @@ async function showInitial(offset) {
     const r = await api("/api/initial?" + specQ() + "offset=" + offset + "&limit=20&q=" + encodeURIComponent(q));
     list.replaceChildren();
     for (const s of r.states) {
-      list.append(el("li", { class: s.index === loc.init ? "cur" : "", "data-index": String(s.index), onclick: () => chooseInitial(s.index) },
+      list.append(el("li", { class: loc.sample === null && s.index === loc.init ? "cur" : "", "data-index": String(s.index), onclick: () => chooseInitial(s.index) },
         el("span", { class: "idx", text: "#" + (s.index + 1) }), s.summary));
     }
     if (!r.states.length) list.append(el("li", { text: "no initial state matches" }));
@@ -387,6 +415,7 @@ async function showInitial(offset) {
 function chooseInitial(k) {
   $("initial-dialog").hidden = true;
   loc.init = k;
+  loc.sample = null;
   loc.path = [];
   loc.at = 0;
   labels = [];
@@ -413,6 +442,7 @@ async function showGraph() {
         const g = graph.nodes[Number(n.getAttribute("data-node"))];
         $("graph-dialog").hidden = true;
         loc.init = g.init;
+        loc.sample = null;
         loc.path = g.path.slice();
         loc.at = loc.path.length;
         labels = [];
