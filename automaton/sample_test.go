@@ -181,3 +181,54 @@ func TestUniformityCatchesBias(t *testing.T) {
 		t.Fatalf("a biased sampler passed: %v", err)
 	}
 }
+
+// TestInitialAt: a System builds its k-th initial state directly from its
+// list, or from Config.InitialAt, as InitialStates yields it; none past
+// the last; a System with InitialSeq and no InitialAt cannot
+// (errors.ErrUnsupported), and InitialAt's mistakes are errors, not states.
+func TestInitialAt(t *testing.T) {
+	list := ppStates(0, 1, 2)
+	for _, cfg := range []automaton.Config[pp, int]{
+		{Initial: list, Links: automaton.Complete(2, false)},
+		{InitialSeq: slices.Values(list), Links: automaton.Complete(2, false),
+			InitialAt: func(k uint64) ([]pp, bool) {
+				if k >= uint64(len(list)) {
+					return nil, false
+				}
+				return slices.Clone(list[k]), true
+			}},
+	} {
+		sys := mustNew(t, cfg)
+		k := 0
+		if err := sys.InitialStates(func(st []byte) bool {
+			got, ok, err := sys.InitialAt(k)
+			if !ok || err != nil || !bytes.Equal(got, st) {
+				t.Errorf("InitialAt(%d): %v %v, not the state yielded", k, ok, err)
+			}
+			k++
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := sys.InitialAt(k); ok || err != nil || k != 3 {
+			t.Errorf("InitialAt(%d), past the last: %v %v", k, ok, err)
+		}
+	}
+	lazy := mustNew(t, automaton.Config[pp, int]{InitialSeq: slices.Values(list), Links: automaton.Complete(2, false)})
+	if _, _, err := lazy.InitialAt(0); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("InitialSeq without InitialAt: %v, want errors.ErrUnsupported", err)
+	}
+	for _, tt := range []struct {
+		name string
+		at   func(uint64) ([]pp, bool)
+		want string
+	}{
+		{"three processes", func(uint64) ([]pp, bool) { return []pp{{Pinger: true}, {}, {}}, true }, "initial state 1 has 3 processes, the first has 2"},
+		{"a panic", func(uint64) ([]pp, bool) { panic("no such state") }, "building initial state 1 (InitialAt): the model panicked: no such state"},
+	} {
+		sys := mustNew(t, automaton.Config[pp, int]{InitialSeq: slices.Values(list), InitialAt: tt.at, Links: automaton.Complete(2, false)})
+		if _, ok, err := sys.InitialAt(0); ok || err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v %v, want an error with %q", tt.name, ok, err, tt.want)
+		}
+	}
+}

@@ -40,6 +40,16 @@ type InitialSampler interface {
 	SampleInitial(r *rand.Rand) ([]byte, error)
 }
 
+// InitialIndexer is an optional interface of a Model that builds its k-th
+// initial state (0-based, in the order of Initial or InitialStreamer)
+// without those before it, for a caller that names initial states by
+// index (the interactive explorer's init=K). It returns false for k past
+// the last, and an error wrapping errors.ErrUnsupported when this model
+// cannot (the caller then streams the states up to k).
+type InitialIndexer interface {
+	InitialAt(k int) (st []byte, ok bool, err error)
+}
+
 // EachInitial yields the initial states of m, one at a time when m is an
 // InitialStreamer (so that a caller can stop before they are all built),
 // until yield returns false.

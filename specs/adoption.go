@@ -310,6 +310,7 @@ func adoption(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,

@@ -269,6 +269,7 @@ func changRoberts() Spec {
 
 				InitialSeq:    initial.each,
 				InitialSample: initial.sample,
+				InitialAt:     initial.indexed(),
 				Links:         automaton.Ring(n),
 				Symmetry:      automaton.Rotations,
 				Channels:      disc,

@@ -167,6 +167,7 @@ func changRobertsAnnounce(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Ring(n),
 			Symmetry:      automaton.Rotations,
 			Channels:      disc,

@@ -164,6 +164,7 @@ func changRobertsBidirectional(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.BiRing(n),
 			Symmetry:      automaton.Dihedral,
 			Channels:      disc,

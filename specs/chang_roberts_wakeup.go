@@ -349,6 +349,7 @@ func changRobertsWakeup(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Ring(n),
 			Symmetry:      automaton.Rotations,
 			Channels:      disc,

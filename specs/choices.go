@@ -21,6 +21,29 @@ type choices[T any] struct {
 	// sample draws one of the values each yields, each with the same
 	// chance, using only r; the value is the caller's.
 	sample func(r *rand.Rand) T
+	// at builds the k-th value each yields (0-based, k below the count)
+	// without those before it, or is nil when it cannot (a count beyond
+	// a uint64).
+	at func(k uint64) T
+}
+
+// indexed is the Config's InitialAt for c: the k-th value each yields
+// and true, false past the last; nil when c cannot build one directly.
+func (c choices[T]) indexed() func(k uint64) (T, bool) {
+	if c.at == nil {
+		return nil
+	}
+	n, ok := c.count()
+	if !ok {
+		return nil
+	}
+	return func(k uint64) (T, bool) {
+		if k >= n {
+			var zero T
+			return zero, false
+		}
+		return c.at(k), true
+	}
 }
 
 // oneChoice is the single value v (a fresh copy of it each time, by
@@ -30,6 +53,7 @@ func oneChoice[T any](v T, clone func(T) T) choices[T] {
 		count:  func() (uint64, bool) { return 1, true },
 		each:   func(yield func(T) bool) { yield(clone(v)) },
 		sample: func(*rand.Rand) T { return clone(v) },
+		at:     func(uint64) T { return clone(v) },
 	}
 }
 
@@ -37,7 +61,12 @@ func oneChoice[T any](v T, clone func(T) T) choices[T] {
 // inner, each built by join. A product of independent uniform draws is
 // uniform: sample draws from a, then from b.
 func product[A, B, T any](a choices[A], b choices[B], join func(A, B) T) choices[T] {
+	var at func(k uint64) T
+	if cb, ok := b.count(); ok && cb > 0 && a.at != nil && b.at != nil {
+		at = func(k uint64) T { return join(a.at(k/cb), b.at(k%cb)) }
+	}
 	return choices[T]{
+		at: at,
 		count: func() (uint64, bool) {
 			ca, oka := a.count()
 			cb, okb := b.count()

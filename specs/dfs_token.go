@@ -276,6 +276,7 @@ func dfsToken(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,

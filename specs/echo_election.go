@@ -502,6 +502,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Undirected(adj),
 			Channels:      disc,
 			Capacity:      capacity,

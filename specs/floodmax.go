@@ -227,6 +227,7 @@ func floodmax(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,

@@ -102,6 +102,7 @@ func permutationsOf(n int) choices[[]int] {
 				}
 			}
 		},
+		at: permutationAt(n),
 		sample: func(r *rand.Rand) []int {
 			perm := make([]int, n)
 			for i := range perm {
@@ -113,6 +114,34 @@ func permutationsOf(n int) choices[[]int] {
 			}
 			return perm
 		},
+	}
+}
+
+// permutationAt builds the k-th permutation of 1..n in lexicographic
+// order from the digits of k in the factorial number system, or is nil
+// when n! exceeds a uint64.
+func permutationAt(n int) func(k uint64) []int {
+	if n > 20 {
+		return nil
+	}
+	fact := make([]uint64, n+1) // fact[i] = i!
+	fact[0] = 1
+	for i := 1; i <= n; i++ {
+		fact[i] = fact[i-1] * uint64(i)
+	}
+	return func(k uint64) []int {
+		left := make([]int, n)
+		for i := range left {
+			left[i] = i + 1
+		}
+		perm := make([]int, 0, n)
+		for i := n - 1; i >= 0; i-- {
+			d := k / fact[i]
+			k %= fact[i]
+			perm = append(perm, left[d])
+			left = slices.Delete(left, int(d), int(d)+1)
+		}
+		return perm
 	}
 }
 

@@ -118,6 +118,16 @@ func subsetsOf(n int, nonEmpty bool) choices[[]bool] {
 				}
 			}
 		},
+		at: func(k uint64) []bool {
+			if nonEmpty {
+				k++ // the empty set, mask 0, is left out
+			}
+			set := make([]bool, n)
+			for i := range set {
+				set[i] = i < 64 && k>>uint(i)&1 != 0
+			}
+			return set
+		},
 		sample: func(r *rand.Rand) []bool {
 			set := make([]bool, n)
 			for {

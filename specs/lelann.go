@@ -224,6 +224,7 @@ func lelann() Spec {
 
 				InitialSeq:    initial.each,
 				InitialSample: initial.sample,
+				InitialAt:     initial.indexed(),
 				Links:         automaton.Ring(n),
 				Symmetry:      automaton.Rotations,
 				Channels:      disc,

@@ -241,6 +241,7 @@ func peterson(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Ring(n),
 			Symmetry:      automaton.Rotations,
 			Channels:      disc,

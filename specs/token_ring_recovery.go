@@ -255,6 +255,7 @@ func tokenRingRecovery(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Ring(n),
 			Channels:      disc,
 			Capacity:      capacity,

@@ -355,6 +355,7 @@ func treeElection(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,

@@ -181,6 +181,7 @@ func waiting(broken bool) Spec {
 
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
+			InitialAt:     initial.indexed(),
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -155,7 +156,7 @@ func (s *served) measure(ctx context.Context, w *walk, labels []string) (measure
 			if w.from.drawn {
 				st, err = simulate.InitialOf(mt.m, w.from.seed, 0)
 			} else {
-				st, err = nthInitial(ctx, mt.m, w.from.index)
+				st, err = initialAt(ctx, mt.m, w.from.index)
 			}
 			if err != nil {
 				return measures{}, fmt.Errorf("the instrumented model's initial state: %w", err)
@@ -277,6 +278,31 @@ func (mt *meter) remember(r *measured) {
 	if len(mt.recent) > meterCache {
 		mt.recent = slices.Delete(mt.recent, 0, 1)
 	}
+}
+
+// initialAt returns the k-th initial state of m: built directly when m is
+// an explorer.InitialIndexer that can, else streamed up to it (ctx bounds
+// the time that may take).
+func initialAt(ctx context.Context, m explorer.Model, k int) ([]byte, error) {
+	if ix, ok := m.(explorer.InitialIndexer); ok {
+		st, ok, err := ix.InitialAt(k)
+		switch {
+		case err != nil && !errors.Is(err, errors.ErrUnsupported):
+			return nil, err
+		case err == nil && ok:
+			return st, nil
+		}
+		if err == nil {
+			// Past the last: the stream counts them for the error, if it
+			// can in the time it has.
+			st, err := nthInitial(ctx, m, k)
+			if err != nil && ctx.Err() != nil {
+				return nil, notFound("no initial state %d: the model has fewer (numbered from 0)", k)
+			}
+			return st, err
+		}
+	}
+	return nthInitial(ctx, m, k)
 }
 
 // nthInitial streams the initial states of m up to the k-th; ctx bounds the

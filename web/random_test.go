@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -102,5 +103,39 @@ func randomRuns(t *testing.T, spec string) {
 		if code := get(t, ts, "GET", c.q, nil, &e); code != 400 || !strings.Contains(e.Error, c.want) {
 			t.Errorf("%s: %d %q, want 400 and %q", c.q, code, e.Error, c.want)
 		}
+	}
+}
+
+// TestInitialStateByIndex: init=K is built directly where the spec can
+// (explorer.InitialIndexer): the 30,000th of the 40,320 arrangements of
+// chang-roberts --n 8 --ids all is the state the stream yields there, and
+// the page answers for it; past the last is still 404 with the count.
+func TestInitialStateByIndex(t *testing.T) {
+	m := model(t, "chang-roberts", map[string]string{"n": "8", "ids": "all"})
+	s, ts := serve(t, Config{Models: []Model{m}})
+	const k = 29999
+	var want []byte
+	i := 0
+	if err := explorer.EachInitial(m.Model, func(st []byte) bool {
+		if i == k {
+			want = st
+			return false
+		}
+		i++
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.models[0].initialState(context.Background(), k)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("initial state %d: %x (%v), the stream's %x", k, got, err, want)
+	}
+	var v View
+	if code := get(t, ts, "GET", fmt.Sprintf("/api/state?init=%d&path=0", k), nil, &v); code != 200 || v.Init != k || len(v.Labels) != 1 {
+		t.Errorf("init=%d: %d %+v", k, code, v.Labels)
+	}
+	var e struct{ Error string }
+	if code := get(t, ts, "GET", "/api/state?init=40320", nil, &e); code != 404 || !strings.Contains(e.Error, "the model has 40320") {
+		t.Errorf("past the last: %d %q", code, e.Error)
 	}
 }

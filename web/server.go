@@ -334,6 +334,12 @@ func (s *Server) model(r *http.Request) (*served, error) {
 	return nil, notFound("spec %q is not served here; this explorer serves %s", name, strings.Join(have, ", "))
 }
 
+// indexes reports whether ix builds initial states by index.
+func indexes(ix explorer.InitialIndexer) bool {
+	_, _, err := ix.InitialAt(0)
+	return !errors.Is(err, errors.ErrUnsupported)
+}
+
 // intParam reads a whole number from the query: def when it is absent.
 func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 	v := r.URL.Query().Get(name)
@@ -539,7 +545,7 @@ func (s *Server) handleInitial(r *http.Request) (any, error) {
 	k := 0
 	var ferr error
 	done := true
-	err = explorer.EachInitial(m.Model.Model, func(st []byte) bool {
+	visit := func(st []byte) bool {
 		defer func() { k++ }()
 		page.Scanned = k + 1
 		if k&255 == 0 && ctx.Err() != nil {
@@ -568,7 +574,23 @@ func (s *Server) handleInitial(r *http.Request) (any, error) {
 		}
 		page.States = append(page.States, InitialState{Index: k, Summary: sum})
 		return true
-	})
+	}
+	if ix, ok := m.Model.Model.(explorer.InitialIndexer); ok && offset > 0 && indexes(ix) {
+		// Straight to the offset, where the model builds states by index;
+		// past the last, done stays true and k is their number.
+		for k = offset; ; {
+			st, ok, ierr := ix.InitialAt(k)
+			if ierr != nil {
+				ferr = ierr
+				break
+			}
+			if !ok || !visit(st) {
+				break
+			}
+		}
+	} else {
+		err = explorer.EachInitial(m.Model.Model, visit)
+	}
 	if err == nil {
 		err = ferr
 	}

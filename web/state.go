@@ -111,7 +111,7 @@ func (s *served) initialState(ctx context.Context, k int) ([]byte, error) {
 	if ok {
 		return st, nil
 	}
-	st, err := nthInitial(ctx, s.Model.Model, k)
+	st, err := initialAt(ctx, s.Model.Model, k)
 	if err != nil {
 		return nil, err
 	}
