@@ -190,7 +190,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		}
 	}
 	code = exitOK
-	checkFlags := append(append(append(engineFlags(), propFlags()...), checkpointFlags()...), specFlags(catalog)...)
+	checkFlags := append(append(append(append(engineFlags(), propFlags()...), checkpointFlags()...), clusterFlags()...), specFlags(catalog)...)
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
@@ -369,6 +369,12 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	}
 	if cfg.FairSteps, err = fairSteps(c); err != nil {
 		return exitUsage, err
+	}
+	if distributed, err := wantsCluster(c); err != nil || distributed {
+		if err != nil {
+			return exitUsage, err
+		}
+		return clusterCheck(c, stderr, spec, params, cfg, format, views, model) // see cluster.go
 	}
 	var notChecked []string
 	cfg.Properties, notChecked = leaveOutLiveness(c, cfg, model)
