@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -167,4 +168,128 @@ func safety(m explorer.Model) []string {
 	return names
 }
 
-var _ = errors.Is
+// TestMutantWrongRank sends every successor to the rank after its owner:
+// the owner check on receipt catches it.
+func TestMutantWrongRank(t *testing.T) {
+	mk := func() explorer.Model { return model(t, "lamport", map[string]string{"n": "2", "requests": "1"}) }
+	props := safety(mk())
+	_, errs := runRanks(t, 2, 1, mk, func(c *Config) { c.mutant = mutantWrongRank; c.Properties = props })
+	caught := false
+	for _, err := range errs {
+		if err != nil && strings.Contains(err.Error(), "which rank") {
+			caught = true
+		}
+	}
+	if !caught {
+		t.Fatalf("a successor sent to the wrong rank was not caught: %v", errs)
+	}
+}
+
+// TestMutantEarlyClose closes each level on the done messages alone while
+// the last batches are still on their way: the run ends in an error, or
+// its figures differ from the one-process run's.
+func TestMutantEarlyClose(t *testing.T) {
+	mk := func() explorer.Model { return model(t, "lamport", map[string]string{"n": "2", "requests": "1"}) }
+	props := safety(mk())
+	want, err := explorer.Check(mk(), explorer.Config{Workers: 1, Properties: props})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, errs := runRanks(t, 2, 1, mk, func(c *Config) { c.mutant = mutantEarlyClose; c.Properties = props })
+	for k, err := range errs {
+		if err != nil {
+			t.Logf("rank %d: %v", k, err)
+			return // caught
+		}
+	}
+	for k, o := range outs {
+		r := o.Result
+		if r.Status == want.Status && r.States == want.States && r.Transitions == want.Transitions && r.Depth == want.Depth {
+			t.Errorf("rank %d: a level closed before every rank had flushed went unnoticed: %d states, %d transitions, depth %d, as one process", k, r.States, r.Transitions, r.Depth)
+		}
+	}
+}
+
+// TestJoinTimeout: a rank that never joins ends the run as incomplete
+// within the timeout, naming the rank.
+func TestJoinTimeout(t *testing.T) {
+	m := model(t, "lamport", map[string]string{"n": "2", "requests": "1"})
+	start := time.Now()
+	out, err := Run(m, Config{Ranks: 3, Rank: 0, Workers: 1, Run: "t", Digest: "d", Embedded: freePort(t), Timeout: 500 * time.Millisecond, Properties: safety(m)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.Status != explorer.Incomplete || !strings.Contains(out.Result.Reason, "rank(s) 1, 2 of 3 did not join") {
+		t.Errorf("%v: %s", out.Result.Status, out.Result.Reason)
+	}
+	for _, p := range out.Result.Properties {
+		if p.Verdict == explorer.Holds {
+			t.Errorf("%s holds in a run that never started", p.Name)
+		}
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v with a timeout of 0.5s", d)
+	}
+}
+
+// TestDigestMismatch: ranks given different models end the run as a
+// usage error that names the rank, on both ranks.
+func TestDigestMismatch(t *testing.T) {
+	mk := func() explorer.Model { return model(t, "lamport", map[string]string{"n": "2", "requests": "1"}) }
+	props := safety(mk())
+	_, errs := runRanks(t, 2, 1, mk, func(c *Config) {
+		c.Properties = props
+		if c.Rank == 1 {
+			c.Digest = "other"
+		}
+	})
+	for k, err := range errs {
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "rank 1 runs a different model") {
+			t.Errorf("rank %d: %v, want a usage error naming rank 1", k, err)
+		}
+	}
+}
+
+// TestRefusals: liveness and reachability properties, and bad flags, are
+// usage errors that name what was refused.
+func TestRefusals(t *testing.T) {
+	m := model(t, "lamport", map[string]string{"n": "2", "requests": "1"})
+	lm, ok := m.(explorer.LiveModel)
+	if !ok || len(lm.Liveness()) == 0 {
+		t.Fatal("lamport has no liveness property")
+	}
+	live := lm.Liveness()[0].Name
+	_, err := Run(m, Config{Ranks: 1, Workers: 1, Run: "t", Embedded: freePort(t), Properties: []string{live}})
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), live) {
+		t.Errorf("liveness: %v", err)
+	}
+	for _, c := range []Config{
+		{Ranks: 0, Workers: 1, Run: "t"},
+		{Ranks: 2, Rank: 2, Workers: 1, Run: "t"},
+		{Ranks: 2, Workers: 0, Run: "t"},
+		{Ranks: 2, Workers: 1, Run: "a.b"},
+	} {
+		if _, err := Run(m, c); !errors.Is(err, ErrUsage) {
+			t.Errorf("%+v: %v, want a usage error", c, err)
+		}
+	}
+	for _, s := range []string{"nats://host", "http://h:1", "embedded:0", "embedded:x", ""} {
+		if _, _, err := ParseServer(s); !errors.Is(err, ErrUsage) {
+			t.Errorf("ParseServer(%q): %v", s, err)
+		}
+	}
+	env := map[string]string{"SLURM_ARRAY_TASK_ID": "3"}
+	if k, err := ParseRank("env", func(v string) string { return env[v] }); k != 3 || err != nil {
+		t.Errorf("--rank env with SLURM_ARRAY_TASK_ID=3: %d, %v", k, err)
+	}
+	env["JOB_COMPLETION_INDEX"] = "1"
+	if k, err := ParseRank("env", func(v string) string { return env[v] }); k != 1 || err != nil {
+		t.Errorf("--rank env with JOB_COMPLETION_INDEX=1: %d, %v", k, err)
+	}
+	if _, err := ParseRank("env", func(string) string { return "" }); !errors.Is(err, ErrUsage) {
+		t.Errorf("--rank env without either: %v", err)
+	}
+	if _, err := ParseRank("-1", nil); !errors.Is(err, ErrUsage) {
+		t.Errorf("--rank -1: %v", err)
+	}
+}

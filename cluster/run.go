@@ -53,6 +53,7 @@ func (s Share) String() string {
 type stop struct {
 	usage  bool
 	reason string
+	remote bool // another rank stopped the run, and told every rank
 }
 
 func (s *stop) Error() string { return s.reason }
@@ -137,9 +138,11 @@ type engine struct {
 	started  bool
 	lastSeen []time.Time
 	stopped  *stop // the first reason to stop
-	down     time.Time
-	byes     int
-	finished bool
+	// closedBelow: the levels below it are closed.
+	closedBelow uint32
+	down        time.Time
+	byes        int
+	finished    bool
 
 	// The figures of the levels closed so far.
 	states, trans, terminal int64
@@ -292,6 +295,11 @@ func (e *engine) onData(msg *nats.Msg) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if level < e.closedBelow {
+		// Every batch of a closed level was counted in: this one was not.
+		e.haltLocked(&stop{reason: fmt.Sprintf("internal error: rank %d received a message of level %d from rank %d after it closed the level", e.me, level, from)})
+		return
+	}
 	c := e.cands[level]
 	if c == nil {
 		c = newCandidates(e.K)
@@ -374,7 +382,7 @@ func (e *engine) onControl(msg *nats.Msg) {
 	case kindAbort:
 		a, err := decodeAbort(body)
 		if err == nil && from != e.me {
-			e.haltLocked(&stop{usage: a.usage, reason: a.reason})
+			e.haltLocked(&stop{usage: a.usage, reason: a.reason, remote: true})
 		}
 	case kindFinish:
 		if from == 0 {
@@ -395,6 +403,7 @@ func (e *engine) publishLocked(subject string, msg []byte) {
 
 // sendAbortLocked stops the run for every rank.
 func (e *engine) sendAbortLocked(s *stop) {
+	s.remote = true
 	e.publishLocked(e.ctlSubject(), abort{usage: s.usage, reason: s.reason}.encode(header(nil, kindAbort, 0, e.me)))
 	e.haltLocked(s)
 }
@@ -556,6 +565,14 @@ func (e *engine) ended(err error) (*Outcome, error) {
 	var s *stop
 	if !errors.As(err, &s) {
 		return nil, err
+	}
+	if !s.remote {
+		// Tell the others at once, rather than let them time out.
+		e.mu.Lock()
+		s.remote = true
+		e.publishLocked(e.ctlSubject(), abort{usage: s.usage, reason: s.reason}.encode(header(nil, kindAbort, 0, e.me)))
+		e.mu.Unlock()
+		_ = e.nc.FlushTimeout(time.Second)
 	}
 	// A rank that hosts the server stays a moment, so that the others
 	// hear why the run stopped.

@@ -37,7 +37,15 @@ func (e *engine) search() error {
 		}
 		e.mu.Lock()
 		c := e.cands[L]
+		e.closedBelow = L + 1
 		e.mu.Unlock()
+		if e.cfg.mutant == mutantEarlyClose {
+			// The mistake: the last batches go after the done messages,
+			// once this rank closed the level on the done messages alone.
+			for _, b := range mine.late {
+				e.publish(e.dataSubject(b.dest, L), b.msg)
+			}
+		}
 		// Every rank decides from the same K parts.
 		var size, trans, terminal, asserted int64
 		viol := make([]found, nprops+1)
@@ -138,12 +146,6 @@ func (e *engine) sendDone(L uint32, mine *levelPart) error {
 		p := mine.part
 		p.batches = mine.batches[d].Load()
 		e.publish(e.dataSubject(d, L), p.encode(header(nil, kindDone, L, e.me)))
-	}
-	if e.cfg.mutant == mutantEarlyClose {
-		// The mistake: the last batches go after the done messages.
-		for _, b := range mine.late {
-			e.publish(e.dataSubject(b.dest, L), b.msg)
-		}
 	}
 	if err := e.nc.FlushTimeout(e.cfg.Timeout); err != nil {
 		e.haltWith(&stop{reason: fmt.Sprintf("rank %d could not flush its messages to the NATS server: %v", e.me, err)})
