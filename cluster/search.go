@@ -147,9 +147,7 @@ func (e *engine) sendDone(L uint32, mine *levelPart) error {
 		p.batches = mine.batches[d].Load()
 		e.publish(e.dataSubject(d, L), p.encode(header(nil, kindDone, L, e.me)))
 	}
-	if err := e.nc.FlushTimeout(e.cfg.Timeout); err != nil {
-		e.haltWith(&stop{reason: fmt.Sprintf("rank %d could not flush its messages to the NATS server: %v", e.me, err)})
-	}
+	e.flush()
 	return nil
 }
 
@@ -318,9 +316,7 @@ func (e *engine) sendBatch(L uint32, d int, msg []byte, last bool, lp *levelPart
 	e.sentBytes.Add(int64(len(msg)))
 	e.publish(e.dataSubject(d, L), msg)
 	if e.publishing.Add(1)%flushEvery == 0 {
-		if err := e.nc.FlushTimeout(e.cfg.Timeout); err != nil {
-			e.haltWith(&stop{reason: fmt.Sprintf("rank %d could not flush its batches to the NATS server: %v", e.me, err)})
-		}
+		e.flush()
 	}
 }
 
@@ -431,4 +427,16 @@ func (e *engine) askPred(fp uint64) (predReply, error) {
 		return predReply{}, fmt.Errorf("cluster: asking rank %d for the predecessor of state %016x: %w", o, fp, err)
 	}
 	return decodePredReply(msg.Data)
+}
+
+// flush waits until the server has what this rank sent; a server that
+// does not answer within the timeout stops the run.
+func (e *engine) flush() {
+	if err := e.nc.FlushTimeout(e.cfg.Timeout); err != nil {
+		how := "did not answer"
+		if !e.nc.IsConnected() {
+			how = "was unreachable"
+		}
+		e.haltWith(&stop{reason: fmt.Sprintf("the NATS server %s %s for %v (rank %d: %v)", e.cfg.Server, how, e.cfg.Timeout, e.me, err)})
+	}
 }
