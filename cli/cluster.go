@@ -130,6 +130,9 @@ func clusterCheck(c *urfave.Context, stderr io.Writer, spec specs.Spec, params *
 	}
 	ccfg, err := clusterConfig(c, spec, params, props)
 	if err != nil {
+		if errors.Is(err, cluster.ErrUsage) {
+			err = usageError{err}
+		}
 		return exitUsage, err
 	}
 	if !c.Bool("quiet") {

@@ -29,13 +29,16 @@ type Outcome struct {
 
 // Share is one rank's part of a run.
 type Share struct {
-	Rank, Ranks int
-	States      int64 // the states it owns
-	Transitions int64 // of the states it expanded
+	Rank        int   `json:"rank"`
+	Ranks       int   `json:"ranks"`
+	States      int64 `json:"states"`      // the states it owns
+	Transitions int64 `json:"transitions"` // of the states it expanded
 	// Batches and Bytes count the batches it sent to the other ranks
 	// and their size, headers included; Received the batches it got.
-	Batches, Bytes, Received int64
-	Elapsed                  time.Duration
+	Batches  int64         `json:"batches_sent"`
+	Bytes    int64         `json:"bytes_sent"`
+	Received int64         `json:"batches_received"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
 }
 
 // String is the one line a rank other than 0 prints.

@@ -104,6 +104,10 @@ func (e *engine) search() error {
 func (e *engine) initial() (*states, error) {
 	cur := &states{}
 	i := 0
+	// The other ranks may send successors of level 0 already: the
+	// visited set is theirs to read too.
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	err := explorer.EachInitial(e.m, func(st []byte) bool {
 		fp := xxh3.Hash(st)
 		if e.owner(fp) == e.me {
