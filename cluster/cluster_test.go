@@ -17,14 +17,6 @@ import (
 
 var long = flag.Bool("long", false, "also run the large instances (minutes)")
 
-// skipUnlessLong skips t, a large instance, unless the run has -long.
-func skipUnlessLong(t testing.TB) {
-	t.Helper()
-	if !*long {
-		t.Skip("large instance: run with -args -long")
-	}
-}
-
 // model builds the model of spec with the given parameters.
 func model(t testing.TB, spec string, given map[string]string) explorer.Model {
 	t.Helper()

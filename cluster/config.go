@@ -67,10 +67,9 @@ type Config struct {
 type mutant uint8
 
 const (
-	// noMutant: the search as it is.
-	noMutant mutant = iota
 	// mutantWrongRank sends every successor to the rank after its owner.
-	mutantWrongRank
+	// (The zero value is the search as it is.)
+	mutantWrongRank mutant = 1 + iota
 	// mutantEarlyClose sends a rank's done message before its last
 	// batches, and closes a level on the done messages alone.
 	mutantEarlyClose
