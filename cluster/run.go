@@ -70,7 +70,8 @@ func Run(m explorer.Model, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	e := &engine{cfg: cfg, m: m, K: cfg.Ranks, me: cfg.Rank, start: time.Now(), notify: make(chan struct{}, 1),
-		visited: map[uint64]rec{}, cands: map[uint32]*candidates{}, joined: map[int]join{}}
+		visited: map[uint64]rec{}, cands: map[uint32]*candidates{}, joined: map[int]join{},
+		lastSeen: make([]atomic.Int64, cfg.Ranks)}
 	if err := e.setup(); err != nil {
 		return nil, err
 	}
@@ -132,15 +133,18 @@ type engine struct {
 	publishing      atomic.Int64 // batches since the last flush
 	halt            atomic.Bool  // the workers stop expanding
 	owned, expanded int64        // this rank's share
+	// lastSeen[r] is when rank r was last heard from (UnixNano), 0
+	// before the run started; atomic, so that a heartbeat is taken in
+	// while the rank holds mu for a long commit.
+	lastSeen []atomic.Int64
 
-	mu       sync.Mutex
-	notify   chan struct{}
-	visited  map[uint64]rec
-	cands    map[uint32]*candidates
-	joined   map[int]join // rank 0: the ranks that joined
-	started  bool
-	lastSeen []time.Time
-	stopped  *stop // the first reason to stop
+	mu      sync.Mutex
+	notify  chan struct{}
+	visited map[uint64]rec
+	cands   map[uint32]*candidates
+	joined  map[int]join // rank 0: the ranks that joined
+	started bool
+	stopped *stop // the first reason to stop
 	// closedBelow: the levels below it are closed.
 	closedBelow uint32
 	down        time.Time
@@ -357,11 +361,14 @@ func (e *engine) onControl(msg *nats.Msg) {
 	if err != nil || from >= e.K {
 		return // not ours to judge: another program on the subject
 	}
+	if t := &e.lastSeen[from]; t.Load() != 0 {
+		t.Store(time.Now().UnixNano())
+	}
+	if kind == kindHeartbeat {
+		return
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.lastSeen != nil {
-		e.lastSeen[from] = time.Now()
-	}
 	switch kind {
 	case kindJoin:
 		j, err := decodeJoin(body)
@@ -484,9 +491,9 @@ func (e *engine) checkLocked(what string, deadline time.Time) *stop {
 	case !deadline.IsZero() && now.After(deadline):
 		s = &stop{reason: fmt.Sprintf("rank %d gave up after %v %s", e.me, to, what)}
 	}
-	if s == nil && e.lastSeen != nil {
-		for r, t := range e.lastSeen {
-			if r != e.me && now.Sub(t) > to {
+	if s == nil {
+		for r := range e.lastSeen {
+			if t := e.lastSeen[r].Load(); r != e.me && t != 0 && now.Sub(time.Unix(0, t)) > to {
 				s = &stop{reason: fmt.Sprintf("rank %d has not been heard from for %v (it died, or lost its connection) while %s", r, to, what)}
 				break
 			}
@@ -496,6 +503,13 @@ func (e *engine) checkLocked(what string, deadline time.Time) *stop {
 		e.sendAbortLocked(s)
 	}
 	return s
+}
+
+// heard starts the watch on every rank: each is heard from now.
+func (e *engine) heard() {
+	for r := range e.lastSeen {
+		e.lastSeen[r].Store(time.Now().UnixNano())
+	}
 }
 
 // join announces this rank; rank 0 waits until every rank has, then
@@ -524,10 +538,7 @@ func (e *engine) join() error {
 		}
 		e.mu.Lock()
 		e.started = true
-		e.lastSeen = make([]time.Time, e.K)
-		for r := range e.lastSeen {
-			e.lastSeen[r] = time.Now()
-		}
+		e.heard()
 		e.publishLocked(e.ctlSubject(), header(nil, kindStart, 0, e.me))
 		e.mu.Unlock()
 		return nil
@@ -542,10 +553,7 @@ func (e *engine) join() error {
 		started := e.started
 		s := e.checkLocked("waiting for rank 0 to start the run", deadline)
 		if started && s == nil {
-			e.lastSeen = make([]time.Time, e.K)
-			for r := range e.lastSeen {
-				e.lastSeen[r] = time.Now()
-			}
+			e.heard()
 		}
 		e.mu.Unlock()
 		if s != nil {
