@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -284,4 +285,35 @@ func TestRefusals(t *testing.T) {
 	if _, err := ParseRank("-1", nil); !errors.Is(err, ErrUsage) {
 		t.Errorf("--rank -1: %v", err)
 	}
+}
+
+// TestInterrupted: a rank interrupted mid-run (Ctrl-C) ends every rank
+// as incomplete, no property holding.
+func TestInterrupted(t *testing.T) {
+	mk := func() explorer.Model { return model(t, "lamport", map[string]string{"n": "3", "requests": "1"}) }
+	props := safety(mk())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(300*time.Millisecond, cancel)
+	outs, errs := runRanks(t, 2, 1, mk, func(c *Config) {
+		c.Properties = props
+		if c.Rank == 1 {
+			c.Context = ctx
+		}
+	})
+	for k, o := range outs {
+		if errs[k] != nil {
+			t.Fatalf("rank %d: %v", k, errs[k])
+		}
+		r := o.Result
+		if r.Status != explorer.Incomplete || r.States >= 470392 {
+			t.Errorf("rank %d: %v, %d states (%s)", k, r.Status, r.States, r.Reason)
+		}
+		for _, p := range r.Properties {
+			if p.Verdict == explorer.Holds {
+				t.Errorf("rank %d: %s holds in an interrupted run", k, p.Name)
+			}
+		}
+	}
+	t.Logf("%s", outs[0].Result.Reason)
 }

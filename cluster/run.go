@@ -485,7 +485,7 @@ func (e *engine) checkLocked(what string, deadline time.Time) *stop {
 	var s *stop
 	switch {
 	case e.cfg.Context.Err() != nil:
-		s = &stop{reason: fmt.Sprintf("interrupted while %s", what)}
+		s = &stop{reason: fmt.Sprintf("rank %d was interrupted while %s", e.me, what)}
 	case !e.down.IsZero() && now.Sub(e.down) > to:
 		s = &stop{reason: fmt.Sprintf("rank %d lost its connection to the NATS server %s for more than %v while %s", e.me, e.cfg.Server, to, what)}
 	case !deadline.IsZero() && now.After(deadline):

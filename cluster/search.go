@@ -27,6 +27,11 @@ func (e *engine) search() error {
 	for L := uint32(0); ; L++ {
 		mine := e.expand(L, cur)
 		e.owned += int64(cur.len())
+		if e.halt.Load() || e.cfg.Context.Err() != nil {
+			// The expansion was cut short: a done message would pass a
+			// part of the level off as the whole.
+			return e.wait(fmt.Sprintf("expanding level %d", L), func() bool { return false }, time.Time{})
+		}
 		if err := e.sendDone(L, mine); err != nil {
 			return err
 		}
@@ -255,7 +260,7 @@ func (e *engine) expandRange(L uint32, cur *states, lo, hi int, wk explorer.Work
 		}
 	}()
 	for i := lo; i < hi; i++ {
-		if i&255 == 0 && e.halt.Load() {
+		if i&255 == 0 && (e.halt.Load() || e.cfg.Context.Err() != nil) {
 			break
 		}
 		st := cur.state(i)
