@@ -112,5 +112,5 @@ func (w *worker[S, M, P]) actionLabel(a action) string {
 		}
 		return fmt.Sprintf("crash_{%d}", a.proc+1)
 	}
-	return fmt.Sprintf("%s_{%d}", w.steps[a.step].Name, a.proc+1)
+	return stepLabel(w.steps[a.step], a.proc)
 }

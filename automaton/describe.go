@@ -109,7 +109,8 @@ func display(v reflect.Value) any {
 
 // Label implements explorer.Describer: the name of transition a of state s,
 // with processes numbered from 1, e.g. send(5)_{1,2}, receive(5)_{1,2},
-// enter_{3}, crash_{2}, recover_{2}.
+// enter_{3}, crash_{2}, recover_{2}, and pass_{1,2} for the shared action
+// pass of process 1 with process 2.
 func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
 	w := sys.labelWorker()
 	defer func() {
@@ -150,10 +151,21 @@ func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
 		}
 		return fmt.Sprintf("%s_{%d,%d}", st.Name, act.proc+1, st.To+1), nil
 	}
-	if st.HasArg {
-		return fmt.Sprintf("%s(%d)_{%d}", st.Name, st.Arg, act.proc+1), nil
+	return stepLabel(st, act.proc), nil
+}
+
+// stepLabel is the label of step st of process i that does not show a
+// message: name_{i} or name(arg)_{i}, and for a shared action its partners
+// after i: name_{i,j,k}.
+func stepLabel(st Step, i int) string {
+	procs := fmt.Sprint(i + 1)
+	for _, j := range st.Partners() {
+		procs += fmt.Sprintf(",%d", j+1)
 	}
-	return fmt.Sprintf("%s_{%d}", st.Name, act.proc+1), nil
+	if st.HasArg {
+		return fmt.Sprintf("%s(%d)_{%s}", st.Name, st.Arg, procs)
+	}
+	return fmt.Sprintf("%s_{%s}", st.Name, procs)
 }
 
 // labelWorker returns a worker for Label: one an earlier Label left in

@@ -150,6 +150,9 @@ func (w *worker[S, M, P]) expandKeyedLoaded(sum uint64, offer func(explorer.Tran
 		if procChanged {
 			key += pkey - keys[1+a.proc]
 		}
+		for _, j := range w.joined {
+			key += w.jkey[j] - keys[1+j]
+		}
 		for _, c := range w.touched {
 			k := 1 + sys.n + c
 			if b := w.pend[c]; len(b) == 0 {

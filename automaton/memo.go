@@ -63,7 +63,7 @@ func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChang
 	var msg []byte
 	var word uint64
 	var short bool
-	if w.memo && !w.track && w.captureTo < 0 && a.kind != Fault {
+	if w.memo && !w.track && w.captureTo < 0 && a.kind != Fault && (a.kind == Input || w.steps[a.step].With == 0) {
 		v.Proc(a.proc) // decoded already, for Steps or Accepts, or now
 		e = v.ents[a.proc]
 		if a.kind == Input {
@@ -87,7 +87,10 @@ func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChang
 	}
 	w.penc = sys.pc.enc(unsafe.Pointer(&w.work), w.penc[:0])
 	key = segKey(1+a.proc, w.penc)
-	if e != nil {
+	if len(w.joined) > 0 {
+		w.encodeJoined()
+	}
+	if e != nil && !w.took {
 		m := &e.memos[e.next%memoSlots]
 		e.next++
 		m.used, m.input, m.ch = true, a.kind == Input, a.ch

@@ -23,7 +23,10 @@
 // small instance.
 package automaton
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Message is the constraint on message types: any comparable value built
 // from booleans, integers, strings, arrays and structs.
@@ -72,6 +75,13 @@ func (k Kind) String() string {
 // exactly one message and whose To is set (HasTo) is shown as
 // name(m)_{i,j}, like send(v)_{i,i+1} of the formal Chang-Roberts model;
 // any other step is shown as name_{i} or name(arg)_{i}.
+//
+// With, when not zero, makes the step a shared action (I/O automata
+// composition): bit j set names process j as a partner, and the step is
+// performed in one atomic transition by the process that reports it (its
+// output, through Do) and by every partner (its input of the same name,
+// through Joiner.Join), in that order. Shared builds such a step; it is
+// shown as name_{i,j,k}, the process that reports it first.
 type Step struct {
 	Name   string
 	Kind   Kind
@@ -79,6 +89,7 @@ type Step struct {
 	HasArg bool
 	To     int
 	HasTo  bool
+	With   uint64
 }
 
 // Out returns the output step name that hands a message to the channel to
@@ -95,6 +106,54 @@ func Do(name string) Step { return Step{Name: name, Kind: Internal} }
 // DoArg returns the internal step name with parameter arg.
 func DoArg(name string, arg int) Step {
 	return Step{Name: name, Kind: Internal, Arg: arg, HasArg: true}
+}
+
+// Shared returns the output step name performed in one atomic transition
+// with the input of the same name of each process in partners (0-based,
+// other than the process reporting the step, and below 64): a token handed
+// from i to j (Shared("pass", j)), a handshake, a synchronous round
+// (Shared("tick", 1, 2, 3)). Each partner's part is its Joiner.Join, which
+// the process type must implement. A partner that has crashed cannot take
+// part: the step is then not enabled. A precondition on a partner's state
+// (a handshake both sides must be ready for) is read in Steps through the
+// View.
+func Shared(name string, partners ...int) Step {
+	st := Step{Name: name, Kind: Output}
+	for _, j := range partners {
+		if j < 0 || j >= 64 {
+			panic(modelError{fmt.Sprintf("step %q names partner %d; a shared action's partners are processes 0 to 63", name, j)})
+		}
+		st.With |= 1 << uint(j)
+	}
+	return st
+}
+
+// SharedArg is Shared with the parameter arg, which Join receives in the
+// step and traces show: name(arg)_{i,j}.
+func SharedArg(name string, arg int, partners ...int) Step {
+	st := Shared(name, partners...)
+	st.Arg, st.HasArg = arg, true
+	return st
+}
+
+// Partners returns the partners of a shared step (With), in increasing
+// order, or nil.
+func (s Step) Partners() []int {
+	var out []int
+	for m := s.With; m != 0; m &= m - 1 {
+		out = append(out, bits.TrailingZeros64(m))
+	}
+	return out
+}
+
+// Joiner is the optional interface of a process that takes part in shared
+// actions (Step.With, Shared). Join applies the effect of the process's
+// input part of the shared step s, which process from reported and did
+// first, in the same transition; it may send, assert and take messages
+// through fx like any effect. Like Do, it must depend on nothing but the
+// process state, the step, from and fx.
+type Joiner[M Message] interface {
+	Join(s Step, from int, fx *Effects[M])
 }
 
 // Process is implemented by a pointer to an algorithm's process state S
@@ -127,6 +186,7 @@ type Effects[M Message] struct {
 	send    func(to int, m M)
 	assert  func(name string, ok bool)
 	up      func(j int) bool
+	take    func(from int, m *M, match bool) M
 }
 
 // Assert checks a condition the algorithm asserts inside an effect; name
@@ -148,3 +208,21 @@ func (fx *Effects[M]) N() int { return fx.n }
 // a process with no channel from this one is a modelling error and stops
 // the check.
 func (fx *Effects[M]) Send(to int, m M) { fx.send(to, m) }
+
+// Take removes the message the channel from process from to this one
+// would deliver next (its head; for an unordered channel, the first in the
+// state's canonical order) and returns it, in the same transition as the
+// rest of the effect: a step that consumes several messages at once, such
+// as one that takes the heads of all its incoming channels when each has
+// one. The step's precondition, in Steps, makes sure they are there
+// (View.Chan); taking from an empty channel, or one that does not exist,
+// is a modelling error and stops the check. A system with a PartialOrder
+// cannot take: its processes interact only through their receives.
+func (fx *Effects[M]) Take(from int) M { return fx.take(from, nil, false) }
+
+// Consume removes one copy of m from the channel from process from to this
+// one, where the channel can deliver it now (the head of a FIFO channel;
+// any message of an unordered one): Take for a step that picks which
+// message of a bag it consumes. A message the channel cannot deliver is a
+// modelling error and stops the check.
+func (fx *Effects[M]) Consume(from int, m M) { fx.take(from, &m, true) }

@@ -252,6 +252,7 @@ type System[S any, M Message, P Process[S, M]] struct {
 	pc, mc   *codec
 	protos   []S
 	accepts  bool     // *S implements Acceptor[M]
+	joiner   bool     // *S implements Joiner[M]: steps may be shared actions
 	commuter bool     // a PartialOrder is set and *S implements Commuter[M]
 	silencer bool     // a PartialOrder is set and *S implements Silencer[M]
 	initial  [][]byte // all of them; only the first with InitialSeq
@@ -376,6 +377,10 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	}
 	sys.protos = cfg.Initial[0]
 	_, sys.accepts = any(P(&sys.protos[0])).(Acceptor[M])
+	_, sys.joiner = any(P(&sys.protos[0])).(Joiner[M])
+	if sys.joiner && cfg.PartialOrder != nil {
+		return nil, fmt.Errorf("%w: PartialOrder cannot be combined with shared actions: %T implements Joiner, so one step may change several processes at once, which the reduction's independence of processes does not allow; drop the PartialOrder (no --reduction por) or the shared steps", ErrConfig, new(S))
+	}
 	if cfg.PartialOrder != nil {
 		_, sys.commuter = any(P(&sys.protos[0])).(Commuter[M])
 		_, sys.silencer = any(P(&sys.protos[0])).(Silencer[M])
@@ -449,7 +454,7 @@ func (sys *System[S, M, P]) sameConstants(what string, init []S) error {
 }
 
 // checkOptionalMethods refuses a process type with a method named like one
-// of an optional interface (Acceptor, Commuter, Silencer, Recoverer) whose
+// of an optional interface (Acceptor, Commuter, Silencer, Recoverer, Joiner) whose
 // signature does not match it: such a method would be ignored silently and
 // change what is explored.
 func checkOptionalMethods[S any, M Message]() error {
@@ -457,6 +462,7 @@ func checkOptionalMethods[S any, M Message]() error {
 	for _, want := range []reflect.Type{
 		reflect.TypeFor[Acceptor[M]](), reflect.TypeFor[Commuter[M]](),
 		reflect.TypeFor[Silencer[M]](), reflect.TypeFor[Recoverer[M]](),
+		reflect.TypeFor[Joiner[M]](),
 	} {
 		name := want.Method(0).Name
 		m := pv.MethodByName(name)

@@ -127,7 +127,19 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	coverOn   bool
 	coverSent []string
 	typeNames map[string]string
-	_         [cacheLine]byte
+	// Shared actions (Step.With): joined lists the partners the current
+	// transition changed, in increasing order; parts the same with the
+	// process that reported the step, for assembleShared. jwork[j] is
+	// partner j's new state, jenc[j] the encoding of participant j and
+	// jkey[j] its key. took reports that the current effect took messages
+	// (Effects.Take), which makes it depend on the channels: it is not
+	// remembered (stepKeyed).
+	joined, parts []int
+	jwork         []S
+	jenc          [][]byte
+	jkey          []uint64
+	took          bool
+	_             [cacheLine]byte
 }
 
 func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
@@ -165,7 +177,7 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 	w.memo = sys.memoizable()
 	w.keyed = w.isKeyed()
 	w.v.memos = w.memo
-	w.fx = Effects[M]{n: sys.n, send: w.send, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }}
+	w.fx = Effects[M]{n: sys.n, send: w.send, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }, take: w.take}
 	return w
 }
 
@@ -193,6 +205,9 @@ func (w *worker[S, M, P]) enumerate() {
 			if kind != Output && kind != Internal {
 				w.steps = steps
 				panic(modelError{fmt.Sprintf("process %d: step %q has kind %v; Steps reports Output or Internal steps", i+1, steps[k].Name, kind)})
+			}
+			if steps[k].With != 0 && !w.sharedEnabled(i, &steps[k]) {
+				continue
 			}
 			acts = append(acts, action{kind: kind, proc: i, step: k})
 		}
@@ -383,6 +398,8 @@ func (w *worker[S, M, P]) untouch() {
 		w.pendSet[c] = false
 	}
 	w.touched = w.touched[:0]
+	w.joined = w.joined[:0]
+	w.took = false
 }
 
 // removeDelivered makes the new segment of delivery a's channel the
@@ -424,6 +441,9 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 		w.fx.self = a.proc
 		P(&w.work).Do(w.steps[a.step], &w.fx)
 		procChanged = true
+		if w.steps[a.step].With != 0 {
+			w.join(a.proc, w.steps[a.step])
+		}
 	case Input:
 		seg := w.removeDelivered(&a)
 		if w.clearChans {
@@ -481,6 +501,10 @@ func (w *worker[S, M, P]) assemble(proc int, procChanged, globalsChanged bool) {
 // assembleWith is assemble with the process's new segment enc, when it is
 // encoded already (expandKeyed), or encoded from w.work when enc is nil.
 func (w *worker[S, M, P]) assembleWith(proc int, procChanged, globalsChanged bool, enc []byte) {
+	if len(w.joined) > 0 {
+		w.assembleShared(proc, globalsChanged, enc)
+		return
+	}
 	v, n := &w.v, w.sys.n
 	// Channels touched, in segment order (insertion sort: there are few).
 	t := w.touched
