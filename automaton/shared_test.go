@@ -15,8 +15,19 @@ import (
 // next, a model written out by hand over a comparable state: the
 // independent figures the tests of shared actions compare with.
 func literalBFS[T comparable](init T, next func(T) []T) (states, transitions int) {
-	seen := map[T]bool{init: true}
-	queue := []T{init}
+	return literalBFSFrom([]T{init}, next)
+}
+
+// literalBFSFrom is literalBFS from several initial states.
+func literalBFSFrom[T comparable](inits []T, next func(T) []T) (states, transitions int) {
+	seen := map[T]bool{}
+	var queue []T
+	for _, s := range inits {
+		if !seen[s] {
+			seen[s] = true
+			queue = append(queue, s)
+		}
+	}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
