@@ -57,6 +57,13 @@ type Step struct {
 	Sends   []int // messages sent, by index in Chart.Messages
 	Recv    int   // the message received, or -1
 	Lost    []int // messages that left a channel without being received
+	// With lists the other processes a local step changed: the partners
+	// of a shared action (automaton.Shared), which took part in the same
+	// step. Taken lists the messages the step took out of the channels
+	// into its participants (automaton's Effects.Take): received, though
+	// not by a receive step.
+	With  []int
+	Taken []int
 }
 
 // Message is one message from its send to its receive.
@@ -240,6 +247,9 @@ func Build(t explorer.Trace, unordered bool) (*Chart, error) {
 			st.Kind = Recover
 		}
 		st.Changes = changes(prev, s.State)
+		if st.Kind == Local && st.Actor >= 0 {
+			st.With = partners(st.Changes, st.Actor)
+		}
 		after := queues(s.State)
 		// The receive first: it removes one message of its channel.
 		if st.Kind == Receive {
@@ -308,6 +318,11 @@ func Build(t explorer.Trace, unordered bool) (*Chart, error) {
 				added = now[len(keep):]
 			}
 			for _, m := range lost {
+				if st.Kind == Local && (ch.to == st.Actor || containsInt(st.With, ch.to)) {
+					c.Messages[m].Received = idx
+					st.Taken = append(st.Taken, m)
+					continue
+				}
 				c.Messages[m].Lost = idx
 				st.Lost = append(st.Lost, m)
 			}
@@ -333,6 +348,28 @@ func isPrefix(msgs []Message, p []int, vals []string) bool {
 		}
 	}
 	return true
+}
+
+// partners returns the processes other than actor whose variables
+// changed, in increasing order.
+func partners(chs []Change, actor int) []int {
+	var out []int
+	for _, ch := range chs {
+		if ch.Proc >= 0 && ch.Proc != actor && !containsInt(out, ch.Proc) {
+			out = append(out, ch.Proc)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func containsInt(s []int, x int) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 // crashed reads the variable "crashed" (a list of 1-based processes).

@@ -322,6 +322,10 @@ func writeSVG(b *strings.Builder, c *Chart) {
 			continue
 		}
 		x, y := svgX(st.Actor), svgY(k)
+		for _, p := range st.With { // a shared action: joined to each partner
+			fmt.Fprintf(b, "<line class=\"sync\" data-step=\"%d\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"currentColor\" stroke-width=\"3\"/>\n", k, x, y, svgX(p), y)
+			fmt.Fprintf(b, "<circle class=\"ev\" data-step=\"%d\" cx=\"%d\" cy=\"%d\" r=\"5\"/>\n", k, svgX(p), y)
+		}
 		switch st.Kind {
 		case Crash:
 			fmt.Fprintf(b, "<path class=\"ev crash\" data-step=\"%d\" d=\"M%d,%d L%d,%d M%d,%d L%d,%d\"/>\n", k, x-7, y-7, x+7, y+7, x+7, y-7, x-7, y+7)

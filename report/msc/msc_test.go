@@ -305,3 +305,40 @@ func TestSVGIsThePagesChart(t *testing.T) {
 		t.Error("Stylesheet is not the page's CSS")
 	}
 }
+
+// TestBuildSharedActions: a step that changes two processes (a shared
+// action, pass_{1,2}) is drawn at its actor joined by a double line to its
+// partner, and a message a local step takes out of its channel (Take) is
+// received by that step, not lost.
+func TestBuildSharedActions(t *testing.T) {
+	tr := explorer.Trace{
+		InitialState: state(1, 0, []any{"v"}, nil),
+		Steps: []explorer.Step{
+			{Action: "pass_{1,2}", State: state(0, 1, []any{"v"}, nil)},
+			{Action: "sum_{2}", State: state(0, 2, nil, nil)},
+		},
+	}
+	c, err := Build(tr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Steps[1]; s.Kind != Local || s.Actor != 0 || len(s.With) != 1 || s.With[0] != 1 {
+		t.Errorf("step 1: %+v, want actor 0 with partner 1", s)
+	}
+	if s := c.Steps[2]; len(s.Taken) != 1 || len(s.Lost) != 0 || c.Messages[0].Received != 2 {
+		t.Errorf("step 2: %+v, message %+v; want m1 taken (received) in step 2", s, c.Messages[0])
+	}
+	text := c.Text()
+	for _, w := range []string{"●═", "═●", "m1▶●"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the chart lacks %q:\n%s", w, text)
+		}
+	}
+	var b bytes.Buffer
+	if err := SVG(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `class="sync"`) {
+		t.Errorf("the SVG draws no sync line for the shared action")
+	}
+}

@@ -199,6 +199,19 @@ func (t *textChart) step(k int, st Step) {
 		msg := c.Messages[m]
 		t.arrow(row, msg.From, msg.To, '─', "✕", "✕", lbl(m))
 	}
+	for _, m := range st.Taken {
+		msg := c.Messages[m]
+		t.arrow(row, msg.From, msg.To, '─', "▶", "◀", lbl(m))
+	}
+	// A shared action: a double line from the actor to each partner,
+	// whose lifeline is marked like the actor's.
+	for _, p := range st.With {
+		if p >= 0 && p < c.N && st.Actor >= 0 {
+			a, b := t.x(min(p, st.Actor)), t.x(max(p, st.Actor))
+			line(row, a+1, b-1, '═')
+			row[t.x(p)] = '●'
+		}
+	}
 	if len(st.Sends) > 0 {
 		target := row
 		if st.Recv >= 0 {
