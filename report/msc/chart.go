@@ -95,14 +95,15 @@ type Chart struct {
 }
 
 var (
-	labelRE = regexp.MustCompile(`^(.*)_\{(\d+)(?:,(\d+))?\}$`)
+	labelRE = regexp.MustCompile(`^(.*)_\{(\d+)(?:,(\d+))?(?:,\d+)*\}$`)
 	queueRE = regexp.MustCompile(`^(?:queue|bag)_\{(\d+),(\d+)\}$`)
 	procRE  = regexp.MustCompile(`^p(\d+)(?:\.|$)`)
 )
 
 // ParseAction splits a label such as receive(REQUEST(1,1))_{1,2} into its
 // name (receive), argument (REQUEST(1,1)) and processes (0-based; b is -1
-// for a label with one process, both are -1 for a label without).
+// for a label with one process, both are -1 for a label without). A shared
+// action names more (tick_{1,2,3}): a is its actor, b its first partner.
 func ParseAction(label string) (name, arg string, a, b int) {
 	a, b = -1, -1
 	rest := label

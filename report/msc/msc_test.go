@@ -328,6 +328,9 @@ func TestBuildSharedActions(t *testing.T) {
 	if s := c.Steps[2]; len(s.Taken) != 1 || len(s.Lost) != 0 || c.Messages[0].Received != 2 {
 		t.Errorf("step 2: %+v, message %+v; want m1 taken (received) in step 2", s, c.Messages[0])
 	}
+	if name, _, a, b := ParseAction("tick(2)_{1,2,3}"); name != "tick" || a != 0 || b != 1 {
+		t.Errorf("ParseAction(tick(2)_{1,2,3}) = %s, %d, %d; want tick, 0, 1", name, a, b)
+	}
 	text := c.Text()
 	for _, w := range []string{"●═", "═●", "m1▶●"} {
 		if !strings.Contains(text, w) {
