@@ -50,7 +50,7 @@ func (p *ewdShared) Steps(v *automaton.View[ewdShared, int], out []automaton.Ste
 func (p *ewdShared) Do(s automaton.Step, fx *automaton.Effects[int]) {
 	switch s.Name {
 	case "activate":
-		p.Black = p.Black || s.Partners()[0] > fx.Self()
+		p.Black = p.Black || s.Partner() > fx.Self()
 	case "deactivate":
 		p.Active = false
 	case "probe", "pass":

@@ -146,6 +146,15 @@ func (s Step) Partners() []int {
 	return out
 }
 
+// Partner returns the lowest partner of a shared step, the only one of a
+// step shared with one process, or -1 for a step that is not shared.
+func (s Step) Partner() int {
+	if s.With == 0 {
+		return -1
+	}
+	return bits.TrailingZeros64(s.With)
+}
+
 // Joiner is the optional interface of a process that takes part in shared
 // actions (Step.With, Shared). Join applies the effect of the process's
 // input part of the shared step s, which process from reported and did

@@ -190,6 +190,9 @@ func TestSharedTokenHandover(t *testing.T) {
 
 	// The label names both participants, and the step changes both.
 	init, _ := sys.Initial()
+	if st := automaton.Shared("tick", 3, 1); st.Partner() != 1 || len(st.Partners()) != 2 || st.Partners()[1] != 3 || automaton.Do("x").Partner() != -1 {
+		t.Errorf("Shared(tick, 3, 1): Partner %d, Partners %v; want 1 and [1 3]", st.Partner(), st.Partners())
+	}
 	if l, err := sys.Label(init[0], 1); err != nil || l != "pass_{1,2}" {
 		t.Errorf("Label = %q, %v; want pass_{1,2}", l, err)
 	}
