@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -55,7 +56,7 @@ func docFiles(t *testing.T) []string {
 	t.Helper()
 	files := []string{"../README.md", "../docs/reference.md", "../docs/reductions.md",
 		"../docs/tutorial.md", "../docs/internals.md", "../docs/properties.md", "../docs/properties-language.md",
-		"../docs/swarm.md", "../docs/coverage.md", "../docs/simulate.md"}
+		"../docs/swarm.md", "../docs/coverage.md", "../docs/simulate.md", "../docs/shared-actions.md"}
 	pages, err := filepath.Glob("../docs/algorithms/*.md")
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("no pages under docs/algorithms: %v", err)
@@ -418,6 +419,63 @@ func TestTutorialCopies(t *testing.T) {
 	run("mod", "edit", "-replace", "github.com/vacheck/vacheck="+root)
 	if out := run("test", "-count=1", "-v", "."); !strings.Contains(out, "--- PASS: Example") {
 		t.Errorf("go test in the new module ran no Example (the command line):\n%s", out)
+	}
+}
+
+// TestTutorialSharedCopies builds the tutorial's second example,
+// tutorial/ewd840/main.go, in a new module of its own as TestTutorialCopies
+// does the first, and runs its command line: ewd840 --n 4 holds with the
+// 1,566 states and 13,938 transitions that a literal model of EWD840.tla
+// counts (automaton's TestEWD840BothWays), and the broken twin is refuted
+// (exit code 1).
+func TestTutorialSharedCopies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own; run without -short")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range []struct{ from, to string }{{"go.sum", "go.sum"}, {"tutorial/ewd840/main.go", "main.go"}} {
+		src, err := os.ReadFile(filepath.Join(root, f.from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.to), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(name string, args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return string(out), exit.ExitCode()
+		}
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return string(out), 0
+	}
+	for _, args := range [][]string{{"mod", "init", "example.com/ewd840"}, {"mod", "edit", "-replace", "github.com/vacheck/vacheck=" + root}, {"build", "-o", "ewd840", "."}} {
+		if out, code := run(goCmd, args...); code != 0 {
+			t.Fatalf("go %s: exit %d\n%s", strings.Join(args, " "), code, out)
+		}
+	}
+	bin := filepath.Join(dir, "ewd840")
+	if out, code := run(bin, "check", "ewd840", "--n", "4"); code != 0 || !strings.Contains(out, "1,566 distinct states, 13,938 transitions") {
+		t.Errorf("ewd840 check ewd840 --n 4: exit %d, want 0 with 1,566 states and 13,938 transitions:\n%s", code, out)
+	}
+	if out, code := run(bin, "check", "ewd840-broken", "--n", "3"); code != 1 || !strings.Contains(out, "VIOLATED termination-detection") {
+		t.Errorf("ewd840 check ewd840-broken --n 3: exit %d, want 1 with termination-detection violated:\n%s", code, out)
 	}
 }
 
