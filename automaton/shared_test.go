@@ -2,11 +2,13 @@ package automaton_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/automaton/automatontest"
+	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -652,3 +654,65 @@ func (p *skewed) Steps(v *automaton.View[skewed, string], out []automaton.Step) 
 func (p *skewed) Do(automaton.Step, *automaton.Effects[string])        { p.Token = false }
 func (p *skewed) Join(automaton.Step, int, *automaton.Effects[string]) { p.Token = true }
 func (p *skewed) Receive(int, string, *automaton.Effects[string])      {}
+
+// picker receives x from a bag, and picks y out of it with a step of its
+// own (Effects.Consume).
+type picker struct{ Sent, GotX, GotY bool }
+
+func (p *picker) Steps(v *automaton.View[picker, string], out []automaton.Step) []automaton.Step {
+	switch {
+	case v.Self() == 0 && !p.Sent:
+		out = append(out, automaton.Broadcast("send"))
+	case v.Self() == 1 && !p.GotY && slices.Contains(v.Chan(0, 1), "y"):
+		out = append(out, automaton.Do("pick"))
+	}
+	return out
+}
+
+func (p *picker) Do(s automaton.Step, fx *automaton.Effects[string]) {
+	if s.Name == "send" {
+		p.Sent = true
+		fx.Send(1, "x")
+		fx.Send(1, "y")
+		return
+	}
+	fx.Consume(0, "y")
+	p.GotY = true
+}
+
+func (p *picker) Receive(_ int, m string, _ *automaton.Effects[string]) { p.GotX = true }
+func (p *picker) Accepts(_ int, m string) bool                          { return m == "x" }
+
+// TestConsumeFromABag picks a chosen message out of an unordered channel.
+// By hand: the send puts x and y in the bag; then the pick of y and the
+// receive of x in either order: 5 states, 5 transitions, ending with both
+// and the bag empty. In a FIFO channel y is behind x, so the same pick is
+// a modelling error.
+func TestConsumeFromABag(t *testing.T) {
+	for _, disc := range []channel.Discipline{channel.Unordered, channel.FIFO} {
+		sys, err := automaton.New(automaton.Config[picker, string]{
+			Initial:  [][]picker{{{}, {}}},
+			Links:    []automaton.Link{{From: 0, To: 1}},
+			Channels: disc,
+			ValidEnd: func(v *automaton.View[picker, string]) bool {
+				return v.Proc(1).GotX && v.Proc(1).GotY && v.ChannelsEmpty()
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := explorer.Check(sys, explorer.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if disc == channel.FIFO {
+			if r.Status != explorer.Failed || !strings.Contains(r.Reason, "process 2 consumed y from channel 1→2, but it cannot deliver that message now") {
+				t.Errorf("FIFO: %v %s, want a model failure naming the message", r.Status, r.Reason)
+			}
+			continue
+		}
+		if r.Status != explorer.OK || r.States != 5 || r.Transitions != 5 {
+			t.Errorf("bag: %v with %d states and %d transitions, want ok with 5 and 5: %s", r.Status, r.States, r.Transitions, r.Reason)
+		}
+	}
+}
