@@ -189,7 +189,8 @@ function renderProps(v) {
 
 function actorOfLast(v) {
   if (!v.labels.length) return 0;
-  const m = /_\{(\d+)(?:,(\d+))?\}$/.exec(v.labels[v.labels.length - 1]);
+  // a shared action names every participant, its actor first: tick_{1,2,3}
+  const m = /_\{(\d+)(?:,(\d+))?(?:,\d+)*\}$/.exec(v.labels[v.labels.length - 1]);
   if (!m) return 0;
   return v.labels[v.labels.length - 1].startsWith("receive") && m[2] ? Number(m[2]) : Number(m[1]);
 }
