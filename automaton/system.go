@@ -238,6 +238,14 @@ type Config[S any, M Message] struct {
 	StepNames    []string
 	MessageTypes []string
 	MayNotFire   map[string]string
+	// Constant, when set, declares the constant part of the states: what
+	// no transition changes, such as the processes' IDs. It appends to key
+	// a canonical encoding of that part of the state in v and returns it.
+	// A check split by initial state (check --shard) uses it to prove its
+	// parts disjoint, and checks in every state it expands that the part
+	// is that of one of its initial states: a transition that changes it
+	// ends the run as a model failure (see explorer.ConstantWorker).
+	Constant func(v *View[S, M], key []byte) []byte
 }
 
 // System is the composition of the process automata of a Config and its

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/zeebo/xxh3"
 )
 
 func (sys *System[S, M, P]) numProcs() int              { return sys.n }
@@ -139,6 +140,7 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	jenc          [][]byte
 	jkey          []uint64
 	took          bool
+	ckey          []byte // Constant's scratch
 	_             [cacheLine]byte
 }
 
@@ -717,6 +719,19 @@ func (w *worker[S, M, P]) ValidEnd(s []byte) (ok bool, err error) {
 	}()
 	w.load(&w.cv, s)
 	return w.sys.cfg.ValidEnd(&w.cv), nil
+}
+
+// Constant implements explorer.ConstantWorker: a hash of what
+// Config.Constant encodes of s, if the Config declares it.
+func (w *worker[S, M, P]) Constant(s []byte) (h uint64, ok bool, err error) {
+	f := w.sys.cfg.Constant
+	if f == nil {
+		return 0, false, nil
+	}
+	defer catch(&err)
+	w.load(&w.cv, s)
+	w.ckey = f(&w.cv, w.ckey[:0])
+	return xxh3.Hash(w.ckey), true, nil
 }
 
 // boundedWorker is the worker of a system with a Bound: only such workers

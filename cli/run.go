@@ -190,11 +190,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		}
 	}
 	code = exitOK
-	checkFlags := append(append(append(append(engineFlags(), propFlags()...), checkpointFlags()...), clusterFlags()...), specFlags(catalog)...)
+	checkFlags := append(append(append(append(append(engineFlags(), propFlags()...), checkpointFlags()...), clusterFlags()...), shardFlags()...), specFlags(catalog)...)
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
-		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck swarm SPEC [parameters] --jobs K --memory M --time T [--seed S]\n   vacheck simulate SPEC [parameters] --runs R --seed S [--metric messages]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck --version",
+		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck swarm SPEC [parameters] --jobs K --memory M --time T [--seed S]\n   vacheck simulate SPEC [parameters] --runs R --seed S [--metric messages]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck merge CERT...   (the parts of a check run with --shard k/K --cert FILE)\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Description:     exitCodesHelp,
@@ -235,6 +235,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			resumeCommand(stdout, stderr, &code, catalog),
 			graphCommand(stderr, &code, catalog),
 			exploreCommand(stdout, stderr, &code, catalog),
+			mergeCommand(stderr, &code),
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -384,6 +385,10 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if cfg.Checkpoint, err = checkpointConfig(c, stderr, spec, params); err != nil {
 		return exitUsage, err
 	}
+	sharded, err := shardConfig(c, spec, params, model, &cfg) // --shard, --cert: see shard.go
+	if err != nil {
+		return exitUsage, err
+	}
 	ctx, stop := interruptible(c.Context, stderr)
 	defer stop()
 	cfg.Context = ctx
@@ -427,17 +432,11 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err := charts(c, &run, stderr); err != nil { // --html: see chart.go
 		fmt.Fprintf(stderr, "vacheck: warning: %v; the chart was not written\n", err)
 	}
-	switch res.Status {
-	case explorer.OK:
-		return exitOK, nil
-	case explorer.Violated:
-		return exitViolated, nil
-	case explorer.Incomplete:
-		return exitIncomplete, nil
-	case explorer.Bounded:
-		return exitBounded, nil
+	code := statusCode(res.Status)
+	if err := sharded.finish(res, run, cfg, code); err != nil {
+		return exitModel, err
 	}
-	return exitModel, nil
+	return code, nil
 }
 
 func engineConfig(c *urfave.Context, spec specs.Spec, catalog []specs.Spec) (explorer.Config, string, error) {
@@ -582,6 +581,7 @@ var configFlags = map[string]string{
 	"Reduction": "reduction", "Symmetry": "symmetry", "Fairness": "fairness", "FairSteps": "fair",
 	"MaxStates": "max-states", "MaxDepth": "max-depth", "Timeout": "timeout", "MaxMemory": "max-memory",
 	"Bitstate": "bitstate", "BitstateHashes": "hashes", "Coverage": "coverage",
+	"Shard": "shard", "OnExpand": "cert",
 }
 
 // inFlags words a configuration error of the explorer in the flags of the

@@ -201,7 +201,7 @@ func (b *bfsRun) begin() *bfsLevel {
 func (b *bfsRun) expand(l *bfsLevel) {
 	s, W := b.s, b.W
 	s.parallel(func(w int) {
-		x := &expander{s: s, out: l.out[w], local: b.seen[w], useLocal: b.local, expand: l.expand, probe: b.probe, shrink: l.shrink, rec: s.rec.level(w)}
+		x := &expander{s: s, out: l.out[w], local: b.seen[w], useLocal: b.local, expand: l.expand, probe: b.probe, shrink: l.shrink, rec: s.rec.level(w), depth: b.depth}
 		if b.deferred {
 			x.deferred, x.want, x.checks = true, l.checkWant, newChecks(b.nprops)
 		}

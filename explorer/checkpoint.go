@@ -181,8 +181,12 @@ func (s *search) checkpointEvery() time.Duration {
 // resumed search must share with the saved one.
 func (s *search) identity() string {
 	c := s.cfg
-	return fmt.Sprintf("strategy %s, reduction %s, symmetry %v, properties %v, continue %v, max-depth %d, metrics %v, fairness %s",
+	id := fmt.Sprintf("strategy %s, reduction %s, symmetry %v, properties %v, continue %v, max-depth %d, metrics %v, fairness %s",
 		c.Strategy, c.Reduction, c.Symmetry, c.Properties, c.Continue, c.MaxDepth, c.Metrics, c.Fairness)
+	if !c.Shard.Whole() {
+		id += ", shard " + c.Shard.String()
+	}
+	return id
 }
 
 // modelHash digests the initial states and the property names, so that a
@@ -193,7 +197,7 @@ func (s *search) modelHash(live []LiveProperty) (uint64, error) {
 	var n [8]byte
 	// The initial states are built once more, one at a time, for the
 	// digest: the search builds and stores them later, under its limits.
-	err := eachInitial(s.m, func(st []byte) bool {
+	err := eachShardInitial(s.m, s.cfg.Shard, func(st []byte) bool {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(st)))
 		h.Write(n[:])
 		h.Write(st)

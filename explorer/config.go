@@ -171,6 +171,19 @@ type Config struct {
 	// its steps and message types (Coverable) also gets those that never
 	// fired. Not with partial-order reduction, which fires only some.
 	Coverage bool
+	// Shard, when set, searches from the part of the initial states it
+	// selects only (see Shard): breadth first, without symmetry or
+	// partial-order reduction, whose counts over the parts would not add
+	// up to the whole's. Counterexamples give the initial state's index in
+	// the model's whole enumeration (Trace.Initial).
+	Shard Shard
+	// OnExpand, when set, is called by a breadth-first search for every
+	// state it expands, from the worker goroutine that expanded it, after
+	// the expansion: package shard records fingerprint sets and checks
+	// constant parts with it. An error it returns fails the search at that
+	// state (Status Failed, with the trace to it). Not with depth-first
+	// search.
+	OnExpand func(ExpandInfo) error
 }
 
 // Progress is a snapshot of a running search.
@@ -284,6 +297,23 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 	}
 	if c.Coverage && c.Reduction == PartialOrder {
 		return c, configError("Coverage", "true", "{Coverage} counts the transitions of every state, and {Reduction por} fires only some of them; use {Reduction none}")
+	}
+	if err := c.Shard.validate(); err != nil {
+		return c, err
+	}
+	if !c.Shard.Whole() || c.OnExpand != nil {
+		what, v := "Shard", c.Shard.String()
+		if c.Shard.Whole() {
+			what, v = "OnExpand", ""
+		}
+		switch {
+		case c.Strategy == DFS:
+			return c, configError(what, v, "{%s} needs breadth-first search (the depths and counts of its parts add up only breadth first); use {Strategy bfs}", what)
+		case c.Symmetry && what == "Shard":
+			return c, configError(what, v, "{%s} with {Symmetry}: an orbit spans the parts (a rotation of an ID arrangement is another arrangement), so the parts' orbit counts do not add up; run the parts without {Symmetry}", what)
+		case c.Reduction == PartialOrder && what == "Shard":
+			return c, configError(what, v, "{%s} with {Reduction por}: the reduced state spaces of the parts do not add up to the whole's; use {Reduction none}", what)
+		}
 	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = time.Second

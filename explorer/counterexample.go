@@ -133,9 +133,15 @@ func Replay(m Model, init int, acts []uint32, fps []uint64) (Trace, error) {
 // replay is Replay; when final is not nil, the fingerprint of the last
 // state must be *final.
 func replay(m Model, init int, acts []uint32, fps []uint64, final *uint64) (Trace, error) {
+	return replayShard(m, Shard{}, init, acts, fps, final)
+}
+
+// replayShard is replay from the init-th initial state that sh selects;
+// the trace gives the initial state's index in the whole enumeration.
+func replayShard(m Model, sh Shard, init int, acts []uint32, fps []uint64, final *uint64) (Trace, error) {
 	var cur []byte
 	k := 0
-	err := eachInitial(m, func(st []byte) bool {
+	err := eachShardInitial(m, sh, func(st []byte) bool {
 		if k == init {
 			cur = append([]byte(nil), st...)
 			return false
@@ -150,7 +156,7 @@ func replay(m Model, init int, acts []uint32, fps []uint64, final *uint64) (Trac
 		return Trace{}, fmt.Errorf("explorer: no initial state %d", init)
 	}
 	d, _ := m.(Describer)
-	t := Trace{Initial: init}
+	t := Trace{Initial: sh.Global(init)}
 	if d != nil {
 		if t.InitialState, err = d.Describe(cur); err != nil {
 			return t, err

@@ -66,6 +66,7 @@ type expander struct {
 	emitKeyedFn func(Transition, []byte)
 	want        uint64
 	checks      *levelChecks
+	depth       int // the level's, for Config.OnExpand
 	_           [64]byte
 }
 
@@ -417,6 +418,16 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		}
 		if x.rec != nil {
 			x.rec.end(st)
+		}
+		if hook := s.cfg.OnExpand; hook != nil {
+			info := ExpandInfo{Worker: w, State: st, Fingerprint: fp, Depth: x.depth, Transitions: int(x.a), Terminal: x.live == 0}
+			if err := hook(info); err != nil {
+				fail.offer(int64(x.r), 0, fp, ref)
+				if *failErr == nil {
+					*failErr = err
+				}
+				continue
+			}
 		}
 		if x.live == 0 {
 			x.terminal++

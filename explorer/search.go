@@ -466,7 +466,7 @@ func (s *search) addInitial(w Worker) (out []int, refs []stateRef, stop []bool, 
 			s.fail(h, r, fmt.Errorf("the model panicked checking an initial state: %v", p))
 		}
 	}()
-	err = eachInitial(s.m, func(st []byte) bool {
+	err = eachShardInitial(s.m, s.cfg.Shard, func(st []byte) bool {
 		i := len(s.initial)
 		s.initial = append(s.initial, st)
 		if s.resume != nil {

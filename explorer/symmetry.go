@@ -464,7 +464,7 @@ func (q *symModel) concrete(init int, acts []uint32) ([]uint32, error) {
 func (s *search) replay(init int, acts []uint32, fps []uint64, final *uint64) (Trace, error) {
 	q, ok := s.m.(*symModel)
 	if !ok {
-		return replay(s.m, init, acts, fps, final)
+		return replayShard(s.m, s.cfg.Shard, init, acts, fps, final)
 	}
 	if fps != nil || final != nil {
 		if _, err := replay(q, init, acts, fps, final); err != nil {

@@ -279,6 +279,9 @@ func changRoberts() Spec {
 				Liveness:      []automaton.Liveness[crNode, int]{election.Quiescence(crQuiet)}, // QUIESCE (1.1, offered)
 				ValidEnd:      crValidEnd,
 				Explain:       crExplain,
+				// The IDs: no transition changes them, so shards with
+				// distinct arrangements explore disjoint state spaces.
+				Constant: constantIDs[crNode, int](func(p *crNode) int { return p.U }),
 			})
 		},
 	}

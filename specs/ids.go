@@ -1,12 +1,14 @@
 package specs
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/internal/input"
 )
@@ -201,4 +203,16 @@ func (p *Params) Channels(def channel.Discipline, defCap int) (channel.Disciplin
 	}
 	p.Set("capacity", capacity)
 	return disc, capacity, nil
+}
+
+// constantIDs returns an automaton.Config.Constant that declares the
+// processes' IDs, read by id, the constant part of the states: the ID
+// arrangement, which no transition changes.
+func constantIDs[S any, M automaton.Message](id func(p *S) int) func(v *automaton.View[S, M], key []byte) []byte {
+	return func(v *automaton.View[S, M], key []byte) []byte {
+		for i := 0; i < v.N(); i++ {
+			key = binary.AppendVarint(key, int64(id(v.Proc(i))))
+		}
+		return key
+	}
 }
