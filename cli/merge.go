@@ -143,19 +143,16 @@ func checkParts(certs []loadedCert) error {
 		}
 	}
 	if len(missing) > 0 {
-		problems = append(problems, fmt.Sprintf("part%s %s of %d missing (parts are 0 to %d)", partsAre(len(missing)), strings.Join(missing, ", "), K, K-1))
+		verb := "part %s of %d is missing (parts are 0 to %d)"
+		if len(missing) > 1 {
+			verb = "parts %s of %d are missing (parts are 0 to %d)"
+		}
+		problems = append(problems, fmt.Sprintf(verb, strings.Join(missing, ", "), K, K-1))
 	}
 	if len(problems) > 0 {
 		return usagef("merge: %s", strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-func partsAre(n int) string {
-	if n == 1 {
-		return " is"
-	}
-	return "s are"
 }
 
 // partSize is the number of initial states of part k of K of n: those

@@ -73,7 +73,7 @@ type Recorder struct {
 	// exactly them at depth 0.
 	initFP map[uint64]struct{}
 	seen0  []int64
-	mu        sync.Mutex // guards the creation of workers
+	mu     sync.Mutex // guards the creation of workers
 }
 
 // NewRecorder enumerates the initial states of m, one at a time, and

@@ -20,6 +20,16 @@ type Record struct {
 	trans uint32 // its transitions, and terminalBit
 }
 
+// NewRecord returns the record of a state with fingerprint fp, at depth
+// depth, with transitions transitions, terminal or not.
+func NewRecord(fp uint64, depth uint32, transitions int64, terminal bool) Record {
+	r := Record{FP: fp, Depth: depth, trans: uint32(transitions) &^ terminalBit}
+	if terminal {
+		r.trans |= terminalBit
+	}
+	return r
+}
+
 // terminalBit marks a terminal state in Record.trans.
 const terminalBit = 1 << 31
 
