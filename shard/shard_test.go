@@ -73,7 +73,7 @@ func (m *idModel) Initial() ([][]byte, error) {
 	return out, nil
 }
 func (m *idModel) Properties() []properties.Info { return nil }
-func (m *idModel) NewWorker() explorer.Worker     { return idWorker{m} }
+func (m *idModel) NewWorker() explorer.Worker    { return idWorker{m} }
 
 type idWorker struct{ m *idModel }
 
