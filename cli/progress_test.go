@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -170,8 +171,17 @@ func TestProgressOnNonTerminal(t *testing.T) {
 
 // TestMain turns progress lines off for the other tests: on a loaded
 // machine a run of a few seconds would print one and spoil a comparison
-// of stderr.
+// of stderr. With VACHECK_TEST_AS_CLI=1 the test binary is vacheck itself
+// (its arguments after --), for the tests of scripts that run vacheck
+// (TestSlurmAndLocalScripts).
 func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		args := os.Args
+		if i := slices.Index(args, "--"); i >= 0 {
+			args = append([]string{"vacheck"}, args[i+1:]...)
+		}
+		os.Exit(Run(args, os.Stdout, os.Stderr, specs.Catalog()))
+	}
 	progressEvery = time.Hour
 	os.Exit(m.Run())
 }
