@@ -426,6 +426,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		return exitModel, err
 	}
+	sharded.note(c.App.Writer, format)
 	// After the report, so that a chart that cannot be written (the disk
 	// full, after checkHTML found the directory writable) loses nothing
 	// else, and the exit code stays the verdict's.

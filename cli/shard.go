@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,6 +192,22 @@ func shardIdentity(spec string, params *specs.Params, cfg explorer.Config) strin
 	}
 	return fmt.Sprintf("spec %s, params %s, strategy %s, reduction %s, symmetry %v, fairness %s, fair %v, properties %v, metrics %v, continue %v, max-depth %d, coverage %v",
 		spec, p, cfg.Strategy, cfg.Reduction, cfg.Symmetry, cfg.Fairness, fair, cfg.Properties, cfg.Metrics, cfg.Continue, cfg.MaxDepth, cfg.Coverage)
+}
+
+// note says, under the text report of a part, that its figures and
+// verdict are the part's, not the whole check's: an "OK" of one part is
+// not a proof.
+func (sr *shardRun) note(w io.Writer, format string) {
+	if sr == nil || sr.part.Whole() || format != "text" {
+		return
+	}
+	var part, all int
+	if sr.rec != nil {
+		part, all = sr.rec.Initial()
+		fmt.Fprintf(w, "\npart %s: %d of the %d initial states; the figures and the verdict are this part's: 'vacheck merge' of every part's --cert gives the whole check's\n", sr.part, part, all)
+		return
+	}
+	fmt.Fprintf(w, "\npart %s of the initial states; the figures and the verdict are this part's: run every part with --cert and 'vacheck merge' them for the whole check's\n", sr.part)
 }
 
 // setFileOf is the fingerprint set file written next to the certificate
