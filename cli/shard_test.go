@@ -179,3 +179,15 @@ func TestShardFromTheEnvironment(t *testing.T) {
 		t.Errorf("certificate of part %d/%d (%v), want 1/2", c.Shard, c.Shards, err)
 	}
 }
+
+// TestSwarmShard: swarm --shard runs its part of the jobs, and says which.
+func TestSwarmShard(t *testing.T) {
+	code, out, stderr := vacheck("swarm", "chang-roberts-broken", "--n", "4", "--jobs", "4", "--memory", "4MiB", "--quiet", "--shard", "1/2")
+	if code != exitViolated || !strings.Contains(out, "part 1/2 of the swarm: jobs 2, 4 of 4") {
+		t.Errorf("exit %d, %s\n%s", code, stderr, out)
+	}
+	code, _, stderr = vacheck("swarm", "chang-roberts-broken", "--n", "4", "--jobs", "2", "--memory", "4MiB", "--quiet", "--shard", "2/3")
+	if code != exitUsage || !strings.Contains(stderr, "--shard 2/3: the swarm has 2 jobs, so part 2 has none") {
+		t.Errorf("exit %d, %s", code, stderr)
+	}
+}

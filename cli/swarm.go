@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
+	"strings"
 
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/internal/input"
 	"github.com/vacheck/vacheck/report"
+	"github.com/vacheck/vacheck/shard"
 	"github.com/vacheck/vacheck/specs"
 )
 
@@ -59,6 +62,7 @@ func swarmFlags() []urfave.Flag {
 		&urfave.StringFlag{Name: "seed", Value: "1", Usage: "the swarm's seed, from which each job's successor order and hash functions are drawn"},
 		bitstateFlags()[1],
 		coverageFlag(),
+		&urfave.StringFlag{Name: "shard", Usage: "run only the k-th of K parts of the swarm's jobs (job j when j-1 is k modulo K), each as the whole swarm runs it: k/K, or env/K as for check (docs/cluster.md)"},
 	}
 	for _, f := range engineFlags() {
 		switch f.Names()[0] {
@@ -155,6 +159,13 @@ func swarm(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		return exitModel, err
 	}
+	if !sc.Shard.Whole() && format == "text" {
+		var jobs []string
+		for _, j := range res.Jobs {
+			jobs = append(jobs, strconv.Itoa(j.Index))
+		}
+		fmt.Fprintf(c.App.Writer, "\npart %s of the swarm: jobs %s of %d; the other parts run the others\n", sc.Shard, strings.Join(jobs, ", "), sc.Jobs)
+	}
 	switch res.Status {
 	case explorer.Violated:
 		return exitViolated, nil
@@ -185,6 +196,11 @@ func swarmConfig(c *urfave.Context, spec specs.Spec, catalog []specs.Spec) (expl
 		return sc, "", err
 	}
 	sc.Seed = uint64(seed)
+	if c.IsSet("shard") {
+		if sc.Shard, err = shard.Parse("shard", c.String("shard"), os.Getenv); err != nil {
+			return sc, "", usageError{err}
+		}
+	}
 	cfg := &sc.Config
 	if err := engineLimits(c, cfg); err != nil {
 		return sc, "", err
@@ -211,7 +227,7 @@ func swarmConfig(c *urfave.Context, spec specs.Spec, catalog []specs.Spec) (expl
 // swarmWords words a configuration error of a swarm in its flags: those
 // of check, and of the SwarmConfig fields.
 func swarmWords(err error) error {
-	flags := map[string]string{"Jobs": "jobs", "Memory": "memory", "Timeout": "time"}
+	flags := map[string]string{"Jobs": "jobs", "Memory": "memory", "Timeout": "time", "Shard": "shard"}
 	for field, flag := range configFlags {
 		if _, ok := flags[field]; !ok {
 			flags[field] = flag

@@ -40,6 +40,12 @@ type SwarmConfig struct {
 	Timeout time.Duration
 	// JobDone, when set, is called as each job ends, one call at a time.
 	JobDone func(SwarmJob)
+	// Shard, when set, runs only the jobs of that part of the swarm's
+	// Jobs: job j (numbered from 1) when j-1 is Shard.Index modulo
+	// Shard.Count. Each is the job the whole swarm runs (the same seeds,
+	// the same table of Memory/Jobs bytes), so the parts, run apart, run
+	// the whole swarm's jobs between them.
+	Shard Shard
 }
 
 // DefaultSwarmJobs and DefaultSwarmMemory are SwarmConfig's Jobs and Memory
@@ -139,7 +145,12 @@ func Swarm(m Model, cfg SwarmConfig) (*SwarmResult, error) {
 	}
 	res := &SwarmResult{
 		Workers: cfg.Workers, Memory: cfg.Memory, BytesPerJob: probe.Bitstate, Hashes: cmp.Or(base.BitstateHashes, DefaultBitstateHashes),
-		Seed: cfg.Seed, Timeout: cfg.Timeout, Jobs: make([]SwarmJob, cfg.Jobs),
+		Seed: cfg.Seed, Timeout: cfg.Timeout,
+	}
+	for j := range cfg.Jobs {
+		if cfg.Shard.Has(j) {
+			res.Jobs = append(res.Jobs, SwarmJob{Index: j + 1})
+		}
 	}
 	start := time.Now()
 	var mu sync.Mutex // JobDone, one call at a time
@@ -147,7 +158,7 @@ func Swarm(m Model, cfg SwarmConfig) (*SwarmResult, error) {
 	g.SetLimit(cfg.Workers)
 	for j := range res.Jobs {
 		job := &res.Jobs[j]
-		job.Index, job.Seed = j+1, swarmSeed(cfg.Seed, uint64(j+1))
+		job.Seed = swarmSeed(cfg.Seed, uint64(job.Index))
 		job.OrderSeed, job.HashSeed = nonzero(splitmix(job.Seed^0x6f72646572)), splitmix(job.Seed^0x68617368)
 		job.Bytes = probe.Bitstate
 		g.Go(func() error {
@@ -204,7 +215,13 @@ func (cfg *SwarmConfig) validate() (Config, error) {
 	}
 	cfg.Jobs = cmp.Or(cfg.Jobs, DefaultSwarmJobs)
 	cfg.Memory = cmp.Or(cfg.Memory, DefaultSwarmMemory)
-	cfg.Workers = min(cmp.Or(cfg.Workers, runtime.GOMAXPROCS(0)), cfg.Jobs)
+	if err := cfg.Shard.validate(); err != nil {
+		return c, err
+	}
+	if !cfg.Shard.Whole() && cfg.Shard.Index >= cfg.Jobs {
+		return c, configError("Shard", cfg.Shard.String(), "{Shard %s}: the swarm has %d jobs, so part %d has none; use at most %d parts", cfg.Shard, cfg.Jobs, cfg.Shard.Index, cfg.Jobs)
+	}
+	cfg.Workers = min(cmp.Or(cfg.Workers, runtime.GOMAXPROCS(0)), cfg.partJobs())
 	if cfg.Jobs > 1<<20 {
 		return c, configError("Jobs", fmt.Sprint(cfg.Jobs), "{Jobs %d}: at most %d", cfg.Jobs, 1<<20)
 	}
@@ -215,6 +232,14 @@ func (cfg *SwarmConfig) validate() (Config, error) {
 		return c, configError("Memory", fmt.Sprint(cfg.Memory), "{Memory %d}: %d jobs at a time, with %d bytes of table each, would not fit under {MaxMemory %d} with their stacks; give less memory, more jobs or fewer workers", cfg.Memory, cfg.Workers, cfg.Memory/uint64(cfg.Jobs), c.MaxMemory)
 	}
 	return c, nil
+}
+
+// partJobs is the number of jobs of the swarm's part (Shard).
+func (cfg *SwarmConfig) partJobs() int {
+	if cfg.Shard.Whole() {
+		return cfg.Jobs
+	}
+	return max(1, (cfg.Jobs-1-cfg.Shard.Index)/cfg.Shard.Count+1)
 }
 
 // summarize sets the swarm's verdicts, violations, union and status from

@@ -126,3 +126,40 @@ func TestSwarmRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestSwarmShardsRunTheWholeSwarmsJobs: the parts of a swarm, run apart,
+// run between them exactly the whole swarm's jobs, each with the same
+// seeds, table and result.
+func TestSwarmShardsRunTheWholeSwarmsJobs(t *testing.T) {
+	cfg := explorer.SwarmConfig{Jobs: 5, Memory: 5 << 20, Workers: 2, Seed: 7}
+	whole, err := explorer.Swarm(torus(true), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for k := range 2 {
+		cfg.Shard = explorer.Shard{Index: k, Count: 2}
+		part, err := explorer.Swarm(torus(true), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(part.Jobs) != 3-k {
+			t.Fatalf("part %d: %d jobs, want %d", k, len(part.Jobs), 3-k)
+		}
+		for _, j := range part.Jobs {
+			w := whole.Jobs[j.Index-1]
+			if seen[j.Index] || (j.Index-1)%2 != k || j.Seed != w.Seed || j.Bytes != w.Bytes || j.Result.States != w.Result.States ||
+				len(j.Result.Violations[0].Trace.Steps) != len(w.Result.Violations[0].Trace.Steps) {
+				t.Errorf("part %d: job %d differs from the whole swarm's", k, j.Index)
+			}
+			seen[j.Index] = true
+		}
+	}
+	if len(seen) != 5 {
+		t.Errorf("the parts ran %d of the 5 jobs", len(seen))
+	}
+	cfg.Shard = explorer.Shard{Index: 5, Count: 6}
+	if _, err := explorer.Swarm(torus(true), cfg); err == nil || !strings.Contains(err.Error(), "has none") {
+		t.Errorf("part 5 of 6 of 5 jobs: %v, want refused", err)
+	}
+}
