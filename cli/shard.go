@@ -159,22 +159,72 @@ func shardConfig(c *urfave.Context, spec specs.Spec, params *specs.Params, model
 			return nil, usagef("--cert with --checkpoint: a certificate covers the whole run of its part, and 'vacheck resume' does not write one; run the part without --checkpoint, or without --cert")
 		}
 	}
+	return sr, sr.attach(model, cfg)
+}
+
+// attach sets the part in cfg, for a check of model, and when a
+// certificate is asked for, the recorder that establishes how the parts'
+// counts combine.
+func (sr *shardRun) attach(model explorer.Model, cfg *explorer.Config) error {
 	cfg.Shard = sr.part
-	sr.identity = shardIdentity(spec.Name, params, *cfg)
+	sr.identity = shardIdentity(sr.spec.Name, sr.params, *cfg)
 	if sr.cert == "" {
-		return sr, nil
+		return nil
 	}
 	// The recorder reads the states the search explores: those of the
 	// model instrumented for the metrics asked for.
 	explored, err := explorer.Instrument(model, cfg.Metrics)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if sr.rec, err = shard.NewRecorder(explored, sr.part); err != nil {
-		return nil, err
+		return err
 	}
 	cfg.OnExpand = sr.rec.Hook
-	return sr, nil
+	return nil
+}
+
+// sweepShardFlags are the flags of `sweep` that split each N's check.
+func sweepShardFlags() []urfave.Flag {
+	return []urfave.Flag{
+		&urfave.StringFlag{Name: "shard", Usage: "check only the k-th of K parts of each N's initial states, as check --shard does: k/K or env/K"},
+		&urfave.StringFlag{Name: "cert", Usage: "with --shard: write each N's part certificate into this directory, as SPEC-nN-shard-k.json, for 'vacheck merge DIR/SPEC-nN-shard-*.json'"},
+	}
+}
+
+// sweepShard reads sweep's --shard and --cert: the part of each N's
+// initial states to check (the whole when not given) and the directory of
+// the certificates.
+func sweepShard(c *urfave.Context, baseline bool) (explorer.Shard, string, error) {
+	if !c.IsSet("shard") {
+		if c.IsSet("cert") {
+			return explorer.Shard{}, "", usagef("--cert %q needs --shard k/K: a sweep writes the certificates of its parts", c.String("cert"))
+		}
+		return explorer.Shard{}, "", nil
+	}
+	part, err := shard.Parse("shard", c.String("shard"), os.Getenv)
+	if err != nil {
+		return part, "", usageError{err}
+	}
+	if baseline {
+		return part, "", usagef("--shard with --baseline: a part's figures are not the whole check's; merge the parts' certificates, then compare")
+	}
+	dir := c.String("cert")
+	if c.IsSet("cert") {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return part, "", usagef("--cert %q: allowed: an existing directory, where each N's certificate is written", dir)
+		}
+	}
+	return part, dir, nil
+}
+
+// sweepCertPath is the certificate of part p of N's check in dir, or ""
+// without a directory.
+func sweepCertPath(dir, spec string, n int, p explorer.Shard) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-n%d-shard-%d.json", spec, n, p.Index))
 }
 
 // shardIdentity says in words what decides a part's counts and verdicts

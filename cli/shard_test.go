@@ -191,3 +191,36 @@ func TestSwarmShard(t *testing.T) {
 		t.Errorf("exit %d, %s", code, stderr)
 	}
 }
+
+// TestSweepShard: sweep --shard checks each N's part and writes its
+// certificate, which merges with the other parts' into that N's check.
+func TestSweepShard(t *testing.T) {
+	dir := t.TempDir()
+	for k := range 2 {
+		code, out, stderr := vacheck("sweep", "chang-roberts", "--n", "3..4", "--quiet", "--shard", fmt.Sprintf("%d/2", k), "--cert", dir)
+		if code != exitOK || !strings.Contains(out, fmt.Sprintf("part %d/2 of each N's initial states", k)) {
+			t.Fatalf("part %d: exit %d, %s\n%s", k, code, stderr, out)
+		}
+	}
+	for _, n := range []string{"3", "4"} {
+		_, whole, _ := vacheck("check", "chang-roberts", "--n", n, "--quiet")
+		certs, _ := filepath.Glob(filepath.Join(dir, "chang-roberts-n"+n+"-shard-*.json"))
+		code, merged, stderr := vacheck(append([]string{"merge"}, certs...)...)
+		if w, m := countsLine.FindString(whole), countsLine.FindString(merged); code != exitOK || w == "" || w != m {
+			t.Errorf("n=%s: merge of %v: exit %d %s, %q; unsharded %q", n, certs, code, stderr, m, w)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cert", dir}, "needs --shard k/K"},
+		{[]string{"--shard", "0/2", "--cert", filepath.Join(dir, "none")}, "allowed: an existing directory"},
+		{[]string{"--shard", "2/2"}, `--shard "2/2"`},
+	} {
+		code, _, stderr := vacheck(append([]string{"sweep", "chang-roberts", "--n", "3", "--quiet"}, tt.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, %s; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}

@@ -34,6 +34,7 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 		}
 	}
 	flags = append(flags, simSweepFlags()...)
+	flags = append(flags, sweepShardFlags()...) // see shard.go
 	flags = append(flags, specFlags(catalog)...)
 	return &urfave.Command{
 		Name:      "sweep",
@@ -197,6 +198,10 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 			return exitUsage, err
 		}
 	}
+	part, certDir, err := sweepShard(c, base != nil) // --shard, --cert: see shard.go
+	if err != nil {
+		return exitUsage, err
+	}
 	given := map[string]string{}
 	for _, f := range specFlags(catalog) {
 		if name := f.Names()[0]; name != "n" && c.IsSet(name) && !(name == "compare" && c.String(name) == path) {
@@ -257,12 +262,29 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		if !c.Bool("quiet") {
 			run.Progress, run.ProgressEvery = progressLine(stderr), progressEvery
 		}
+		var sr *shardRun
+		if !part.Whole() {
+			sr = &shardRun{part: part, spec: spec, params: params[k], cert: sweepCertPath(certDir, spec.Name, ns[k], part)}
+			if err := sr.attach(models[k], &run); err != nil {
+				return exitUsage, err
+			}
+		}
 		res, err := explorer.Check(models[k], run)
 		if err != nil {
 			return exitUsage, err
 		}
 		if res.Status == explorer.Incomplete && byBudget && res.Limit == explorer.TimeLimit {
 			res.Reason = fmt.Sprintf("sweep budget reached (--budget %s)", budget)
+		}
+		if sr != nil {
+			rr := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params[k].Canonical(), Result: res, NotChecked: notChecked,
+				Metrics: run.Metrics, Continue: run.Continue}
+			if len(notChecked) > 0 {
+				rr.NotCheckedWhy = safetyOnlyWhy(run)
+			}
+			if err := sr.finish(res, rr, run, statusCode(res.Status)); err != nil {
+				return exitModel, err
+			}
 		}
 		cert := newCertificate(spec.Name, params[k].Canonical(), res)
 		cert.recordFlags(run, c.StringSlice("property"))
@@ -302,6 +324,8 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		if err := enc.Encode(certs); err != nil {
 			return exitModel, err
 		}
+	} else if !part.Whole() {
+		fmt.Fprintf(w, "\npart %s of each N's initial states: the figures and verdicts are the part's; 'vacheck merge' of every part's certificates of an N gives that check's\n", part)
 	}
 	if base != nil {
 		out := w
