@@ -199,7 +199,7 @@ func mergeCerts(paths []string) (*merged, error) {
 			r.Terminal += p.Terminal
 			r.Depth = max(r.Depth, p.Depth)
 		}
-		note = fmt.Sprintf("%d parts of %d initial states (round-robin by index); counts summed: the parts are disjoint, as no two initial states share a constant part and every part checked that each state it expanded kept its initial state's", K, ref.AllInitial)
+		note = fmt.Sprintf("%d parts of %s initial states (round-robin by index); counts summed: the parts are disjoint, as no two initial states share a constant part and every part checked that each state it expanded kept its initial state's", K, report.Group(int64(ref.AllInitial)))
 	case shard.Union:
 		var sets []shard.Set
 		for _, c := range certs {
@@ -216,7 +216,7 @@ func mergeCerts(paths []string) (*merged, error) {
 			return nil, err
 		}
 		r.States, r.Transitions, r.Terminal, r.Depth = t.States, t.Transitions, t.Terminal, t.Depth
-		note = fmt.Sprintf("%d parts of %d initial states (round-robin by index); counts from the union of the parts' fingerprint sets (%s), in which %s states were reached by more than one part", K, ref.AllInitial, ref.ModeWhy, report.Group(t.Shared))
+		note = fmt.Sprintf("%d parts of %s initial states (round-robin by index); counts from the union of the parts' fingerprint sets (%s), in which %s states were reached by more than one part", K, report.Group(int64(ref.AllInitial)), ref.ModeWhy, report.Group(t.Shared))
 		if r.Cut > 0 {
 			note += fmt.Sprintf("; the %s states outside the model's constraint are summed over the parts, at most the whole check's", report.Group(r.Cut))
 		}
