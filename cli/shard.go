@@ -11,7 +11,6 @@ import (
 
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
-	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/report"
 	"github.com/vacheck/vacheck/shard"
 	"github.com/vacheck/vacheck/specs"
@@ -340,7 +339,3 @@ func statusCode(st explorer.Status) int {
 	}
 	return exitModel
 }
-
-// reachable reports whether p is a reachability property, whose find is a
-// witness.
-func reachable(p explorer.PropertyResult) bool { return p.Kind == properties.Reachable }
