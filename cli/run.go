@@ -371,6 +371,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if cfg.FairSteps, err = fairSteps(c); err != nil {
 		return exitUsage, err
 	}
+	if c.IsSet("cluster") && (c.IsSet("shard") || c.IsSet("cert")) {
+		return exitUsage, usagef("--shard and --cert split a check by initial state into runs of their own; --cluster spreads one search over ranks: give one or the other")
+	}
 	if distributed, err := wantsCluster(c); err != nil || distributed {
 		if err != nil {
 			return exitUsage, err

@@ -152,6 +152,7 @@ func TestShardFlagErrors(t *testing.T) {
 		{[]string{"--shard", "1/2", "--reduction", "por", "--strategy", "bfs"}, "--shard with --reduction por"},
 		{[]string{"--cert", "/no/such/dir/c.json"}, `--cert "/no/such/dir/c.json": its directory /no/such/dir does not exist`},
 		{[]string{"--shard", "0/2", "--cert", cert, "--checkpoint", t.TempDir()}, "--cert with --checkpoint"},
+		{[]string{"--shard", "0/2", "--cluster", "embedded:0", "--ranks", "1", "--rank", "0"}, "--shard and --cert split a check by initial state"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			code, stdout, stderr := vacheck(append([]string{"check", "chang-roberts", "--n", "3", "--quiet"}, tt.args...)...)
