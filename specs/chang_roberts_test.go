@@ -101,33 +101,19 @@ func (r *crRef) receive(i int) *crRef {
 	return c
 }
 
-// crReference counts the distinct states and transitions reachable from
-// every arrangement in idsets.
-func crReference(idsets [][]int, broken bool) (states, transitions int) {
-	seen := map[string]bool{}
-	var frontier []*crRef
+// crRefModel is the reference model from every arrangement in idsets.
+func crRefModel(idsets [][]int, broken bool) refModel[*crRef] {
+	m := refModel[*crRef]{key: (*crRef).key, next: func(r *crRef) ([]*crRef, []int) { return r.next(), nil }}
 	for _, ids := range idsets {
-		r := newCRRef(ids, broken)
-		if !seen[r.key()] {
-			seen[r.key()] = true
-			frontier = append(frontier, r)
-		}
+		m.initial = append(m.initial, newCRRef(ids, broken))
 	}
-	for len(frontier) > 0 {
-		var next []*crRef
-		for _, r := range frontier {
-			succ := r.next()
-			transitions += len(succ)
-			for _, s := range succ {
-				if k := s.key(); !seen[k] {
-					seen[k] = true
-					next = append(next, s)
-				}
-			}
-		}
-		frontier = next
-	}
-	return len(seen), transitions
+	return m
+}
+
+// crReference is the reference model's figures for the parameters p of
+// chang-roberts or its broken twin (testdata/counts/chang-roberts.txt).
+func crReference(t testing.TB, p *Params) refFigures {
+	return refWalk(t, crRefModel(refIDs(t, p), p.Broken()))
 }
 
 func crIDs(t testing.TB, n int, mode string) [][]int {
@@ -136,84 +122,7 @@ func crIDs(t testing.TB, n int, mode string) [][]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := parseIDs(p, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.Collect(ids.each)
-}
-
-// TestChangRobertsCounts pins the exact state space of the formal model.
-//
-// N=3 with increasing IDs (1,2,3), by hand: the run consists of the events
-// a1 b1 (ID 1 sent by p1, discarded by p2), a2 b2 (ID 2 sent by p2,
-// discarded by p3) and a3 b3 c3 d3 e3 f3 (ID 3 sent by p3, received and
-// forwarded by p1, sent on, received and forwarded by p2, sent on, received
-// by p3 which is chosen). Each process's buffer and each channel is FIFO, so
-// c3 needs a1 (p1's buffer), b1 precedes d3 (channel 1→2), e3 needs a2 and
-// b2 precedes f3. A reachable state is a set of events closed under these
-// orders. With k events of ID 3 done: k ≤ 2 leaves ID 1 and ID 2 free (3×3
-// each, 27 states), k=3 needs a1 (2×3=6), k=4 needs b1 (3), k=5 needs a2
-// (2), k=6 needs b2 (1): 39 states. Counting, for each event, the states
-// where it is enabled gives 9+12 (a1, b1) + 12+13 (a2, b2) + 9+9+6+3+2+1
-// (ID 3) = 76 transitions.
-func TestChangRobertsCounts(t *testing.T) {
-	tests := []struct {
-		n                   int
-		ids                 string
-		states, transitions int64
-	}{
-		{3, "increasing", 39, 76},
-		{3, "decreasing", 55, 110},
-		{3, "2,3,1", 39, 76},
-		{3, "all", 282, 558},
-		{4, "increasing", 120, 310},
-		{4, "decreasing", 273, 728},
-		{4, "2,4,1,3", 163, 422},
-		{4, "all", 4308, 11272},
-		{5, "increasing", 363, 1174},
-		{5, "decreasing", 1428, 4760},
-		{5, "3,5,1,4,2", 541, 1722},
-		{5, "all", 80965, 263440},
-		{6, "increasing", 1092, 4252},
-		{6, "decreasing", 7752, 31008},
-		{6, "4,6,2,5,1,3", 1681, 6392},
-		{6, "all", 1809852, 7045788},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("n=%d/ids=%s", tt.n, tt.ids), func(t *testing.T) {
-			if tt.states > 1000000 {
-				skipUnlessLong(t) // N=6, every arrangement: the reference and three searches
-			}
-			if testing.Short() && tt.states > 100000 {
-				t.Skip("large state space; run without -short")
-			}
-			refStates, refTrans := crReference(crIDs(t, tt.n, tt.ids), false)
-			if int64(refStates) != tt.states || int64(refTrans) != tt.transitions {
-				t.Errorf("reference enumeration: %d states, %d transitions; pinned %d, %d", refStates, refTrans, tt.states, tt.transitions)
-			}
-			m := build(t, "chang-roberts", map[string]string{"n": fmt.Sprint(tt.n), "ids": tt.ids})
-			claims := changRoberts().Claims
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				cfg.Properties = claims
-				r, err := explorer.Check(m, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.Status != explorer.OK {
-					t.Fatalf("%v/%d: status %v (%s)", cfg.Strategy, cfg.Workers, r.Status, r.Reason)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions {
-					t.Errorf("%v/%d: %d states, %d transitions; want %d, %d", cfg.Strategy, cfg.Workers, r.States, r.Transitions, tt.states, tt.transitions)
-				}
-				// Every arrangement ends in exactly one terminal state: the
-				// message count does not depend on the schedule.
-				if r.Terminal != int64(len(crIDs(t, tt.n, tt.ids))) {
-					t.Errorf("%v/%d: %d terminal states, want one per arrangement", cfg.Strategy, cfg.Workers, r.Terminal)
-				}
-			}
-		})
-	}
+	return refIDs(t, p)
 }
 
 var labelRE = regexp.MustCompile(`^(send|receive)\((\d+)\)_\{(\d+),(\d+)\}$`)
@@ -238,7 +147,7 @@ func TestChangRobertsBrokenShortestTrace(t *testing.T) {
 			}
 			tr := r.Violations[0].Trace
 			idsets := crIDs(t, tt.n, tt.ids)
-			if got := shortestTwoChosen(idsets); len(tr.Steps) != got {
+			if got := shortestTwoChosen(t, idsets); len(tr.Steps) != got {
 				t.Errorf("counterexample of %d steps; the shortest has %d", len(tr.Steps), got)
 			}
 			// Replay on the reference model.
@@ -265,13 +174,7 @@ func TestChangRobertsBrokenShortestTrace(t *testing.T) {
 					cur = cur.receive(i)
 				}
 			}
-			chosen := 0
-			for _, c := range cur.chosen {
-				if c {
-					chosen++
-				}
-			}
-			if chosen < 2 {
+			if chosen := crRefChosen(cur); chosen < 2 {
 				t.Errorf("the replayed trace ends with %d chosen processes, want at least 2", chosen)
 			}
 		})
@@ -279,37 +182,28 @@ func TestChangRobertsBrokenShortestTrace(t *testing.T) {
 }
 
 // shortestTwoChosen is the length of the shortest path of the broken
-// reference model to a state with two chosen processes.
-func shortestTwoChosen(idsets [][]int) int {
-	seen := map[string]bool{}
-	var frontier []*crRef
-	for _, ids := range idsets {
-		r := newCRRef(ids, true)
-		seen[r.key()] = true
-		frontier = append(frontier, r)
-	}
-	for depth := 0; len(frontier) > 0; depth++ {
-		var next []*crRef
-		for _, r := range frontier {
-			chosen := 0
-			for _, c := range r.chosen {
-				if c {
-					chosen++
-				}
-			}
-			if chosen >= 2 {
-				return depth
-			}
-			for _, s := range r.next() {
-				if k := s.key(); !seen[k] {
-					seen[k] = true
-					next = append(next, s)
-				}
-			}
+// reference model to a state with two chosen processes, or -1.
+func shortestTwoChosen(t testing.TB, idsets [][]int) int {
+	shortest := -1
+	m := crRefModel(idsets, true)
+	m.visit = func(r *crRef, depth int, _ []*crRef) {
+		if shortest < 0 && crRefChosen(r) >= 2 {
+			shortest = depth
 		}
-		frontier = next
 	}
-	return -1
+	refWalk(t, m)
+	return shortest
+}
+
+// crRefChosen is the number of chosen processes of r.
+func crRefChosen(r *crRef) int {
+	chosen := 0
+	for _, c := range r.chosen {
+		if c {
+			chosen++
+		}
+	}
+	return chosen
 }
 
 // TestChangRobertsMessages checks the classic figures over all ID arrangements

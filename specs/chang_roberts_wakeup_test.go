@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -121,126 +122,42 @@ func (r *crwRef) next(m crwRefMode) (out []*crwRef, sent []int) {
 	return out, sent
 }
 
-// crwRefSpace explores the reference model from every arrangement and
-// initiator set and returns its distinct states and transitions, and, per
-// number M of processes ever in st cand or chosen at the end (the actual
-// initiators with RELAY and no announcement), the fewest and the most
-// messages of a complete run.
-func crwRefSpace(idsets [][]int, inits [][]bool, m crwRefMode) (states, transitions int, msgs map[int][2]int) {
-	type rem = map[int][2]int
-	memo := map[string]rem{}
-	var visit func(r *crwRef) rem
-	visit = func(r *crwRef) rem {
-		k := r.key()
-		if res, ok := memo[k]; ok {
-			return res
-		}
-		res := rem{}
-		succ, sent := r.next(m)
-		transitions += len(succ)
-		if len(succ) == 0 {
-			res[bytesCount(r.st, 'c')+bytesCount(r.st, 'C')] = [2]int{0, 0}
-		}
-		for j, s := range succ {
-			for mm, v := range visit(s) {
-				lo, hi := v[0]+sent[j], v[1]+sent[j]
-				if old, ok := res[mm]; ok {
-					lo, hi = min(lo, old[0]), max(hi, old[1])
-				}
-				res[mm] = [2]int{lo, hi}
-			}
-		}
-		memo[k] = res
-		return res
+// crwRefModel is the reference model from every arrangement and initiator
+// set, with the messages of each step; its terminal states are classed by
+// the number M of processes ever in st cand or chosen (the actual
+// initiators with RELAY and no announcement).
+func crwRefModel(idsets [][]int, inits [][]bool, m crwRefMode) refModel[*crwRef] {
+	rm := refModel[*crwRef]{
+		key:      (*crwRef).key,
+		next:     func(r *crwRef) ([]*crwRef, []int) { return r.next(m) },
+		messages: true,
+		class:    func(r *crwRef) int { return bytes.Count(r.st, []byte("c")) + bytes.Count(r.st, []byte("C")) },
 	}
-	msgs = map[int][2]int{}
 	for _, ids := range idsets {
 		for _, set := range inits {
 			n := len(ids)
 			r := &crwRef{ids: ids, init: set, best: slices.Clone(ids), leader: make([]int, n), el: make([]bool, n),
-				st: []byte(fmt.Sprintf("%*s", n, "")), q: make([][]int, n)}
-			for i := range r.st {
-				r.st[i] = 'a'
-			}
-			for mm, v := range visit(r) {
-				if old, ok := msgs[mm]; ok {
-					v = [2]int{min(v[0], old[0]), max(v[1], old[1])}
-				}
-				msgs[mm] = v
-			}
+				st: bytes.Repeat([]byte("a"), n), q: make([][]int, n)}
+			rm.initial = append(rm.initial, r)
 		}
 	}
-	return len(memo), transitions, msgs
+	return rm
 }
 
-func bytesCount(b []byte, c byte) int {
-	k := 0
-	for _, x := range b {
-		if x == c {
-			k++
-		}
+// crwReference is the reference model's figures for the parameters p of
+// chang-roberts-wakeup (testdata/counts/chang-roberts-wakeup.txt).
+func crwReference(t testing.TB, p *Params) refFigures {
+	ids := refIDs(t, p)
+	inits, err := parseInitiators(p, len(ids[0]))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return k
+	mode := crwRefMode{wake: p.String("wakeup"), best: p.String("compare") == "best", announce: p.String("announce") == "on"}
+	return refWalk(t, crwRefModel(ids, slices.Collect(inits.each), mode))
 }
 
 func crwFlags(n int, wake, cmp, ann string) map[string]string {
 	return map[string]string{"n": fmt.Sprint(n), "wakeup": wake, "compare": cmp, "announce": ann}
-}
-
-// TestChangRobertsWakeupCounts pins the state spaces for every ID
-// arrangement and every initiator subset; each count is the reference
-// model's (crwRefSpace), and BFS, BFS with 2 workers and DFS agree. Every
-// claim holds, and termination (every process knows the leader) holds
-// exactly with the announcement.
-func TestChangRobertsWakeupCounts(t *testing.T) {
-	tests := []struct {
-		n                   int
-		wake, cmp, ann      string
-		states, transitions int64
-	}{
-		{3, "join", "own", "off", 540, 795},
-		{3, "join-opt", "own", "off", 498, 732},
-		{3, "relay", "own", "off", 693, 885},
-		{3, "relay", "best", "off", 693, 885},
-		{3, "join", "best", "on", 666, 921},
-		{3, "relay", "own", "on", 1035, 1227},
-		{4, "join", "own", "off", 10308, 19676},
-		{4, "join-opt", "own", "off", 9404, 17760},
-		{4, "relay", "own", "off", 15564, 25204},
-		{4, "join", "own", "on", 11748, 21116},
-		{4, "relay", "own", "on", 21804, 31444},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("n=%d/%s/%s/announce=%s", tt.n, tt.wake, tt.cmp, tt.ann), func(t *testing.T) {
-			flags := crwFlags(tt.n, tt.wake, tt.cmp, tt.ann)
-			rs, rt, _ := crwRefSpace(permutations(tt.n), allSubsets(tt.n),
-				crwRefMode{wake: tt.wake, best: tt.cmp == "best", announce: tt.ann == "on"})
-			if int64(rs) != tt.states || int64(rt) != tt.transitions {
-				t.Errorf("reference: %d states, %d transitions; pinned %d, %d", rs, rt, tt.states, tt.transitions)
-			}
-			m := build(t, "chang-roberts-wakeup", flags)
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				cfg.Properties = append(slices.Clone(changRobertsWakeup(false).Claims), properties.Termination)
-				cfg.Continue = true
-				r, err := explorer.Check(m, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions {
-					t.Errorf("%v/%d: %d states, %d transitions; want %d, %d", cfg.Strategy, cfg.Workers, r.States, r.Transitions, tt.states, tt.transitions)
-				}
-				for _, p := range r.Properties {
-					want := explorer.Holds
-					if p.Name == properties.Termination && tt.ann == "off" {
-						want = explorer.ViolatedVerdict // KNOW fails without the announcement
-					}
-					if p.Verdict != want {
-						t.Errorf("%v/%d: %s %v, want %v", cfg.Strategy, cfg.Workers, p.Name, p.Verdict, want)
-					}
-				}
-			}
-		})
-	}
 }
 
 func allSubsets(n int) [][]bool {
@@ -319,9 +236,9 @@ func TestChangRobertsWakeupRelayPerM(t *testing.T) {
 		if testing.Short() && n > 4 {
 			t.Skip("N=5: 432,000 reference states; run without -short")
 		}
-		_, _, msgs := crwRefSpace(permutations(n), allSubsets(n), crwRefMode{wake: "relay"})
+		msgs := refWalk(t, crwRefModel(permutations(n), allSubsets(n), crwRefMode{wake: "relay"})).byClass
 		for mm := 1; mm <= n; mm++ {
-			want := [2]int{n + mm - 1, mm*n - mm*(mm-1)/2}
+			want := [2]int64{int64(n + mm - 1), int64(mm*n - mm*(mm-1)/2)}
 			if msgs[mm] != want {
 				t.Errorf("n=%d M=%d: messages %v, want %v", n, mm, msgs[mm], want)
 			}

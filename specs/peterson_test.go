@@ -107,31 +107,14 @@ func (r *ptRef) next() []*ptRef {
 	return out
 }
 
-// ptReference counts the distinct states and transitions reachable from
-// every arrangement in idsets.
-func ptReference(idsets [][]int) (states, transitions int) {
-	seen := map[string]bool{}
-	var frontier []*ptRef
-	for _, ids := range idsets {
-		r := newPTRef(ids)
-		seen[r.key()] = true
-		frontier = append(frontier, r)
+// ptReference is the reference model's figures for the parameters p of
+// peterson (testdata/counts/peterson.txt).
+func ptReference(t testing.TB, p *Params) refFigures {
+	m := refModel[*ptRef]{key: (*ptRef).key, next: func(r *ptRef) ([]*ptRef, []int) { return r.next(), nil }}
+	for _, ids := range refIDs(t, p) {
+		m.initial = append(m.initial, newPTRef(ids))
 	}
-	for len(frontier) > 0 {
-		var next []*ptRef
-		for _, r := range frontier {
-			succ := r.next()
-			transitions += len(succ)
-			for _, s := range succ {
-				if k := s.key(); !seen[k] {
-					seen[k] = true
-					next = append(next, s)
-				}
-			}
-		}
-		frontier = next
-	}
-	return len(seen), transitions
+	return refWalk(t, m)
 }
 
 // ptRunMessages returns the min and max over the arrangements in idsets of
@@ -158,80 +141,7 @@ func ptIDs(t testing.TB, n int, mode string) [][]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := parseIDs(p, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.Collect(ids.each)
-}
-
-// TestPetersonCounts pins the exact state space; every count is also
-// derived by ptReference, the literal model above. N=2 with IDs 1,2 by
-// hand: the run is the two starts, the two ONE receipts, the two TWO
-// receipts (p1 survives with tid 2, p2 becomes a relay) and the lap of
-// ONE(2) through p2 back to p1. p1's steps are start1, rONE1 (needs start2),
-// rTWO1 (needs rONE2), rONE'1 (needs the relay step of p2); p2's start2,
-// rONE2 (needs start1), rTWO2 (needs rONE1), relay2 (needs rTWO1 and
-// rTWO2). The events before the relay form two chains of three,
-// start_i < rONE_{i+1} < rTWO_i, crossed by start_i < rONE_i: the order
-// ideals of that poset number 10, then relay2 and rONE'1 add one state each:
-// 12 states, and 14 transitions.
-func TestPetersonCounts(t *testing.T) {
-	tests := []struct {
-		n                   int
-		ids                 string
-		states, transitions int64
-	}{
-		{1, "all", 3, 2},
-		{2, "1,2", 12, 14},
-		{2, "all", 24, 28},
-		{3, "all", 192, 318},
-		{4, "increasing", 91, 199},
-		{4, "all", 2376, 5104},
-		{5, "all", 35880, 95360},
-		{6, "all", 650352, 2078784},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("n=%d/ids=%s", tt.n, tt.ids), func(t *testing.T) {
-			if tt.states > 100000 {
-				skipUnlessLong(t) // N=6, every arrangement
-			}
-			if testing.Short() && tt.states > 100000 {
-				t.Skip("large state space; run without -short")
-			}
-			idsets := ptIDs(t, tt.n, tt.ids)
-			refStates, refTrans := ptReference(idsets)
-			if int64(refStates) != tt.states || int64(refTrans) != tt.transitions {
-				t.Errorf("reference enumeration: %d states, %d transitions; pinned %d, %d", refStates, refTrans, tt.states, tt.transitions)
-			}
-			m := build(t, "peterson", map[string]string{"n": fmt.Sprint(tt.n), "ids": tt.ids})
-			cfgs := []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}}
-			if tt.states > 100000 || (testing.Short() && tt.states > 10000) {
-				cfgs = cfgs[1:2] // large instances once, to bound the test's time
-			}
-			for _, cfg := range cfgs {
-				cfg.Properties = peterson(false).Claims
-				if cfg.Strategy == explorer.DFS || tt.states > 100000 {
-					cfg.Properties = slices.DeleteFunc(slices.Clone(cfg.Properties), func(s string) bool { return s == properties.Quiescence })
-				}
-				r, err := explorer.Check(m, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.Status != explorer.OK {
-					t.Fatalf("%v/%d: status %v (%s) %+v", cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.Violations)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions {
-					t.Errorf("%v/%d: %d states, %d transitions; want %d, %d", cfg.Strategy, cfg.Workers, r.States, r.Transitions, tt.states, tt.transitions)
-				}
-				// The run's outcome does not depend on the schedule: one
-				// terminal state per arrangement.
-				if r.Terminal != int64(len(idsets)) {
-					t.Errorf("%v/%d: %d terminal states, want one per arrangement", cfg.Strategy, cfg.Workers, r.Terminal)
-				}
-			}
-		})
-	}
+	return refIDs(t, p)
 }
 
 // TestPetersonMessages checks the figures of 1.6 over all arrangements: max
