@@ -179,111 +179,10 @@ func (s *adRef) receive(i, from int, m adRefMsg) (sent int) {
 	return after - before
 }
 
-// adReference enumerates the reference model from every ID arrangement and
-// initiator set and returns states, transitions, terminal states and the
-// min/max messages over complete runs.
-func adReference(adj [][]int, idsets [][]int, inits [][]bool) (states, transitions, terminal, lo, hi int) {
-	type node struct {
-		succ []string
-		msgs []int
-	}
-	graph := map[string]*node{}
-	var roots []string
-	var frontier []*adRef
-	for _, ids := range idsets {
-		for _, set := range inits {
-			n := len(adj)
-			r := &adRef{id: ids, role: make([]int, n), cur: make([]int, n), parent: make([]int, n), echoSent: make([]int, n),
-				won: make([]bool, n), q: map[[2]int][]adRefMsg{}, adj: adj}
-			for i := range adj {
-				r.parent[i] = -1
-				r.done = append(r.done, make([]bool, len(adj[i])))
-				r.mark = append(r.mark, make([]int, len(adj[i])))
-				if set[i] {
-					r.role[i] = 1
-				}
-			}
-			k := r.key()
-			roots = append(roots, k)
-			if graph[k] == nil {
-				graph[k] = &node{}
-				frontier = append(frontier, r)
-			}
-		}
-	}
-	for len(frontier) > 0 {
-		var next []*adRef
-		for _, r := range frontier {
-			succ, msgs := r.next()
-			nd := graph[r.key()]
-			transitions += len(succ)
-			if len(succ) == 0 {
-				terminal++
-			}
-			for x, s := range succ {
-				k := s.key()
-				nd.succ, nd.msgs = append(nd.succ, k), append(nd.msgs, msgs[x])
-				if graph[k] == nil {
-					graph[k] = &node{}
-					next = append(next, s)
-				}
-			}
-		}
-		frontier = next
-	}
-	memo := map[string][2]int{}
-	var walk func(k string) [2]int
-	walk = func(k string) [2]int {
-		if r, ok := memo[k]; ok {
-			return r
-		}
-		nd := graph[k]
-		var r [2]int
-		for x, s := range nd.succ {
-			sub := walk(s)
-			if x == 0 || sub[0]+nd.msgs[x] < r[0] {
-				r[0] = sub[0] + nd.msgs[x]
-			}
-			if x == 0 || sub[1]+nd.msgs[x] > r[1] {
-				r[1] = sub[1] + nd.msgs[x]
-			}
-		}
-		memo[k] = r
-		return r
-	}
-	for x, k := range roots {
-		r := walk(k)
-		if x == 0 || r[0] < lo {
-			lo = r[0]
-		}
-		if x == 0 || r[1] > hi {
-			hi = r[1]
-		}
-	}
-	return len(graph), transitions, terminal, lo, hi
-}
-
-// adCheck checks m with the claims of adoption under cfg.
-func adCheck(t *testing.T, m explorer.Model, cfg explorer.Config) *explorer.Result {
-	t.Helper()
-	if cfg.Properties == nil {
-		cfg.Properties = adoption(false).Claims
-	}
-	r, err := explorer.Check(m, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// adSets returns the ID arrangements and initiator sets of adoption with
-// flags, as the spec reads them.
-func adSets(t *testing.T, flags map[string]string) (topology.Graph, [][]int, [][]bool) {
-	t.Helper()
-	p, err := NewParams(adoption(false), flags)
-	if err != nil {
-		t.Fatal(err)
-	}
+// adReference is the reference model's figures, with the message range,
+// for the parameters p of adoption (testdata/counts/adoption.txt): from
+// every ID arrangement and initiator set.
+func adReference(t testing.TB, p *Params) refFigures {
 	g, err := parseGraphTopology(p)
 	if err != nil {
 		t.Fatal(err)
@@ -296,79 +195,32 @@ func adSets(t *testing.T, flags map[string]string) (topology.Graph, [][]int, [][
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, slices.Collect(ids.each), slices.Collect(inits.each)
-}
-
-// TestAdoptionCounts pins the exact state space of adoption and checks its
-// claims (docs/algorithms/adoption.md: UNIQ, VALID over the actual initiators,
-// the four assertions of the section, DLF — which is TERM here, the state graph
-// being acyclic) with BFS on 1 and 2 workers and DFS. Every pinned count is
-// also produced by adReference, the literal model above, which gives the
-// min/max messages too.
-//
-// N=2 by hand (a single edge, IDs 1 and 2, both designated): it is the
-// figure of echo-election, 12 states, 13 transitions, 3 terminal. start_1
-// alone: p2 joins wave 1 and echoes, p1 wins (3 states); start_2 alone
-// likewise; when both start, p2 ignores EXP(1) by case (b) (mark 2 > 1) and
-// p1 adopts EXP(2) by case (c), losing its virtual edge and echoing at once,
-// in either order, then ECHO(2) makes p2 win. On a line 1-2-3 with the
-// single initiator 1 the run is a chain of 5 transitions: 6 states.
-func TestAdoptionCounts(t *testing.T) {
-	tests := []struct {
-		flags                         map[string]string
-		states, transitions, terminal int64
-		lo, hi                        int
-		large                         bool
-	}{
-		{map[string]string{"n": "2", "initiators": "all"}, 12, 13, 3, 2, 3, false},
-		{map[string]string{"n": "3", "topology": "line", "initiators": "one"}, 6, 5, 1, 4, 4, false},
-		{map[string]string{"n": "3", "topology": "line", "initiators": "subsets", "ids": "all"}, 704, 1250, 48, 4, 7, false},
-		{map[string]string{"n": "3", "topology": "ring", "initiators": "subsets", "ids": "all"}, 2916, 5976, 138, 6, 10, false},
-		{map[string]string{"n": "4", "topology": "star", "initiators": "subsets", "ids": "all"}, 25746, 68178, 510, 6, 11, false},
-		{map[string]string{"n": "4", "topology": "ring", "initiators": "subsets", "ids": "all"}, 74808, 196864, 1712, 8, 15, true},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
-			if tt.large && testing.Short() {
-				t.Skip("the reference model takes seconds; run without -short")
-			}
-			g, ids, inits := adSets(t, tt.flags)
-			st, tr, term, lo, hi := adReference(g.Adj, ids, inits)
-			if int64(st) != tt.states || int64(tr) != tt.transitions || int64(term) != tt.terminal || lo != tt.lo || hi != tt.hi {
-				t.Errorf("reference model: %d states, %d transitions, %d terminal, messages %d…%d; pinned %d, %d, %d, %d…%d",
-					st, tr, term, lo, hi, tt.states, tt.transitions, tt.terminal, tt.lo, tt.hi)
-			}
-			m := buildSpec(t, adoption(false), tt.flags)
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				r := adCheck(t, m, cfg)
-				if r.Status != explorer.OK {
-					t.Fatalf("%v/%d: status %v (%s) %+v", cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.Violations)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions || r.Terminal != tt.terminal {
-					t.Errorf("%v/%d: %d states, %d transitions, %d terminal; want %d, %d, %d",
-						cfg.Strategy, cfg.Workers, r.States, r.Transitions, r.Terminal, tt.states, tt.transitions, tt.terminal)
+	m := refModel[*adRef]{key: (*adRef).key, next: (*adRef).next, messages: true}
+	for id := range ids.each {
+		for set := range inits.each {
+			n := g.N
+			r := &adRef{id: id, role: make([]int, n), cur: make([]int, n), parent: make([]int, n), echoSent: make([]int, n),
+				won: make([]bool, n), q: map[[2]int][]adRefMsg{}, adj: g.Adj}
+			for i := range g.Adj {
+				r.parent[i] = -1
+				r.done = append(r.done, make([]bool, len(g.Adj[i])))
+				r.mark = append(r.mark, make([]int, len(g.Adj[i])))
+				if set[i] {
+					r.role[i] = 1
 				}
 			}
-			if lo, hi := echoMessageRange(t, m); lo != tt.lo || hi != tt.hi {
-				t.Errorf("messages %d…%d, want %d…%d", lo, hi, tt.lo, tt.hi)
-			}
-		})
+			m.initial = append(m.initial, r)
+		}
 	}
+	return refWalk(t, m)
 }
 
-// TestAdoptionObjectiveMin checks --objective min: the claims hold, and
-// with every arrangement the state space is the mirror image of max
-// (renaming ID x to N+1−x maps one onto the other), so the figures are
-// those of TestAdoptionCounts.
+// TestAdoptionObjectiveMin checks --objective min (its counts are in
+// testdata/counts/adoption.txt): with increasing IDs on a line, the min
+// objective elects process 1 after 2E messages.
 func TestAdoptionObjectiveMin(t *testing.T) {
-	m := buildSpec(t, adoption(false), map[string]string{"n": "4", "topology": "star", "initiators": "subsets", "ids": "all", "objective": "min"})
-	r := adCheck(t, m, explorer.Config{})
-	if r.Status != explorer.OK || r.States != 25746 || r.Transitions != 68178 || r.Terminal != 510 {
-		t.Errorf("%v %+v: %d states, %d transitions, %d terminal; want ok, 25746, 68178, 510", r.Status, r.Violations, r.States, r.Transitions, r.Terminal)
-	}
-	// With increasing IDs on a line, the min objective elects process 1.
-	m = buildSpec(t, adoption(false), map[string]string{"n": "3", "topology": "line", "objective": "min", "initiators": "3"})
-	if lo, hi := echoMessageRange(t, m); lo != 4 || hi != 4 {
+	m := buildSpec(t, adoption(false), map[string]string{"n": "3", "topology": "line", "objective": "min", "initiators": "3"})
+	if lo, hi := messageRange(t, m); lo != 4 || hi != 4 {
 		t.Errorf("single initiator on a line of 3: messages %d…%d, want 2E = 4", lo, hi)
 	}
 }
@@ -391,7 +243,7 @@ func TestAdoptionSingleInitiatorMessages(t *testing.T) {
 			for _, init := range []string{"one", fmt.Sprint(tt.n)} {
 				t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s/%s", tt.n, tt.topology, init, obj), func(t *testing.T) {
 					m := buildSpec(t, adoption(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": init, "objective": obj})
-					if lo, hi := echoMessageRange(t, m); lo != 2*g.NumEdges() || hi != 2*g.NumEdges() {
+					if lo, hi := messageRange(t, m); lo != 2*g.NumEdges() || hi != 2*g.NumEdges() {
 						t.Errorf("messages %d…%d, want exactly 2E = %d", lo, hi, 2*g.NumEdges())
 					}
 				})
@@ -440,13 +292,13 @@ func TestAdoptionVersusExtinction(t *testing.T) {
 				t.Skip("hundreds of thousands of states; run without -short")
 			}
 			flags := map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": "subsets", "ids": "all"}
-			lo, hi := echoMessageRange(t, buildSpec(t, adoption(false), flags))
+			lo, hi := messageRange(t, buildSpec(t, adoption(false), flags))
 			if lo != tt.adLo || hi != tt.adHi {
 				t.Errorf("adoption: messages %d…%d, want %d…%d", lo, hi, tt.adLo, tt.adHi)
 			}
 			elo, ehi := tt.echoLo, tt.echoHi
 			if !tt.echoLarge {
-				elo, ehi = echoMessageRange(t, buildSpec(t, echoElection(false), flags))
+				elo, ehi = messageRange(t, buildSpec(t, echoElection(false), flags))
 				if elo != tt.echoLo || ehi != tt.echoHi {
 					t.Errorf("echo-election: messages %d…%d, want %d…%d", elo, ehi, tt.echoLo, tt.echoHi)
 				}
@@ -475,7 +327,7 @@ func TestAdoptionKnowFails(t *testing.T) {
 		{map[string]string{"n": "4", "topology": "star", "initiators": "subsets", "ids": "all"}, explorer.Violated},
 		{map[string]string{"n": "3", "topology": "ring", "initiators": "subsets", "ids": "all"}, explorer.OK},
 	} {
-		r := adCheck(t, buildSpec(t, adoption(false), tt.flags), explorer.Config{Properties: term})
+		r := check(t, "adoption", tt.flags, explorer.Config{Properties: term})
 		if r.Status != tt.want {
 			t.Errorf("%v: termination %v, want %v", tt.flags, r.Status, tt.want)
 		}
@@ -495,14 +347,13 @@ func TestAdoptionKnowFails(t *testing.T) {
 // adoption.
 func TestAdoptionBroken(t *testing.T) {
 	flags := map[string]string{"n": "4", "topology": "star"}
-	if r := adCheck(t, buildSpec(t, adoption(false), flags), explorer.Config{}); r.Status != explorer.OK {
+	if r := check(t, "adoption", flags, explorer.Config{}); r.Status != explorer.OK {
 		t.Fatalf("adoption: %v %+v, want ok", r.Status, r.Violations)
 	}
-	m := buildSpec(t, adoption(true), flags)
 	var first []string
 	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
 		cfg.Properties = []string{properties.Uniqueness}
-		r := adCheck(t, m, cfg)
+		r := check(t, "adoption-broken", flags, cfg)
 		if r.Status != explorer.Violated || r.Violations[0].Property != properties.Uniqueness {
 			t.Fatalf("workers %d: %v %+v, want uniqueness violated", cfg.Workers, r.Status, r.Violations)
 		}
@@ -520,7 +371,7 @@ func TestAdoptionBroken(t *testing.T) {
 		}
 		first = actions
 	}
-	r := adCheck(t, m, explorer.Config{Continue: true})
+	r := check(t, "adoption-broken", flags, explorer.Config{Continue: true})
 	var violated []string
 	for _, v := range r.Violations {
 		violated = append(violated, v.Property)

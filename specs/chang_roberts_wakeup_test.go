@@ -228,7 +228,7 @@ func crwCheckMessages(t *testing.T, flags map[string]string, lo, hi int) {
 
 // TestChangRobertsWakeupRelayPerM checks RELAY (CMP = OWN, no
 // announcement) per number M of actual initiators on the reference model,
-// which also matches the explorer's counts (TestChangRobertsWakeupCounts):
+// which also matches the explorer's counts (testdata/counts/chang-roberts-wakeup.txt):
 // min N+M−1, max MN − M(M−1)/2. The section's reference values: N=4, M=1…4
 // → min 4, 5, 6, 7 and max 4, 7, 9, 10.
 func TestChangRobertsWakeupRelayPerM(t *testing.T) {

@@ -11,53 +11,6 @@ import (
 	"github.com/vacheck/vacheck/topology"
 )
 
-func dtCheck(t *testing.T, m explorer.Model, props []string, cfg explorer.Config) *explorer.Result {
-	t.Helper()
-	cfg.Properties = props
-	r, err := explorer.Check(m, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// TestDFSTokenCounts pins the state spaces of dfs-token and checks its
-// claims (1.10: UNIQ, VALID over the actual starters, DLF with exactly one
-// won). By hand, N=2 with the single starter 1 (path or coloring): start_1
-// sends the token to 2 (the only candidate), 2 joins and sends it back
-// (no unvisited neighbour / no unexplored port), 1 receives it at home and
-// wins: 4 states, 3 transitions. The larger values are regression values,
-// cross-checked BFS = DFS = 2 workers and by the exact message counts of
-// TestDFSTokenMessages.
-func TestDFSTokenCounts(t *testing.T) {
-	for _, tt := range []struct {
-		flags               map[string]string
-		states, transitions int64
-	}{
-		{map[string]string{"n": "2", "initiators": "one"}, 4, 3},
-		{map[string]string{"n": "2", "initiators": "one", "method": "coloring"}, 4, 3},
-		{map[string]string{}, 2141, 5536},
-		{map[string]string{"method": "coloring"}, 2362, 5932},
-		{map[string]string{"n": "3", "topology": "complete", "ids": "all", "initiators": "subsets"}, 2202, 4374},
-		{map[string]string{"n": "3", "topology": "complete", "ids": "all", "initiators": "subsets", "method": "coloring"}, 2532, 4824},
-		{map[string]string{"n": "4", "topology": "star", "ids": "decreasing", "objective": "min", "method": "coloring"}, 2328, 5676},
-	} {
-		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
-			s := dfsToken(false)
-			m := buildSpec(t, s, tt.flags)
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				r := dtCheck(t, m, s.Claims, cfg)
-				if r.Status != explorer.OK {
-					t.Fatalf("%v/%d: status %v %+v", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions {
-					t.Errorf("%v/%d: %d states, %d transitions; want %d, %d", cfg.Strategy, cfg.Workers, r.States, r.Transitions, tt.states, tt.transitions)
-				}
-			}
-		})
-	}
-}
-
 // TestDFSTokenMessages: with one actual starter the traversal costs exactly
 // 2(N−1) messages (path) or 2E (coloring); with M starters at least that
 // and at most M times that (1.10); the maxima are pinned as regression
@@ -91,7 +44,7 @@ func TestDFSTokenMessages(t *testing.T) {
 			flags := map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "method": tt.method, "ids": "all"}
 			for _, one := range []string{"one", fmt.Sprint(tt.n)} {
 				flags["initiators"] = one
-				r := dtCheck(t, buildSpec(t, dfsToken(false), flags), []string{}, explorer.Config{Metrics: []string{"messages:TOKEN"}})
+				r := check(t, "dfs-token", flags, explorer.Config{Properties: []string{}, Metrics: []string{"messages:TOKEN"}})
 				if mt := r.Metrics[0]; mt.Min != trav || mt.Max != trav {
 					t.Errorf("single starter %s: %d…%d messages, want exactly %d", one, mt.Min, mt.Max, trav)
 				}
@@ -100,7 +53,7 @@ func TestDFSTokenMessages(t *testing.T) {
 			if tt.n >= 4 {
 				flags["ids"] = "increasing" // all arrangements take too long here
 			}
-			r := dtCheck(t, buildSpec(t, dfsToken(false), flags), []string{}, explorer.Config{Metrics: []string{"messages"}})
+			r := check(t, "dfs-token", flags, explorer.Config{Properties: []string{}, Metrics: []string{"messages"}})
 			m := int64(strings.Count(tt.initiators, ",") + 1)
 			if tt.initiators == "all" {
 				m = n
@@ -118,8 +71,8 @@ func TestDFSTokenMessages(t *testing.T) {
 func TestDFSTokenKnowFails(t *testing.T) {
 	for _, method := range []string{"path", "coloring"} {
 		for n, want := range map[int]explorer.Status{1: explorer.OK, 3: explorer.Violated} {
-			m := buildSpec(t, dfsToken(false), map[string]string{"n": fmt.Sprint(n), "method": method})
-			if r := dtCheck(t, m, []string{properties.Termination}, explorer.Config{}); r.Status != want {
+			flags := map[string]string{"n": fmt.Sprint(n), "method": method}
+			if r := check(t, "dfs-token", flags, explorer.Config{Properties: []string{properties.Termination}}); r.Status != want {
 				t.Errorf("%s N=%d: termination %v, want %v", method, n, r.Status, want)
 			}
 		}
@@ -134,21 +87,16 @@ func TestDFSTokenBroken(t *testing.T) {
 	for _, method := range []string{"path", "coloring"} {
 		for _, flags := range []map[string]string{{"n": "2"}, {"method": method}} {
 			flags["method"] = method
-			m := buildSpec(t, dfsToken(true), flags)
 			for _, prop := range []string{properties.Uniqueness, properties.Validity} {
-				r := dtCheck(t, m, []string{prop}, explorer.Config{})
+				r := check(t, "dfs-token-broken", flags, explorer.Config{Properties: []string{prop}})
 				if r.Status != explorer.Violated || r.Violations[0].Property != prop {
 					t.Errorf("%v: %s: status %v, want violated", flags, prop, r.Status)
 				}
 			}
 		}
 	}
-	m := buildSpec(t, dfsToken(true), map[string]string{"n": "2"})
-	r := dtCheck(t, m, []string{properties.Uniqueness}, explorer.Config{})
-	var actions []string
-	for _, st := range r.Violations[0].Trace.Steps {
-		actions = append(actions, st.Action)
-	}
+	r := check(t, "dfs-token-broken", map[string]string{"n": "2"}, explorer.Config{Properties: []string{properties.Uniqueness}})
+	actions := explorer.Actions(r.Violations[0].Trace.Steps)
 	want := "start_{1} receive(TOKEN(1,{1}))_{1,2} start_{2} receive(TOKEN(1,{1,2}))_{2,1} receive(TOKEN(2,{2}))_{2,1} receive(TOKEN(2,{1,2}))_{1,2}"
 	if got := strings.Join(actions, " "); got != want {
 		t.Errorf("counterexample %s\nwant %s", got, want)

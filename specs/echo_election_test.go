@@ -2,7 +2,6 @@ package specs
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,137 +10,14 @@ import (
 	"testing"
 
 	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/automaton/automatontest"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/topology"
 )
 
-var echoLarge = flag.Bool("echo-large", false, "include echo-election on random:1:6 with N=5 and --initiators subsets (8.5 million states, minutes; -long implies it)")
-
-// echoCheck checks m with the claims of echo-election under cfg.
-func echoCheck(t *testing.T, m explorer.Model, cfg explorer.Config) *explorer.Result {
-	t.Helper()
-	cfg.Properties = echoElection(false).Claims
-	r, err := explorer.Check(m, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// TestEchoElectionCounts pins the exact state space of echo-election and checks
-// that its claims hold (docs/algorithms/echo-election.md: UNIQ, VALID over the
-// actual initiators, DLF with every process in the winner's wave at the end).
-//
-// N=2 (a single edge 1-2, IDs 1 and 2, both designated initiators), by
-// hand: from the initial state, start_1 leads to a run where p2 is woken by
-// EXP(1), echoes, and p1 wins (states A1, A2, A3); start_2 likewise (B1,
-// B2, B3, with p2 the winner). When both start (state C, EXP(1) and EXP(2)
-// in transit, reached from A1 and from B1), p2 swallows EXP(1) and p1 joins
-// wave 2 and echoes, in either order (Ca, Cb), then the echo (D) makes p2
-// win (E). That is 12 states with the initial one, and 2+2+1+2+1+2+1+1+1 =
-// 13 transitions, 3 of the states terminal. On a line 1-2-3 with the single
-// initiator 1 the run is a chain of 5 transitions (start, EXP to 2, EXP to
-// 3, echo to 2, echo to 1): 6 states.
-func TestEchoElectionCounts(t *testing.T) {
-	tests := []struct {
-		n                   int
-		topology            string
-		initiators          string
-		states, transitions int64
-		terminal            int64
-		large               bool // only with -long, and skipped with -short
-		huge                bool // only with -echo-large or -long
-	}{
-		{2, "ring", "all", 12, 13, 3, false, false},
-		{3, "line", "one", 6, 5, 1, false, false},
-		{4, "ring", "subsets", 6002, 18068, 60, false, false},
-		{5, "ring", "subsets", 55593, 209285, 155, false, false},
-		{5, "random:2:5", "subsets", 138567, 567403, 124, false, false},
-		{4, "complete", "subsets", 1739534, 9487767, 240, true, false},
-		{5, "random:1:6", "subsets", 8553153, 47761735, 248, true, true},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s", tt.n, tt.topology, tt.initiators), func(t *testing.T) {
-			if tt.huge && !*echoLarge && !*long {
-				t.Skip("8.5 million states; run with -echo-large or -long")
-			}
-			if tt.large && !tt.huge {
-				skipUnlessLong(t) // 1.7 million states, three searches
-			}
-			if tt.large && testing.Short() {
-				t.Skip("large state space; run without -short")
-			}
-			m := buildSpec(t, echoElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": tt.initiators})
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				r := echoCheck(t, m, cfg)
-				if r.Status != explorer.OK {
-					t.Fatalf("%v/%d: status %v (%s) %+v", cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.Violations)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions || r.Terminal != tt.terminal {
-					t.Errorf("%v/%d: %d states, %d transitions, %d terminal; want %d, %d, %d",
-						cfg.Strategy, cfg.Workers, r.States, r.Transitions, r.Terminal, tt.states, tt.transitions, tt.terminal)
-				}
-			}
-		})
-	}
-}
-
-// echoMessageRange returns the fewest and the most messages sent on a path
-// from an initial state of m to a terminal state, over all initial states
-// and all runs (docs/properties.md). It walks the (acyclic) state graph with
-// the model's own successor function and sums Transition.Messages,
-// remembering the range for every state it has seen.
-func echoMessageRange(t *testing.T, m explorer.Model) (lo, hi int) {
-	t.Helper()
-	w := m.NewWorker()
-	memo := map[string][2]int{}
-	var walk func(s []byte) [2]int
-	walk = func(s []byte) [2]int {
-		if r, ok := memo[string(s)]; ok {
-			return r
-		}
-		type edge struct {
-			msgs int
-			next []byte
-		}
-		var out []edge
-		if _, err := explorer.Successors(w, s, func(tr explorer.Transition, next []byte) {
-			out = append(out, edge{int(tr.Messages), slices.Clone(next)})
-		}); err != nil {
-			t.Fatal(err)
-		}
-		var r [2]int // a terminal state: no more messages
-		for k, e := range out {
-			sub := walk(e.next)
-			if k == 0 || sub[0]+e.msgs < r[0] {
-				r[0] = sub[0] + e.msgs
-			}
-			if k == 0 || sub[1]+e.msgs > r[1] {
-				r[1] = sub[1] + e.msgs
-			}
-		}
-		memo[string(s)] = r
-		return r
-	}
-	initial, err := m.Initial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, s := range initial {
-		r := walk(s)
-		if k == 0 || r[0] < lo {
-			lo = r[0]
-		}
-		if k == 0 || r[1] > hi {
-			hi = r[1]
-		}
-	}
-	return lo, hi
-}
-
-// TestEchoElectionSingleInitiatorMessages checks "a single initiator: exactly
-// 2E messages" (docs/algorithms/echo-election.md): every edge carries two
+// TestEchoElectionSingleInitiatorMessages checks "a single initiator:
+// exactly 2E messages" (docs/algorithms/echo-election.md): every edge carries two
 // explorers, or an explorer and an echo, in every run.
 func TestEchoElectionSingleInitiatorMessages(t *testing.T) {
 	for _, tt := range []struct {
@@ -158,7 +34,7 @@ func TestEchoElectionSingleInitiatorMessages(t *testing.T) {
 		for _, init := range []string{"one", fmt.Sprint(tt.n)} {
 			t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s", tt.n, tt.topology, init), func(t *testing.T) {
 				m := buildSpec(t, echoElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": init})
-				lo, hi := echoMessageRange(t, m)
+				lo, hi := messageRange(t, m)
 				if want := 2 * g.NumEdges(); lo != want || hi != want {
 					t.Errorf("messages %d…%d, want exactly 2E = %d", lo, hi, want)
 				}
@@ -213,7 +89,7 @@ func TestEchoElectionReferenceMessages(t *testing.T) {
 				t.Skip("2.8 million states; run without -short")
 			}
 			m := buildSpec(t, echoElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": tt.initiators, "ids": "all"})
-			if lo, hi := echoMessageRange(t, m); lo != tt.lo || hi != tt.hi {
+			if lo, hi := messageRange(t, m); lo != tt.lo || hi != tt.hi {
 				t.Errorf("%s: messages %d…%d, want %d…%d", tt.description, lo, hi, tt.lo, tt.hi)
 			}
 		})
@@ -237,14 +113,12 @@ func TestEchoElectionBroken(t *testing.T) {
 		{map[string]string{"n": "4", "topology": "complete", "initiators": "1,2"}, 14, nil},
 	} {
 		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
-			correct := echoCheck(t, buildSpec(t, echoElection(false), tt.flags), explorer.Config{})
-			if correct.Status != explorer.OK {
+			if correct := check(t, "echo-election", tt.flags, explorer.Config{}); correct.Status != explorer.OK {
 				t.Fatalf("echo-election: status %v, want ok", correct.Status)
 			}
-			m := buildSpec(t, echoElection(true), tt.flags)
 			var first []string
 			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
-				r := echoCheck(t, m, cfg)
+				r := check(t, "echo-election-broken", tt.flags, cfg)
 				if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
 					t.Fatalf("workers %d: status %v %+v, want deadlock-freedom violated", cfg.Workers, r.Status, r.Violations)
 				}
@@ -344,10 +218,10 @@ func TestEchoElectionTopologyFile(t *testing.T) {
 	if c["n"] != 5 || c["topology"] != path || c["initiators"] != "1,5" || c["ids"] != "increasing" || c["channels"] != "fifo" || c["capacity"] != 5 {
 		t.Errorf("canonical parameters %v", c)
 	}
-	if r := echoCheck(t, m, explorer.Config{}); r.Status != explorer.OK {
+	if r := automatontest.Check(t, m, explorer.Config{Properties: s.Claims}); r.Status != explorer.OK {
 		t.Errorf("status %v %+v", r.Status, r.Violations)
 	}
-	if lo, hi := echoMessageRange(t, m); lo != 12 || hi < lo {
+	if lo, hi := messageRange(t, m); lo != 12 || hi < lo {
 		t.Errorf("messages %d…%d; the minimum is 2E = 12", lo, hi)
 	}
 }
@@ -400,7 +274,7 @@ func TestInitiatorsParse(t *testing.T) {
 // alone). The reduced searches must find the same terminal states as the
 // full search (stubborn sets keep every terminal state, and these are all
 // valid end states) and the claims must hold; BFS figures agree across
-// worker counts. The full figures are those of TestEchoElectionCounts.
+// worker counts. The full figures are those of testdata/counts/echo-election.txt.
 func TestEchoElectionReduction(t *testing.T) {
 	type figures struct{ states, transitions, terminal int64 }
 	cases := []struct {
@@ -427,7 +301,7 @@ func TestEchoElectionReduction(t *testing.T) {
 			if c.large && testing.Short() {
 				t.Skip("large state space; run without -short")
 			}
-			m := buildSpec(t, echoElection(false), map[string]string{"n": fmt.Sprint(c.n), "topology": c.topology, "initiators": "subsets"})
+			flags := map[string]string{"n": fmt.Sprint(c.n), "topology": c.topology, "initiators": "subsets"}
 			runs := []struct {
 				cfg  explorer.Config
 				want figures
@@ -440,10 +314,10 @@ func TestEchoElectionReduction(t *testing.T) {
 			if c.large {
 				runs = runs[2:] // breadth first, the reduction is weaker: over 135 million states
 			} else {
-				full = echoCheck(t, m, explorer.Config{}).Terminal
+				full = check(t, "echo-election", flags, explorer.Config{}).Terminal
 			}
 			for _, run := range runs {
-				r := echoCheck(t, m, run.cfg)
+				r := check(t, "echo-election", flags, run.cfg)
 				got := figures{r.States, r.Transitions, r.Terminal}
 				if r.Status != explorer.OK || got != run.want {
 					t.Errorf("%v with %d workers: %v %+v, want ok %+v", r.Strategy, r.Workers, r.Status, got, run.want)
@@ -460,9 +334,8 @@ func TestEchoElectionReduction(t *testing.T) {
 // broken twin's deadlock.
 func TestEchoElectionReductionFindsBugs(t *testing.T) {
 	flags := map[string]string{"n": "4", "topology": "complete", "initiators": "subsets"}
-	m := buildSpec(t, echoElection(true), flags)
 	for _, cfg := range []explorer.Config{{Reduction: explorer.PartialOrder}, {Strategy: explorer.DFS, Reduction: explorer.PartialOrder}} {
-		r := echoCheck(t, m, cfg)
+		r := check(t, "echo-election-broken", flags, cfg)
 		if r.Status != explorer.Violated || r.Violations[0].Property != properties.DeadlockFreedom {
 			t.Errorf("echo-election-broken, %v: %v %+v, want deadlock-freedom violated", cfg.Strategy, r.Status, r.Violations)
 		}

@@ -281,3 +281,35 @@ func TestRefWalk(t *testing.T) {
 		t.Errorf("a cycle: reported %q", rec.errors)
 	}
 }
+
+// messageRange returns the fewest and the most messages sent on a path
+// from an initial state of m to a terminal state, over all initial states
+// and all runs (ALGORITHMS.md 0.7): refWalk on m's own successor function,
+// independently of the explorer's metric. The state graph must be
+// acyclic.
+func messageRange(t testing.TB, m explorer.Model) (lo, hi int) {
+	t.Helper()
+	f := refWalk(t, modelRef(t, m))
+	return int(f.lo), int(f.hi)
+}
+
+// counterexample checks spec with flags for props (the spec's claims when
+// nil) breadth first on one worker and on two, fails the test unless both
+// find want violated first, with the same counterexample, and returns
+// that violation: the test of a broken twin.
+func counterexample(t testing.TB, spec string, flags map[string]string, props []string, want string) explorer.Violation {
+	t.Helper()
+	var first explorer.Violation
+	for _, workers := range []int{1, 2} {
+		r := check(t, spec, flags, explorer.Config{Workers: workers, Properties: props})
+		if r.Status != explorer.Violated || r.Violations[0].Property != want {
+			t.Fatalf("%s %v, %d workers: %v %+v, want %s violated", spec, flags, workers, r.Status, r.Violations, want)
+		}
+		if workers == 1 {
+			first = r.Violations[0]
+		} else if a, b := explorer.Actions(first.Trace.Steps), explorer.Actions(r.Violations[0].Trace.Steps); !slices.Equal(a, b) {
+			t.Errorf("%s %v: counterexample %q on two workers, %q on one", spec, flags, b, a)
+		}
+	}
+	return first
+}

@@ -13,7 +13,7 @@ var benchLarge = flag.Bool("bench-large", false, "include N=7 in the chang-rober
 // seconds each, too many for the default run (go test ./... must take
 // under 2 minutes on 2 cores). Every spec, property and strategy they
 // check keeps a smaller instance in the default run. .ci/run passes it:
-// go test ./specs ./automaton -args -long. It implies -echo-large.
+// go test ./specs ./automaton -args -long.
 var long = flag.Bool("long", false, "also check the large pinned instances (minutes)")
 
 // skipUnlessLong skips t, a large pinned instance, unless the run has -long.

@@ -7,15 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vacheck/vacheck/automaton/automatontest"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
 
-// teRefState is a global state of teReference: per process st (0 asleep,
+// teRefState is a global state of teRefModel: per process st (0 asleep,
 // 1 awake, 2 sent, 3 done), got (bit mask of neighbours), best, parent,
 // leader, and the FIFO channels as strings of messages "E", "P5", "R5",
-// keyed by "from>to".
+// keyed by "from>to"; K is the initial state it comes from (distinct IDs
+// or initiator sets make the state spaces of two initial states
+// disjoint).
 type teRefState struct {
+	K                             int
 	St, Got, Best, Parent, Leader []int
 	Ch                            map[string][]string
 }
@@ -27,7 +31,7 @@ func (s teRefState) key() string {
 	}
 	slices.Sort(keys)
 	var b strings.Builder
-	fmt.Fprint(&b, s.St, s.Got, s.Best, s.Parent, s.Leader)
+	fmt.Fprint(&b, s.K, s.St, s.Got, s.Best, s.Parent, s.Leader)
 	for _, k := range keys {
 		fmt.Fprint(&b, k, s.Ch[k])
 	}
@@ -35,22 +39,33 @@ func (s teRefState) key() string {
 }
 
 func (s teRefState) clone() teRefState {
-	c := teRefState{slices.Clone(s.St), slices.Clone(s.Got), slices.Clone(s.Best), slices.Clone(s.Parent), slices.Clone(s.Leader), map[string][]string{}}
+	c := teRefState{s.K, slices.Clone(s.St), slices.Clone(s.Got), slices.Clone(s.Best), slices.Clone(s.Parent), slices.Clone(s.Leader), map[string][]string{}}
 	for k, v := range s.Ch {
 		c.Ch[k] = slices.Clone(v)
 	}
 	return c
 }
 
-// teReference counts the states and transitions of 1.8 with WAKEUP =
-// FLOOD, FIFO channels, objective max and the given INFO, written
-// directly from the pseudocode without the automaton package: the
-// independent derivation of the pinned counts.
-func teReference(adj [][]int, ids []int, initiators []bool, info bool) (states, transitions int) {
+// teRefModel is the model of 1.8 with WAKEUP = FLOOD, FIFO channels,
+// objective max and the given INFO, written directly from the pseudocode
+// without the automaton package, from every ID arrangement and initiator
+// set: the independent derivation of the pinned counts.
+func teRefModel(adj [][]int, idsets [][]int, sets [][]bool, info bool) refModel[teRefState] {
 	n := len(adj)
-	init := teRefState{make([]int, n), make([]int, n), slices.Clone(ids), make([]int, n), make([]int, n), map[string][]string{}}
-	for i := range init.Parent {
-		init.Parent[i] = -1
+	type start struct {
+		ids        []int
+		initiators []bool
+	}
+	var starts []start
+	m := refModel[teRefState]{key: teRefState.key}
+	for _, ids := range idsets {
+		for _, set := range sets {
+			init := teRefState{len(starts), make([]int, n), make([]int, n), slices.Clone(ids), make([]int, n), make([]int, n), map[string][]string{}}
+			for i := range init.Parent {
+				init.Parent[i] = -1
+			}
+			starts, m.initial = append(starts, start{ids, set}), append(m.initial, init)
+		}
 	}
 	send := func(s teRefState, i, j int, m string) { k := fmt.Sprint(i, ">", j); s.Ch[k] = append(s.Ch[k], m) }
 	count := func(mask int) (c int) {
@@ -61,7 +76,7 @@ func teReference(adj [][]int, ids []int, initiators []bool, info bool) (states, 
 	}
 	try := func(s teRefState, i int) {
 		if len(adj[i]) == 0 {
-			s.Leader[i], s.St[i] = ids[i], 3
+			s.Leader[i], s.St[i] = starts[s.K].ids[i], 3
 		} else if count(s.Got[i]) == len(adj[i])-1 {
 			for _, q := range adj[i] {
 				if s.Got[i]&(1<<q) == 0 {
@@ -88,14 +103,10 @@ func teReference(adj [][]int, ids []int, initiators []bool, info bool) (states, 
 			}
 		}
 	}
-	seen := map[string]bool{init.key(): true}
-	queue := []teRefState{init}
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
+	m.next = func(s teRefState) ([]teRefState, []int) {
 		var next []teRefState
 		for i := 0; i < n; i++ {
-			if initiators[i] && s.St[i] == 0 {
+			if starts[s.K].initiators[i] && s.St[i] == 0 {
 				t := s.clone()
 				wake(t, i, -1)
 				next = append(next, t)
@@ -141,150 +152,30 @@ func teReference(adj [][]int, ids []int, initiators []bool, info bool) (states, 
 				next = append(next, t)
 			}
 		}
-		for _, t := range next {
-			transitions++
-			if k := t.key(); !seen[k] {
-				seen[k] = true
-				queue = append(queue, t)
-			}
-		}
+		return next, nil
 	}
-	return len(seen), transitions
+	return m
 }
 
-// teCheck checks m with properties under cfg.
-func teCheck(t *testing.T, m explorer.Model, props []string, cfg explorer.Config) *explorer.Result {
-	t.Helper()
-	cfg.Properties = props
-	r, err := explorer.Check(m, cfg)
+// teReference is the reference model's figures for the parameters p of
+// tree-election with --wakeup flood (testdata/counts/tree-election.txt).
+func teReference(t testing.TB, p *Params) refFigures {
+	if p.String("wakeup") != "flood" {
+		t.Fatalf("the reference model is that of --wakeup flood, not %s", p.String("wakeup"))
+	}
+	g, err := parseGraphTopology(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
-}
-
-// TestTreeElectionCounts pins the state spaces of tree-election and checks its
-// claims (docs/algorithms/tree-election.md and section 3: UNIQ in the sense of
-// 1.8, AGREE, VALID over all processes, QUIESCE, DLF, and with INFO TERM and
-// KNOW). The FLOOD counts are those of teReference summed over the initial
-// states.
-//
-// By hand, N=2 (edge 1-2, IDs 1,2, initiator 1): start_1 puts EXPLORE and
-// PROPOSE(1) on 1→2; p2 wakes on EXPLORE and proposes PROPOSE(2) at once;
-// the two proposals are received in either order (a diamond): 6 states, 6
-// transitions. With both initiators: 12 states and 18 transitions (the
-// start of p1, of p2 or of both, the EXPLOREs ignored by a node that has
-// proposed, then the same diamond).
-func TestTreeElectionCounts(t *testing.T) {
-	for _, tt := range []struct {
-		flags               map[string]string
-		states, transitions int64
-	}{
-		{map[string]string{"n": "2", "ids": "increasing", "initiators": "one"}, 6, 6},
-		{map[string]string{"n": "2", "ids": "increasing"}, 12, 18},
-		{map[string]string{"n": "3", "ids": "all"}, 450, 1068},
-		{map[string]string{"n": "4", "ids": "all"}, 8616, 28416},
-		{map[string]string{"n": "4", "ids": "all", "info": "off"}, 7872, 26880},
-		{map[string]string{"n": "5", "topology": "star", "ids": "increasing", "initiators": "subsets"}, 21179, 80705},
-		{map[string]string{"n": "5", "topology": "random:3:4", "ids": "decreasing", "initiators": "1,4"}, 128, 254},
-	} {
-		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
-			s := treeElection(false)
-			m := buildSpec(t, s, tt.flags)
-			want := s.Claims
-			if tt.flags["info"] == "off" {
-				want = slices.DeleteFunc(slices.Clone(want), func(p string) bool { return p == properties.Termination })
-			}
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				r := teCheck(t, m, want, cfg)
-				if r.Status != explorer.OK {
-					t.Fatalf("%v/%d: status %v %+v", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions {
-					t.Errorf("%v/%d: %d states, %d transitions; want %d, %d", cfg.Strategy, cfg.Workers, r.States, r.Transitions, tt.states, tt.transitions)
-				}
-			}
-		})
+	idsets, err := parseIDs(p, g.N)
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-// TestTreeElectionReference compares the model's FLOOD state spaces with
-// the literal reference model, summed over the initial states (distinct
-// IDs or initiator sets make the state spaces of two initial states
-// disjoint).
-func TestTreeElectionReference(t *testing.T) {
-	for _, flags := range []map[string]string{
-		{"n": "2", "ids": "increasing", "initiators": "one"},
-		{"n": "2", "ids": "increasing"},
-		{"n": "3", "ids": "all"},
-		{"n": "4", "ids": "all"},
-		{"n": "4", "ids": "all", "info": "off"},
-		{"n": "5", "topology": "star", "ids": "increasing", "initiators": "subsets"},
-		{"n": "5", "topology": "random:3:4", "ids": "decreasing", "initiators": "1,4"},
-	} {
-		t.Run(fmt.Sprint(flags), func(t *testing.T) {
-			if flags["initiators"] == "subsets" && testing.Short() {
-				t.Skip("the literal reference is slow on 31 initial states; run without -short")
-			}
-			s := treeElection(false)
-			r := teCheck(t, buildSpec(t, s, flags), []string{properties.Validity}, explorer.Config{Workers: 1})
-			p, err := NewParams(s, flags)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := parseGraphTopology(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			idsets, _ := parseIDs(p, g.N)
-			sets, _ := parseInitiators(p, g.N)
-			var states, transitions int
-			for ids := range idsets.each {
-				for set := range sets.each {
-					s, tr := teReference(g.Adj, ids, set, flags["info"] != "off")
-					states, transitions = states+s, transitions+tr
-				}
-			}
-			if r.States != int64(states) || r.Transitions != int64(transitions) {
-				t.Errorf("model %d states, %d transitions; reference %d, %d", r.States, r.Transitions, states, transitions)
-			}
-		})
+	sets, err := parseInitiators(p, g.N)
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-// TestTreeElectionAssumed pins --wakeup assumed (the leaves start, no
-// EXPLORE); regression values, cross-checked BFS = DFS = 2 workers and by
-// the exact message counts of TestTreeElectionMessages.
-func TestTreeElectionAssumed(t *testing.T) {
-	for _, tt := range []struct {
-		flags               map[string]string
-		states, transitions int64
-	}{
-		{map[string]string{"n": "4", "wakeup": "assumed"}, 1032, 1392},
-		{map[string]string{"n": "4", "wakeup": "assumed", "info": "off"}, 576, 768},
-		{map[string]string{"n": "5", "topology": "star", "wakeup": "assumed", "objective": "min"}, 22080, 48960},
-	} {
-		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
-			if tt.flags["n"] == "5" && testing.Short() {
-				t.Skip("22,080 states; run without -short")
-			}
-			s := treeElection(false)
-			m := buildSpec(t, s, tt.flags)
-			want := s.Claims
-			if tt.flags["info"] == "off" {
-				want = want[:len(want)-1] // termination is last
-			}
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				r := teCheck(t, m, want, cfg)
-				if r.Status != explorer.OK {
-					t.Fatalf("%v/%d: status %v %+v", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions {
-					t.Errorf("%v/%d: %d states, %d transitions; want %d, %d", cfg.Strategy, cfg.Workers, r.States, r.Transitions, tt.states, tt.transitions)
-				}
-			}
-		})
-	}
+	return refWalk(t, teRefModel(g.Adj, slices.Collect(idsets.each), slices.Collect(sets.each), p.String("info") != "off"))
 }
 
 // TestTreeElectionKnowFailsWithoutInfo: with --info off only the saturated
@@ -293,7 +184,7 @@ func TestTreeElectionAssumed(t *testing.T) {
 func TestTreeElectionKnowFailsWithoutInfo(t *testing.T) {
 	for _, wakeup := range []string{"flood", "assumed"} {
 		m := buildSpec(t, treeElection(false), map[string]string{"n": "3", "info": "off", "wakeup": wakeup})
-		r := teCheck(t, m, []string{properties.Termination}, explorer.Config{})
+		r := automatontest.Check(t, m, explorer.Config{Properties: []string{properties.Termination}})
 		if r.Status != explorer.Violated || r.Violations[0].Property != properties.Termination {
 			t.Errorf("%s: status %v %+v, want termination violated", wakeup, r.Status, r.Violations)
 		}
@@ -316,7 +207,7 @@ func TestTreeElectionMessages(t *testing.T) {
 		for _, init := range []string{"one", "all"} {
 			t.Run(fmt.Sprintf("n=%d/%s/%s", tt.n, tt.topology, init), func(t *testing.T) {
 				m := buildSpec(t, treeElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "ids": "increasing", "initiators": init})
-				r := teCheck(t, m, []string{}, explorer.Config{Metrics: metrics})
+				r := automatontest.Check(t, m, explorer.Config{Properties: []string{}, Metrics: metrics})
 				ex, pr, re := r.Metrics[0], r.Metrics[1], r.Metrics[2]
 				exMax := 2 * (n - 1)
 				if init == "one" {
@@ -332,7 +223,7 @@ func TestTreeElectionMessages(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("n=%d/%s/assumed", tt.n, tt.topology), func(t *testing.T) {
 			m := buildSpec(t, treeElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "ids": "increasing", "wakeup": "assumed"})
-			r := teCheck(t, m, []string{}, explorer.Config{Metrics: metrics})
+			r := automatontest.Check(t, m, explorer.Config{Properties: []string{}, Metrics: metrics})
 			ex, pr, re, all := r.Metrics[0], r.Metrics[1], r.Metrics[2], r.Metrics[3]
 			if ex.Max != 0 || pr.Min < n-1 || pr.Max > n || re.Min < n-2 || re.Max > n-1 || all.Min != 2*n-2 || all.Max != 2*n-2 {
 				t.Errorf("EXPLORE ≤ %d, PROPOSE %d…%d, RESULT %d…%d, total %d…%d; want 0, within N−1…N, N−2…N−1, exactly 2N−2 = %d",
@@ -347,24 +238,8 @@ func TestTreeElectionMessages(t *testing.T) {
 // as the shortest counterexample shows, the same for every worker count.
 func TestTreeElectionBroken(t *testing.T) {
 	for _, flags := range []map[string]string{{"n": "3", "ids": "increasing"}, {}, {"n": "5", "topology": "star", "ids": "increasing", "initiators": "one"}} {
-		m := buildSpec(t, treeElection(true), flags)
-		var first []string
-		for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
-			r := teCheck(t, m, treeElection(true).Claims, cfg)
-			if r.Status != explorer.Violated || r.Violations[0].Property != properties.Validity {
-				t.Fatalf("%v: status %v %+v, want validity violated", flags, r.Status, r.Violations)
-			}
-			var actions []string
-			for _, st := range r.Violations[0].Trace.Steps {
-				actions = append(actions, st.Action)
-			}
-			if first == nil {
-				first = actions
-			} else if !slices.Equal(first, actions) {
-				t.Errorf("%v: counterexample %v differs from %v", flags, actions, first)
-			}
-		}
-		t.Logf("%v: %v", flags, first)
+		v := counterexample(t, "tree-election-broken", flags, nil, properties.Validity)
+		t.Logf("%v: %v", flags, explorer.Actions(v.Trace.Steps))
 	}
 }
 

@@ -3,6 +3,7 @@ package specs
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -178,87 +179,21 @@ func (r vtRef) next(naive bool) map[string]vtRef {
 	return out
 }
 
-// vtReference returns the states, transitions and terminal states of the
-// reference model.
-func vtReference(n, failures int, naive bool) (states, transitions, terminal int) {
-	r := vtRef{present: make([]bool, n), detached: make([]bool, n), level: make([]int, n), parent: make([]int, n), left: failures}
+// vtReference is the reference model's figures for the parameters p of
+// virtual-tree, or with the naive repair of virtual-tree-broken
+// (testdata/counts/virtual-tree.txt).
+func vtReference(t testing.TB, p *Params, naive bool) refFigures {
+	n := refInt(t, p, "n")
+	r := vtRef{present: make([]bool, n), detached: make([]bool, n), level: make([]int, n), parent: make([]int, n), left: refInt(t, p, "link-failures")}
 	for i := 0; i < n; i++ {
 		r.level[i], r.parent[i] = -1, -1
 		r.links = append(r.links, make([]bool, n))
 	}
-	seen := map[string]bool{r.key(): true}
-	frontier := []vtRef{r}
-	for len(frontier) > 0 {
-		var next []vtRef
-		for _, s := range frontier {
-			succ := s.next(naive)
-			transitions += len(succ)
-			if len(succ) == 0 {
-				terminal++
-			}
-			for _, t := range succ {
-				if k := t.key(); !seen[k] {
-					seen[k] = true
-					next = append(next, t)
-				}
-			}
-		}
-		frontier = next
-	}
-	return len(seen), transitions, terminal
-}
-
-// TestVirtualTreeCounts pins the state spaces of virtual-tree (correct
-// repair) and virtual-tree-broken (the naive REPAIR of 1.15), checks that
-// T1–T3 and deadlock freedom hold for virtual-tree with and without link
-// failures, and compares every figure with vtReference (BFS on 1 and 2
-// workers and DFS agree). Without link failures the two specs coincide.
-//
-// N=2 by hand: join_1 or join_2 makes a root (2 states); the other joins
-// connected, with parent the root, or unconnected at level −1 (4 states),
-// and retry connects an unconnected one (to the same state as a connected
-// join): 7 states with the initial one, 2+4+2 = 8 transitions, and the 2
-// states with both present and linked are terminal.
-func TestVirtualTreeCounts(t *testing.T) {
-	for _, tt := range []struct {
-		n, failures                   int
-		naive                         bool
-		states, transitions, terminal int64
-	}{
-		{1, 0, false, 2, 1, 1},
-		{2, 0, false, 7, 8, 2},
-		{3, 0, false, 46, 105, 12},
-		{3, 0, true, 46, 105, 12},
-		{4, 0, false, 669, 2320, 200},
-		{3, 1, false, 115, 315, 12},
-		{3, 2, false, 187, 564, 12},
-		{4, 1, false, 2045, 10228, 200},
-		{4, 2, false, 3529, 20584, 200},
-		{3, 1, true, 94, 249, 18},
-		{4, 1, true, 1789, 6940, 536},
-	} {
-		t.Run(fmt.Sprintf("n=%d/failures=%d/naive=%v", tt.n, tt.failures, tt.naive), func(t *testing.T) {
-			if st, tr, term := vtReference(tt.n, tt.failures, tt.naive); int64(st) != tt.states || int64(tr) != tt.transitions || int64(term) != tt.terminal {
-				t.Errorf("reference model: %d states, %d transitions, %d terminal; pinned %d, %d, %d", st, tr, term, tt.states, tt.transitions, tt.terminal)
-			}
-			m := buildSpec(t, virtualTree(tt.naive), map[string]string{"n": fmt.Sprint(tt.n), "link-failures": fmt.Sprint(tt.failures)})
-			props := []string{vtT1, vtT2, vtT3, "deadlock-freedom"}
-			if tt.naive && tt.failures > 0 {
-				props = []string{vtT3} // T1 and T2 fail: TestVirtualTreeBroken
-			}
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				cfg.Properties = props
-				r, err := explorer.Check(m, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.Status != explorer.OK || r.States != tt.states || r.Transitions != tt.transitions || r.Terminal != tt.terminal {
-					t.Errorf("%v/%d: %v %+v, %d states, %d transitions, %d terminal; want ok, %d, %d, %d", cfg.Strategy, cfg.Workers,
-						r.Status, r.Violations, r.States, r.Transitions, r.Terminal, tt.states, tt.transitions, tt.terminal)
-				}
-			}
-		})
-	}
+	return refWalk(t, refModel[vtRef]{
+		initial: []vtRef{r},
+		key:     vtRef.key,
+		next:    func(r vtRef) ([]vtRef, []int) { return slices.Collect(maps.Values(r.next(naive))), nil },
+	})
 }
 
 // TestVirtualTreeBroken checks the negative test of 1.15: with the naive
@@ -270,40 +205,24 @@ func TestVirtualTreeCounts(t *testing.T) {
 func TestVirtualTreeBroken(t *testing.T) {
 	want := []string{"join(1, links {}, parent ⊥)_{1}", "join(2, links {1}, parent 1)_{1}", "join(3, links {2}, parent 2)_{1}",
 		"breakLink(1,2, 2 re-attaches to 3)_{1}"}
-	m := buildSpec(t, virtualTree(true), map[string]string{})
-	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
-		cfg.Properties = virtualTree(true).Claims
-		r, err := explorer.Check(m, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Status != explorer.Violated || r.Violations[0].Property != vtT1 {
-			t.Fatalf("workers %d: %v %+v, want t1-acyclic violated", cfg.Workers, r.Status, r.Violations)
-		}
-		var actions []string
-		for _, st := range r.Violations[0].Trace.Steps {
-			actions = append(actions, st.Action)
-		}
-		if !slices.Equal(actions, want) {
-			t.Errorf("workers %d: counterexample %v, want %v", cfg.Workers, actions, want)
-		}
-		if ex := strings.Join(r.Violations[0].Trace.Explanation, "\n"); !strings.Contains(ex, "process 2: (level 3, parent 3") ||
-			!strings.Contains(ex, "process 3: (level 2, parent 2") {
-			t.Errorf("explanation does not show the cycle 2-3:\n%s", ex)
-		}
+	v := counterexample(t, "virtual-tree-broken", nil, nil, vtT1)
+	if actions := explorer.Actions(v.Trace.Steps); !slices.Equal(actions, want) {
+		t.Errorf("counterexample %v, want %v", actions, want)
 	}
-	// The correct repair on the same budget: T1 holds (TestVirtualTreeCounts
-	// checks all of T1–T3).
-	m = buildSpec(t, virtualTree(false), map[string]string{"link-failures": "1"})
-	if r, err := explorer.Check(m, explorer.Config{Properties: []string{vtT1}}); err != nil || r.Status != explorer.OK {
-		t.Errorf("virtual-tree --link-failures 1: %v %v, want t1-acyclic to hold", r, err)
+	if ex := strings.Join(v.Trace.Explanation, "\n"); !strings.Contains(ex, "process 2: (level 3, parent 3") ||
+		!strings.Contains(ex, "process 3: (level 2, parent 2") {
+		t.Errorf("explanation does not show the cycle 2-3:\n%s", ex)
+	}
+	// The correct repair on the same budget: T1 holds
+	// (testdata/counts/virtual-tree.txt checks all of T1–T3).
+	if r := check(t, "virtual-tree", map[string]string{"link-failures": "1"}, explorer.Config{Properties: []string{vtT1}}); r.Status != explorer.OK {
+		t.Errorf("virtual-tree --link-failures 1: %v, want t1-acyclic to hold", r.Status)
 	}
 	// T2 fails with the naive repair as well: around a cycle the levels
 	// cannot all grow by one (in the state above, 3 has level 2 and its
 	// parent 2 has level 3).
-	m = buildSpec(t, virtualTree(true), map[string]string{})
-	if r, err := explorer.Check(m, explorer.Config{Properties: []string{vtT2}}); err != nil || r.Status != explorer.Violated {
-		t.Errorf("virtual-tree-broken: %v %v, want t2-levels violated", r, err)
+	if r := check(t, "virtual-tree-broken", nil, explorer.Config{Properties: []string{vtT2}}); r.Status != explorer.Violated {
+		t.Errorf("virtual-tree-broken: %v, want t2-levels violated", r.Status)
 	}
 }
 

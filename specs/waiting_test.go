@@ -3,7 +3,6 @@ package specs
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -11,85 +10,16 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// waitCheck checks m with the claims of waiting under cfg.
-func waitCheck(t *testing.T, m explorer.Model, cfg explorer.Config) *explorer.Result {
+// modelStates returns the encoding of every state reachable in m, walking
+// its successor function.
+func modelStates(t *testing.T, m explorer.Model) map[string]bool {
 	t.Helper()
-	cfg.Properties = waiting(false).Claims
-	r, err := explorer.Check(m, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// waitReachable returns every state reachable in m, by walking its
-// successor function.
-func waitReachable(t *testing.T, m explorer.Model) map[string]bool {
-	t.Helper()
-	w := m.NewWorker()
 	seen := map[string]bool{}
-	stack, err := m.Initial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range stack {
-		seen[string(s)] = true
-	}
-	for len(stack) > 0 {
-		s := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if _, err := explorer.Successors(w, s, func(_ explorer.Transition, next []byte) {
-			if !seen[string(next)] {
-				seen[string(next)] = true
-				stack = append(stack, slices.Clone(next))
-			}
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	walk := modelRef(t, m)
+	walk.messages = false
+	walk.visit = func(s []byte, _ int, _ [][]byte) { seen[string(s)] = true }
+	refWalk(t, walk)
 	return seen
-}
-
-// TestWaitingCounts pins the state space of the provisional waiting spec
-// (docs/algorithms/waiting.md, the section's reconstruction) and checks the
-// claims of 1.11, with BFS on 1 and 2 workers and DFS. The section asks not to
-// pin tests on it before the rules are checked against the source: these pin
-// the reconstruction, so that a change to it is noticed.
-//
-// N=2 by hand (one edge, IDs 1 and 2, both designated): process 1 waits
-// while 2 is asleep, so the run begins with start_2 (state B1). Then either
-// process 1 is woken by EXP(2), joins and echoes (B2) and 2 wins (B3), or 1
-// starts after all (C), and as in echo-election p2 swallows EXP(1) and p1
-// joins wave 2 and echoes in either order (Ca, Cb), then D, then 2 wins
-// (E): 9 states, 9 transitions, terminal B3 and E.
-//
-// The larger figures are regression values, cross-checked by
-// TestWaitingSubsetOfExtinction: every state is one of echo-election's.
-func TestWaitingCounts(t *testing.T) {
-	for _, tt := range []struct {
-		flags                         map[string]string
-		states, transitions, terminal int64
-	}{
-		{map[string]string{"n": "2"}, 9, 9, 2},
-		{map[string]string{"n": "4", "initiators": "subsets"}, 5815, 17216, 60},
-		{map[string]string{"n": "3", "topology": "line", "initiators": "subsets", "ids": "all"}, 668, 1098, 42},
-		{map[string]string{"n": "4", "topology": "star", "initiators": "subsets", "ids": "all"}, 35286, 93978, 360},
-		{map[string]string{"n": "5", "initiators": "subsets"}, 53586, 198681, 155},
-	} {
-		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
-			m := buildSpec(t, waiting(false), tt.flags)
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				r := waitCheck(t, m, cfg)
-				if r.Status != explorer.OK {
-					t.Fatalf("%v/%d: status %v (%s) %+v", cfg.Strategy, cfg.Workers, r.Status, r.Reason, r.Violations)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions || r.Terminal != tt.terminal {
-					t.Errorf("%v/%d: %d states, %d transitions, %d terminal; want %d, %d, %d",
-						cfg.Strategy, cfg.Workers, r.States, r.Transitions, r.Terminal, tt.states, tt.transitions, tt.terminal)
-				}
-			}
-		})
-	}
 }
 
 // TestWaitingSubsetOfExtinction checks the section's argument for
@@ -103,8 +33,8 @@ func TestWaitingSubsetOfExtinction(t *testing.T) {
 		{"n": "4", "topology": "star", "initiators": "subsets", "ids": "all"},
 		{"n": "4", "initiators": "subsets"},
 	} {
-		wait := waitReachable(t, buildSpec(t, waiting(false), flags))
-		echo := waitReachable(t, buildSpec(t, echoElection(false), flags))
+		wait := modelStates(t, buildSpec(t, waiting(false), flags))
+		echo := modelStates(t, buildSpec(t, echoElection(false), flags))
 		missing := 0
 		for s := range wait {
 			if !echo[s] {
@@ -151,8 +81,8 @@ func TestWaitingVersusExtinction(t *testing.T) {
 				t.Skip("about 240,000 states per spec; run without -short")
 			}
 			flags := map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": "subsets", "ids": "all"}
-			lo, hi := echoMessageRange(t, buildSpec(t, waiting(false), flags))
-			elo, ehi := echoMessageRange(t, buildSpec(t, echoElection(false), flags))
+			lo, hi := messageRange(t, buildSpec(t, waiting(false), flags))
+			elo, ehi := messageRange(t, buildSpec(t, echoElection(false), flags))
 			if lo != 2*tt.edges || hi != tt.hi || elo != lo || ehi != hi {
 				t.Errorf("waiting %d…%d, extinction %d…%d; want both %d…%d", lo, hi, elo, ehi, 2*tt.edges, tt.hi)
 			}
@@ -161,7 +91,7 @@ func TestWaitingVersusExtinction(t *testing.T) {
 	// A single designated initiator: exactly 2E, as in 1.11.
 	for _, topo := range []string{"ring", "complete", "star", "grid"} {
 		m := buildSpec(t, waiting(false), map[string]string{"n": "4", "topology": topo, "initiators": "2"})
-		if lo, hi := echoMessageRange(t, m); lo != hi || (topo == "ring" && lo != 8) || (topo == "complete" && lo != 12) {
+		if lo, hi := messageRange(t, m); lo != hi || (topo == "ring" && lo != 8) || (topo == "complete" && lo != 12) {
 			t.Errorf("%s, initiator 2: messages %d…%d, want exactly 2E", topo, lo, hi)
 		}
 	}
@@ -173,24 +103,9 @@ func TestWaitingVersusExtinction(t *testing.T) {
 // strongest, and the run deadlocks. The shortest counterexample on a ring
 // of 4 with every process an initiator starts with process 4.
 func TestWaitingBroken(t *testing.T) {
-	m := buildSpec(t, waiting(true), map[string]string{})
-	var first []string
-	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
-		r := waitCheck(t, m, cfg)
-		if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
-			t.Fatalf("workers %d: %v %+v, want deadlock-freedom violated", cfg.Workers, r.Status, r.Violations)
-		}
-		var actions []string
-		for _, st := range r.Violations[0].Trace.Steps {
-			actions = append(actions, st.Action)
-		}
-		if len(actions) != 9 || actions[0] != "start_{4}" {
-			t.Errorf("workers %d: counterexample %v, want 9 steps starting with start_{4}", cfg.Workers, actions)
-		}
-		if first != nil && !slices.Equal(first, actions) {
-			t.Errorf("workers %d: counterexample differs from %v", cfg.Workers, first)
-		}
-		first = actions
+	v := counterexample(t, "waiting-broken", nil, nil, properties.DeadlockFreedom)
+	if actions := explorer.Actions(v.Trace.Steps); len(actions) != 9 || actions[0] != "start_{4}" {
+		t.Errorf("counterexample %v, want 9 steps starting with start_{4}", actions)
 	}
 }
 
