@@ -277,15 +277,18 @@ options:
 // spec's parameters p.
 func references() map[string]func(t testing.TB, p *Params) refFigures {
 	return map[string]func(testing.TB, *Params) refFigures{
-		"adoption":             adReference,
-		"chang-roberts":        crReference,
-		"chang-roberts-broken": crReference,
-		"chang-roberts-wakeup": crwReference,
-		"floodmax":             fmReference,
-		"peterson":             ptReference,
-		"tree-election":        teReference,
-		"virtual-tree":         func(t testing.TB, p *Params) refFigures { return vtReference(t, p, false) },
-		"virtual-tree-broken":  func(t testing.TB, p *Params) refFigures { return vtReference(t, p, true) },
+		"adoption":               adReference,
+		"carvalho-roucairol":     cvReference,
+		"chang-roberts":          crReference,
+		"chang-roberts-broken":   crReference,
+		"chang-roberts-wakeup":   crwReference,
+		"floodmax":               fmReference,
+		"peterson":               ptReference,
+		"ricart-agrawala":        func(t testing.TB, p *Params) refFigures { return raReference(t, p, false) },
+		"ricart-agrawala-broken": func(t testing.TB, p *Params) refFigures { return raReference(t, p, true) },
+		"tree-election":          teReference,
+		"virtual-tree":           func(t testing.TB, p *Params) refFigures { return vtReference(t, p, false) },
+		"virtual-tree-broken":    func(t testing.TB, p *Params) refFigures { return vtReference(t, p, true) },
 	}
 }
 

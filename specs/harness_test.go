@@ -313,3 +313,15 @@ func counterexample(t testing.TB, spec string, flags map[string]string, props []
 	}
 	return first
 }
+
+// refUsers returns --n, --requests and the requesters of p's mutual
+// exclusion user part, as the specs read them.
+func refUsers(t testing.TB, p *Params) (n, r int, req []bool) {
+	t.Helper()
+	n = refInt(t, p, "n")
+	u, err := parseMutexUsers(p, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, u.R, u.Requesters
+}

@@ -115,14 +115,6 @@ func (s raRef) next(r int, req []bool, unordered, broken bool) (out []raRef, sen
 	return out, sent
 }
 
-// raReference explores the literal model breadth first and returns its
-// distinct states and transitions, and the least and most messages sent on
-// a path to a terminal state (the graph is acyclic: every step moves a
-// process on or consumes a message).
-func raReference(n, r int, req []bool, unordered, broken bool) (states, transitions, lo, hi int) {
-	return refExplore(raRefInitial(n), func(s raRef) ([]raRef, []int) { return s.next(r, req, unordered, broken) })
-}
-
 // raRefInitial returns the initial state of n processes.
 func raRefInitial(n int) raRef {
 	init := raRef{ust: make([]int, n), done: make([]int, n), c: make([]int, n), myTs: make([]int, n),
@@ -133,157 +125,18 @@ func raRefInitial(n int) raRef {
 	return init
 }
 
-// refExplore explores a literal model from init with next and returns its
-// distinct states and transitions and the least and most messages sent on
-// a path to a terminal state.
-func refExplore(init raRef, next func(raRef) ([]raRef, []int)) (states, transitions, lo, hi int) {
-	type span struct{ lo, hi int }
-	memo := map[string]span{}
-	var visit func(s raRef) span
-	visit = func(s raRef) span {
-		if sp, ok := memo[s.key()]; ok {
-			return sp
-		}
-		succ, sent := next(s)
-		transitions += len(succ)
-		sp := span{lo: -1}
-		for k, d := range succ {
-			sub := visit(d)
-			if sp.lo < 0 || sent[k]+sub.lo < sp.lo {
-				sp.lo = sent[k] + sub.lo
-			}
-			sp.hi = max(sp.hi, sent[k]+sub.hi)
-		}
-		sp.lo = max(sp.lo, 0)
-		memo[s.key()] = sp
-		return sp
-	}
-	sp := visit(init)
-	return len(memo), transitions, sp.lo, sp.hi
-}
-
-func raAll(n int) []bool {
-	req := make([]bool, n)
-	for i := range req {
-		req[i] = true
-	}
-	return req
-}
-
-// raCheck explores the ricart-agrawala (or -broken) model built from flags
-// with cfg, checking the spec's claims unless cfg names properties.
-func raCheck(t *testing.T, broken bool, flags map[string]string, cfg explorer.Config) *explorer.Result {
-	t.Helper()
-	s := ricartAgrawala(broken)
-	if cfg.Properties == nil {
-		cfg.Properties = s.Claims
-	}
-	r, err := explorer.Check(buildSpec(t, s, flags), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Err != nil {
-		t.Fatalf("%v: %v", flags, r.Err)
-	}
-	return r
-}
-
-// TestRicartAgrawalaCounts pins the distinct states and transitions of
-// ricart-agrawala (docs/algorithms/ricart-agrawala.md) under unordered
-// (default) and FIFO channels, the same for BFS with one and two workers and
-// DFS, with every claim holding (GA1, GA2, GA2', FAIR-TS, deadlock-freedom):
-// FIFO is not needed. Every count is the literal reference model's
-// (raReference). By hand, --n 2 --requesters 1: request_1, REQUEST delivered
-// (REPLY sent), REPLY delivered, enter_1, exit_1: 6 states, 5 transitions.
-func TestRicartAgrawalaCounts(t *testing.T) {
-	cases := []struct {
-		flags               map[string]string
-		states, transitions int64
-	}{
-		{map[string]string{"n": "1"}, 4, 3},
-		{map[string]string{"n": "2", "requesters": "1"}, 6, 5},
-		{map[string]string{"n": "2"}, 45, 62},
-		{map[string]string{"n": "2", "channels": "fifo"}, 40, 52},
-		{map[string]string{"n": "2", "requests": "2"}, 202, 304},
-		{map[string]string{"n": "3"}, 3237, 10199},
-		{map[string]string{"n": "3", "channels": "fifo"}, 2357, 6282},
-		{map[string]string{"n": "3", "requesters": "1,3", "requests": "2"}, 1016, 2430},
-	}
-	for _, c := range cases {
-		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				r := raCheck(t, false, c.flags, cfg)
-				if r.Status != explorer.OK {
-					t.Fatalf("%v workers=%d: status %v (%v)", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
-				}
-				if r.States != c.states || r.Transitions != c.transitions {
-					t.Errorf("%v workers=%d: %d states, %d transitions; want %d, %d",
-						cfg.Strategy, cfg.Workers, r.States, r.Transitions, c.states, c.transitions)
-				}
-			}
-		})
-	}
-}
-
-// TestRicartAgrawalaIndependent derives the pinned counts and message
-// figures from the literal reference model raReference.
-func TestRicartAgrawalaIndependent(t *testing.T) {
-	cases := []struct {
-		n, r                int
-		req                 []bool
-		unordered, broken   bool
-		states, transitions int
-	}{
-		{1, 1, raAll(1), true, false, 4, 3},
-		{2, 1, []bool{true, false}, true, false, 6, 5},
-		{2, 1, raAll(2), true, false, 45, 62},
-		{2, 1, raAll(2), false, false, 40, 52},
-		{2, 2, raAll(2), true, false, 202, 304},
-		{3, 1, raAll(3), true, false, 3237, 10199},
-		{3, 1, raAll(3), false, false, 2357, 6282},
-		{3, 2, []bool{true, false, true}, true, false, 1016, 2430},
-	}
-	for _, c := range cases {
-		states, transitions, lo, hi := raReference(c.n, c.r, c.req, c.unordered, c.broken)
-		entries := 0
-		for _, q := range c.req {
-			if q {
-				entries += c.r
-			}
-		}
-		if !c.broken && (lo != 2*(c.n-1)*entries || hi != lo) {
-			t.Errorf("reference n=%d r=%d %v: messages %d..%d, want 2(N-1)·%d", c.n, c.r, c.req, lo, hi, entries)
-		}
-		if states != c.states || transitions != c.transitions {
-			t.Errorf("reference n=%d r=%d requesters=%v unordered=%v broken=%v: %d states, %d transitions; want %d, %d",
-				c.n, c.r, c.req, c.unordered, c.broken, states, transitions, c.states, c.transitions)
-		}
-	}
-}
-
-// TestRicartAgrawalaMessages pins the message figures of
-// docs/algorithms/ricart-agrawala.md: exactly 2(N-1) per entry (N-1 REQUESTs
-// and N-1 REPLYs), so over complete executions min = max = 2(N-1)·entries,
-// under both channel disciplines.
-func TestRicartAgrawalaMessages(t *testing.T) {
-	cases := []struct {
-		flags   map[string]string
-		n, want int
-	}{
-		{map[string]string{"n": "2", "requesters": "1"}, 2, 2},                     // one entry: 2(N-1) = 2
-		{map[string]string{"n": "3", "requesters": "2"}, 3, 4},                     // one entry: 2(N-1) = 4
-		{map[string]string{"n": "2"}, 2, 4},                                        // 2·2(N-1)·1 = 4
-		{map[string]string{"n": "2", "requests": "3"}, 2, 12},                      // N·R·2(N-1) = 12
-		{map[string]string{"n": "3"}, 3, 12},                                       // 3·2(N-1) = 12
-		{map[string]string{"n": "3", "channels": "fifo"}, 3, 12},                   // same under FIFO
-		{map[string]string{"n": "3", "requesters": "1,3", "requests": "2"}, 3, 16}, // 4 entries · 4
-	}
-	for _, c := range cases {
-		r := raCheck(t, false, c.flags, explorer.Config{Workers: 2, Metrics: []string{"messages"}, Properties: []string{}})
-		if mm := r.Metrics[0]; mm.Min != int64(c.want) || mm.Max != int64(c.want) || mm.Unbounded {
-			t.Errorf("%v: messages min %d max %d; want exactly %d", c.flags, mm.Min, mm.Max, c.want)
-		}
-	}
+// raReference is the literal model's figures, with the message range, for
+// the parameters p of ricart-agrawala, or without the clock update of
+// ricart-agrawala-broken (testdata/counts/ricart-agrawala.txt).
+func raReference(t testing.TB, p *Params, broken bool) refFigures {
+	n, r, req := refUsers(t, p)
+	unordered := p.String("channels") != "fifo"
+	return refWalk(t, refModel[raRef]{
+		initial:  []raRef{raRefInitial(n)},
+		key:      raRef.key,
+		next:     func(s raRef) ([]raRef, []int) { return s.next(r, req, unordered, broken) },
+		messages: true,
+	})
 }
 
 // TestRicartAgrawalaBroken checks the twin of
@@ -301,27 +154,19 @@ func TestRicartAgrawalaBroken(t *testing.T) {
 			"receive(REQUEST(1,1))_{1,2}", "enter_{2}", "receive(REPLY)_{2,1}", "enter_{1}"},
 	}
 	for _, ch := range []string{"unordered", "fifo"} {
-		want := wants[ch]
-		for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
-			r := raCheck(t, true, map[string]string{"n": "2", "channels": ch}, cfg)
-			if r.Status != explorer.Violated || r.Violations[0].Property != properties.MutualExclusion {
-				t.Fatalf("%s workers=%d: %v %v; want mutual-exclusion violated", ch, cfg.Workers, r.Status, r.Violations)
-			}
-			v := r.Violations[0]
-			if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, want) {
-				t.Errorf("%s workers=%d: counterexample %q, want %q", ch, cfg.Workers, got, want)
-			}
-			expl := strings.Join(v.Trace.Explanation, "\n")
-			if !strings.Contains(expl, "process 1 is in the critical section with request (1,1)") {
-				t.Errorf("explanation %q", expl)
-			}
+		v := counterexample(t, "ricart-agrawala-broken", map[string]string{"n": "2", "channels": ch}, nil, properties.MutualExclusion)
+		if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, wants[ch]) {
+			t.Errorf("%s: counterexample %q, want %q", ch, got, wants[ch])
+		}
+		if expl := strings.Join(v.Trace.Explanation, "\n"); !strings.Contains(expl, "process 1 is in the critical section with request (1,1)") {
+			t.Errorf("explanation %q", expl)
 		}
 	}
 	if s := ricartAgrawala(true); s.Bug == "" || s.Name != "ricart-agrawala-broken" {
 		t.Errorf("twin: name %q, bug %q", s.Name, s.Bug)
 	}
 	// FAIR-TS is not vacuous: the twin violates it as well.
-	r := raCheck(t, true, map[string]string{"n": "2"}, explorer.Config{Workers: 1, Properties: []string{properties.TimestampOrder}})
+	r := check(t, "ricart-agrawala-broken", map[string]string{"n": "2"}, explorer.Config{Workers: 1, Properties: []string{properties.TimestampOrder}})
 	if r.Status != explorer.Violated {
 		t.Errorf("timestamp-order on the twin: %v, want violated", r.Status)
 	}
