@@ -325,3 +325,20 @@ func refUsers(t testing.TB, p *Params) (n, r int, req []bool) {
 	}
 	return n, u.R, u.Requesters
 }
+
+// ownWalk is the reference of a spec without a literal reference model:
+// refWalk on the spec's own successor function (modelRef), outside the
+// explorer's search, with the message range.
+func ownWalk(spec string) func(testing.TB, *Params) refFigures {
+	return func(t testing.TB, p *Params) refFigures {
+		s, err := Lookup(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := s.Build(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return refWalk(t, modelRef(t, m))
+	}
+}

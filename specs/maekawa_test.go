@@ -12,154 +12,10 @@ import (
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/quorum"
-	"github.com/zeebo/xxh3"
 )
 
 // mkSafety are the safety properties of the Maekawa specs.
 var mkSafety = []string{properties.MutualExclusion, "single-grant", properties.DeadlockFreedom}
-
-// mkCheck builds maekawa (full) or maekawa-basic with flags and checks it.
-func mkCheck(t *testing.T, full bool, flags map[string]string, cfg explorer.Config) *explorer.Result {
-	t.Helper()
-	r, err := explorer.Check(buildSpec(t, maekawa(full), flags), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Status == explorer.Failed {
-		t.Fatalf("model failed: %s", r.Reason)
-	}
-	return r
-}
-
-// mkGraph is what mkExplore finds by walking the state graph on its own.
-type mkGraph struct {
-	States, Transitions int64
-	// MinMsgs and MaxMsgs are the fewest and most messages (sends to
-	// oneself excluded) on a path from an initial state to a terminal
-	// state: over all complete executions.
-	MinMsgs, MaxMsgs int32
-}
-
-// mkExplore walks the whole state graph of m depth first through
-// Worker.Successors, independently of the explorer, and computes the
-// shortest and longest path in messages by memoisation. The graph must be
-// acyclic (R bounds every Maekawa run); a cycle fails the test.
-func mkExplore(t *testing.T, m explorer.Model) mkGraph {
-	t.Helper()
-	type span struct{ lo, hi int32 }
-	onPath := span{-1, -1}
-	w := m.NewWorker()
-	memo := map[uint64]span{}
-	var g mkGraph
-	var visit func(s []byte, h uint64) span
-	visit = func(s []byte, h uint64) span {
-		memo[h] = onPath
-		g.States++
-		type succ struct {
-			msgs int32
-			h    uint64
-			next []byte // nil when already explored
-		}
-		var succs []succ
-		n, err := explorer.Successors(w, s, func(tr explorer.Transition, next []byte) {
-			sc := succ{msgs: tr.Messages, h: xxh3.Hash(next)}
-			if _, seen := memo[sc.h]; !seen {
-				sc.next = slices.Clone(next)
-			}
-			succs = append(succs, sc)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Transitions += int64(n)
-		var r span
-		for k, sc := range succs {
-			c, seen := memo[sc.h]
-			if !seen {
-				c = visit(sc.next, sc.h)
-			} else if c == onPath {
-				t.Fatal("the state graph has a cycle")
-			}
-			if lo := c.lo + sc.msgs; k == 0 || lo < r.lo {
-				r.lo = lo
-			}
-			if hi := c.hi + sc.msgs; k == 0 || hi > r.hi {
-				r.hi = hi
-			}
-		}
-		memo[h] = r
-		return r
-	}
-	init, err := m.Initial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, s := range init {
-		h := xxh3.Hash(s)
-		r, seen := memo[h]
-		if !seen {
-			r = visit(s, h)
-		}
-		if k == 0 || r.lo < g.MinMsgs {
-			g.MinMsgs = r.lo
-		}
-		if k == 0 || r.hi > g.MaxMsgs {
-			g.MaxMsgs = r.hi
-		}
-	}
-	return g
-}
-
-// TestMaekawaCounts pins the distinct states and transitions of small
-// instances, equal for one worker, two workers and depth-first search, and
-// equal to those of mkExplore's own walk of the graph. maekawa-basic is
-// checked for mutual exclusion only, so that its deadlocks do not stop
-// the search.
-//
-// maekawa-basic --n 3 --requesters 1 by hand: S_1 = {1,2}. request_1 (1
-// state before, 1 after) puts REQUEST(1,1) on C_{1,1} and C_{1,2}; then two
-// independent chains of 2 steps each (arbiter 1 or 2 receives the REQUEST
-// and sends LOCKED, process 1 receives the LOCKED) give a 3×3 grid of 9
-// states with 12 edges; then enter_1 and exit_1 (1 state each), which puts
-// RELEASE on both channels, and the two deliveries give a 2×2 grid of 4
-// states (the first is the state after exit) with 4 edges. States: 1 + 9 +
-// 1 + 4 = 15; transitions: 1 + 12 + 1 + 1 + 4 = 19.
-func TestMaekawaCounts(t *testing.T) {
-	mutex := []string{properties.MutualExclusion, "single-grant"}
-	cases := []struct {
-		full                bool
-		flags               map[string]string
-		props               []string
-		states, transitions int64
-	}{
-		{false, map[string]string{"n": "3", "requesters": "1"}, mkSafety, 15, 19},
-		{false, map[string]string{"n": "3", "requesters": "1,2"}, mkSafety, 278, 646},
-		{false, map[string]string{"n": "3"}, mutex, 6179, 19542},
-		{true, map[string]string{"n": "3"}, mkSafety, 20361, 69515},
-		{true, map[string]string{"n": "3", "yield": "a"}, mkSafety, 20361, 69515},
-		{true, map[string]string{"n": "4", "quorums": "grid", "requesters": "1,4"}, mkSafety, 2469, 8669},
-	}
-	for _, c := range cases {
-		name := maekawa(c.full).Name + flagString(c.flags)
-		t.Run(name, func(t *testing.T) {
-			for _, cfg := range []explorer.Config{
-				{Workers: 1, Properties: c.props},
-				{Workers: 2, Properties: c.props},
-				{Strategy: explorer.DFS, Properties: c.props},
-			} {
-				r := mkCheck(t, c.full, c.flags, cfg)
-				if r.Status != explorer.OK || r.States != c.states || r.Transitions != c.transitions {
-					t.Errorf("%v workers=%d: %v, %d states, %d transitions; want ok, %d states, %d transitions",
-						cfg.Strategy, cfg.Workers, r.Status, r.States, r.Transitions, c.states, c.transitions)
-				}
-			}
-			g := mkExplore(t, buildSpec(t, maekawa(c.full), c.flags))
-			if g.States != c.states || g.Transitions != c.transitions {
-				t.Errorf("own walk: %d states, %d transitions; want %d, %d", g.States, g.Transitions, c.states, c.transitions)
-			}
-		})
-	}
-}
 
 func flagString(flags map[string]string) string {
 	var parts []string
@@ -177,7 +33,7 @@ func TestMaekawaMessages(t *testing.T) {
 	cases := []struct {
 		full     bool
 		flags    map[string]string
-		min, max int32
+		min, max int
 		large    bool
 	}{
 		// 2.6: one requester, 3(K-1) = 3; two requesters, 6 in total.
@@ -201,9 +57,8 @@ func TestMaekawaMessages(t *testing.T) {
 			if c.large && testing.Short() {
 				t.Skip("large state space")
 			}
-			g := mkExplore(t, buildSpec(t, maekawa(c.full), c.flags))
-			if g.MinMsgs != c.min || g.MaxMsgs != c.max {
-				t.Errorf("messages %d…%d, want %d…%d", g.MinMsgs, g.MaxMsgs, c.min, c.max)
+			if lo, hi := messageRange(t, buildSpec(t, maekawa(c.full), c.flags)); lo != c.min || hi != c.max {
+				t.Errorf("messages %d…%d, want %d…%d", lo, hi, c.min, c.max)
 			}
 		})
 	}
@@ -217,12 +72,12 @@ func TestMaekawaMessages(t *testing.T) {
 // each arbiter receiving its own REQUEST (and the LOCKED it sends itself),
 // then the other REQUESTs, deferred.
 func TestMaekawaBasicDeadlockN3(t *testing.T) {
-	r := mkCheck(t, false, map[string]string{"n": "3"}, explorer.Config{Properties: mkSafety})
+	r := check(t, "maekawa-basic", map[string]string{"n": "3"}, explorer.Config{Properties: mkSafety})
 	if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
 		t.Fatalf("got %v %+v, want a deadlock", r.Status, r.Violations)
 	}
 	// Searching on after the deadlock, mutual exclusion holds.
-	all := mkCheck(t, false, map[string]string{"n": "3"}, explorer.Config{Properties: mkSafety, Continue: true})
+	all := check(t, "maekawa-basic", map[string]string{"n": "3"}, explorer.Config{Properties: mkSafety, Continue: true})
 	for _, p := range all.Properties {
 		if (p.Name == properties.MutualExclusion || p.Name == "single-grant") && p.Verdict != explorer.Holds {
 			t.Errorf("%s: %v, want holds", p.Name, p.Verdict)
@@ -257,7 +112,7 @@ func TestMaekawaBasicDeadlockN3(t *testing.T) {
 // requesting, depth-first search finds a deadlock within seconds.
 func TestMaekawaBasicDeadlockFano(t *testing.T) {
 	start := time.Now()
-	r := mkCheck(t, false, map[string]string{"n": "7"}, explorer.Config{Strategy: explorer.DFS, Properties: mkSafety})
+	r := check(t, "maekawa-basic", map[string]string{"n": "7"}, explorer.Config{Strategy: explorer.DFS, Properties: mkSafety})
 	if r.Status != explorer.Violated || r.Violations[0].Property != properties.DeadlockFreedom {
 		t.Fatalf("got %v %+v, want a deadlock", r.Status, r.Violations)
 	}
@@ -279,7 +134,7 @@ func TestMaekawaBasicDeadlock13(t *testing.T) {
 		t.Skip("about 100,000 states")
 	}
 	start := time.Now()
-	r := mkCheck(t, false, map[string]string{"n": "13", "requesters": "7,8,11"}, explorer.Config{Strategy: explorer.DFS, Properties: mkSafety})
+	r := check(t, "maekawa-basic", map[string]string{"n": "13", "requesters": "7,8,11"}, explorer.Config{Strategy: explorer.DFS, Properties: mkSafety})
 	if r.Status != explorer.Violated || r.Violations[0].Property != properties.DeadlockFreedom {
 		t.Fatalf("got %v %+v, want a deadlock", r.Status, r.Violations)
 	}
@@ -320,7 +175,7 @@ func TestMaekawaFull(t *testing.T) {
 			if c.large && testing.Short() {
 				t.Skip("large state space")
 			}
-			r := mkCheck(t, true, c.flags, explorer.Config{Properties: mkSafety})
+			r := check(t, "maekawa", c.flags, explorer.Config{Properties: mkSafety})
 			if r.Status != explorer.OK || r.States != c.states {
 				t.Errorf("%v with %d states, want ok with %d", r.Status, r.States, c.states)
 			}
@@ -341,7 +196,7 @@ func TestMaekawaFull(t *testing.T) {
 // locked for 3, which has no FAILED either and waits for arbiter 1. Variant B
 // breaks the cycle because 3 has yielded to 1.
 func TestMaekawaYieldADeadlock(t *testing.T) {
-	r := mkCheck(t, true, map[string]string{"n": "3", "requests": "2", "yield": "a"}, explorer.Config{Properties: mkSafety})
+	r := check(t, "maekawa", map[string]string{"n": "3", "requests": "2", "yield": "a"}, explorer.Config{Properties: mkSafety})
 	if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
 		t.Fatalf("got %v %+v, want a deadlock", r.Status, r.Violations)
 	}
@@ -389,7 +244,7 @@ func TestMaekawaParams(t *testing.T) {
 		t.Errorf("canonical parameters %v", c)
 	}
 	for _, q := range []string{"grid", "majority", "all"} {
-		r := mkCheck(t, true, map[string]string{"n": "4", "quorums": q, "requesters": "1,2"}, explorer.Config{Properties: mkSafety})
+		r := check(t, "maekawa", map[string]string{"n": "4", "quorums": q, "requesters": "1,2"}, explorer.Config{Properties: mkSafety})
 		if r.Status != explorer.OK {
 			t.Errorf("--quorums %s: %v %+v", q, r.Status, r.Violations)
 		}
@@ -474,7 +329,7 @@ func TestMaekawaWaitCycle(t *testing.T) {
 // (fpp, the default at N=3, and majority) are deadlock-free.
 func TestMaekawaRuleBWithoutLateFailed(t *testing.T) {
 	for q, deadlocks := range map[string]bool{"tree": true, "grid": true, "fpp": false, "majority": false} {
-		r := mkCheck(t, true, map[string]string{"n": "3", "quorums": q}, explorer.Config{Properties: []string{properties.DeadlockFreedom}})
+		r := check(t, "maekawa", map[string]string{"n": "3", "quorums": q}, explorer.Config{Properties: []string{properties.DeadlockFreedom}})
 		got := r.Status == explorer.Violated && len(r.Violations) == 1 && r.Violations[0].Property == properties.DeadlockFreedom
 		if got != deadlocks || !deadlocks && r.Status != explorer.OK {
 			t.Errorf("--quorums %s: %v %d violations; want a deadlock: %v", q, r.Status, len(r.Violations), deadlocks)

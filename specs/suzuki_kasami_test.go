@@ -117,110 +117,27 @@ func (r *skRef) next(reqs []int, fifo bool) []*skRef {
 	return out
 }
 
-// skReference returns the distinct states, transitions and terminal states
-// of the reference model, where reqs[i] is the number of requests of i.
-func skReference(reqs []int, fifo bool) (states, transitions, terminal int64) {
-	n := len(reqs)
-	r := &skRef{ust: make([]int, n), done: make([]int, n), ln: make([]int, n)}
+// skReference is the literal model's figures for the parameters p of
+// suzuki-kasami (testdata/counts/suzuki-kasami.txt).
+func skReference(t testing.TB, p *Params) refFigures {
+	n, r, req := refUsers(t, p)
+	reqs := make([]int, n)
+	for i := range reqs {
+		if req[i] {
+			reqs[i] = r
+		}
+	}
+	fifo := p.String("channels") == "fifo"
+	init := &skRef{ust: make([]int, n), done: make([]int, n), ln: make([]int, n)}
 	for i := 0; i < n; i++ {
-		r.rn = append(r.rn, make([]int, n))
-		r.ch = append(r.ch, make([][]string, n))
+		init.rn = append(init.rn, make([]int, n))
+		init.ch = append(init.ch, make([][]string, n))
 	}
-	seen := map[string]bool{r.key(): true}
-	for frontier := []*skRef{r}; len(frontier) > 0; {
-		var next []*skRef
-		for _, s := range frontier {
-			succ := s.next(reqs, fifo)
-			transitions += int64(len(succ))
-			if len(succ) == 0 {
-				terminal++
-			}
-			for _, t := range succ {
-				if k := t.key(); !seen[k] {
-					seen[k] = true
-					next = append(next, t)
-				}
-			}
-		}
-		frontier = next
-	}
-	return int64(len(seen)), transitions, terminal
-}
-
-func skCheck(t *testing.T, broken bool, flags map[string]string, cfg explorer.Config) *explorer.Result {
-	t.Helper()
-	s := suzukiKasami(broken)
-	if cfg.Properties == nil {
-		cfg.Properties = s.Claims
-	}
-	r, err := explorer.Check(buildSpec(t, s, flags), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Err != nil {
-		t.Fatalf("%v: %v", flags, r.Err)
-	}
-	return r
-}
-
-// TestSuzukiKasamiCounts pins the state spaces of suzuki-kasami, the same
-// for BFS with one and two workers and DFS, with every claim holding
-// (TOKEN-1, GA1, token-to-trying, DLF, GA2, GA2'), under unordered (the
-// default) and FIFO channels. Every count is derived independently by
-// skReference; --n 1 also by hand: request (the holder, no message),
-// enter, exit: 4 states, 3 transitions.
-func TestSuzukiKasamiCounts(t *testing.T) {
-	cases := []struct {
-		flags                         map[string]string
-		states, transitions, terminal int64
-	}{
-		{map[string]string{"n": "1"}, 4, 3, 1},
-		{map[string]string{"n": "2"}, 29, 39, 2},
-		{map[string]string{"n": "2", "channels": "fifo"}, 28, 37, 2},
-		{map[string]string{"n": "2", "requests": "2"}, 120, 176, 4},
-		{map[string]string{"n": "3", "requesters": "2,3"}, 113, 252, 2},
-		{map[string]string{"n": "3"}, 1018, 2962, 5},
-		{map[string]string{"n": "3", "channels": "fifo"}, 818, 2295, 5},
-		{map[string]string{"n": "3", "requests": "2", "requesters": "1,3"}, 631, 1743, 4},
-	}
-	for _, c := range cases {
-		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				r := skCheck(t, false, c.flags, cfg)
-				if r.Status != explorer.OK {
-					t.Fatalf("%v workers=%d: status %v (%v)", cfg.Strategy, cfg.Workers, r.Status, r.Violations)
-				}
-				if r.States != c.states || r.Transitions != c.transitions || r.Terminal != c.terminal {
-					t.Errorf("%v workers=%d: %d states, %d transitions, %d terminal; want %d, %d, %d",
-						cfg.Strategy, cfg.Workers, r.States, r.Transitions, r.Terminal, c.states, c.transitions, c.terminal)
-				}
-			}
-		})
-	}
-}
-
-// TestSuzukiKasamiReference checks the pinned counts against skReference.
-func TestSuzukiKasamiReference(t *testing.T) {
-	cases := []struct {
-		reqs []int
-		fifo bool
-		want [3]int64
-	}{
-		{[]int{1}, true, [3]int64{4, 3, 1}},
-		{[]int{1, 1}, false, [3]int64{29, 39, 2}},
-		{[]int{1, 1}, true, [3]int64{28, 37, 2}},
-		{[]int{2, 2}, false, [3]int64{120, 176, 4}},
-		{[]int{0, 1, 1}, false, [3]int64{113, 252, 2}},
-		{[]int{1, 1, 1}, false, [3]int64{1018, 2962, 5}},
-		{[]int{1, 1, 1}, true, [3]int64{818, 2295, 5}},
-		{[]int{2, 0, 2}, false, [3]int64{631, 1743, 4}},
-	}
-	for _, c := range cases {
-		s, tr, term := skReference(c.reqs, c.fifo)
-		if got := [3]int64{s, tr, term}; got != c.want {
-			t.Errorf("reference %v fifo=%v: %v, want %v", c.reqs, c.fifo, got, c.want)
-		}
-	}
+	return refWalk(t, refModel[*skRef]{
+		initial: []*skRef{init},
+		key:     (*skRef).key,
+		next:    func(s *skRef) ([]*skRef, []int) { return s.next(reqs, fifo), nil },
+	})
 }
 
 // TestSuzukiKasamiMessages pins the total messages over all complete executions
@@ -256,7 +173,7 @@ func TestSuzukiKasamiMessages(t *testing.T) {
 			if c.large && testing.Short() {
 				t.Skip("N=4, everyone requesting: 177,079 states and their graph, skipped in -short")
 			}
-			r := skCheck(t, false, c.flags, explorer.Config{Metrics: []string{"messages"}, Properties: []string{}})
+			r := check(t, "suzuki-kasami", c.flags, explorer.Config{Metrics: []string{"messages"}, Properties: []string{}})
 			if m := r.Metrics[0]; m.Min != int64(c.min) || m.Max != int64(c.max) || m.Unbounded {
 				t.Errorf("messages min %d max %d (unbounded %v); want %d, %d", m.Min, m.Max, m.Unbounded, c.min, c.max)
 			}
@@ -274,7 +191,7 @@ func TestSuzukiKasamiBroken(t *testing.T) {
 		"enter_{1}", "exit_{1}",
 	}
 	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
-		r := skCheck(t, true, map[string]string{"n": "3"}, cfg)
+		r := check(t, "suzuki-kasami-broken", map[string]string{"n": "3"}, cfg)
 		if r.Status != explorer.Violated || r.Violations[0].Property != skTokenToTryingName {
 			t.Fatalf("workers=%d: status %v %v; want token-to-trying violated", cfg.Workers, r.Status, r.Violations)
 		}
@@ -295,7 +212,7 @@ func TestSuzukiKasamiBroken(t *testing.T) {
 // crash, GA2 fails when the token holder crashes: processes 2 and 3 wait
 // for a token nobody will send.
 func TestSuzukiKasamiCrash(t *testing.T) {
-	r := skCheck(t, false, map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.Progress}})
+	r := check(t, "suzuki-kasami", map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.Progress}})
 	if r.Status != explorer.Violated || r.Violations[0].Property != properties.Progress {
 		t.Fatalf("status %v %v; want progress violated", r.Status, r.Violations)
 	}
@@ -306,11 +223,11 @@ func TestSuzukiKasamiCrash(t *testing.T) {
 	// The safety claims that do not count tokens survive the crash;
 	// TOKEN-1 does not: a token sent to a crashed process is discarded
 	// (docs/properties.md).
-	r = skCheck(t, false, map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.MutualExclusion, skTokenToTryingName}})
+	r = check(t, "suzuki-kasami", map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.MutualExclusion, skTokenToTryingName}})
 	if r.Status != explorer.OK {
 		t.Errorf("with a crash: status %v %v; want GA1 and token-to-trying to hold", r.Status, r.Violations)
 	}
-	r = skCheck(t, false, map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.TokenUniqueness}})
+	r = check(t, "suzuki-kasami", map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.TokenUniqueness}})
 	if r.Status != explorer.Violated {
 		t.Errorf("with a crash: status %v; want token-uniqueness violated", r.Status)
 	}
