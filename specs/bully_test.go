@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/vacheck/vacheck/automaton/automatontest"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -153,126 +155,45 @@ func (r *buRef) next(detects []bool) []*buRef {
 	return out
 }
 
-// buReference counts the states and transitions reachable from the
-// initial state (coord = max everywhere when stable, else ⊥).
-func buReference(n, crashes, recoveries int, stable bool, detects []bool) (states, transitions int) {
-	r := &buRef{st: make([]buStatus, n), coord: make([]int, n), up: make([]bool, n), budget: crashes, rec: recoveries}
+// buReference is the literal model's figures for the parameters p of
+// bully (testdata/counts/bully.txt): from the initial state, coord = max
+// everywhere with a stable start, else ⊥.
+func buReference(t testing.TB, p *Params) refFigures {
+	n := refInt(t, p, "n")
+	r := &buRef{st: make([]buStatus, n), coord: make([]int, n), up: make([]bool, n),
+		budget: refInt(t, p, "crashes"), rec: refInt(t, p, "recoveries")}
 	for i := 0; i < n; i++ {
 		r.up[i] = true
-		if stable {
+		if p.String("start") != "election" {
 			r.coord[i] = n
 		}
 		r.queue = append(r.queue, make([][]buMsg, n))
 	}
-	seen := map[string]bool{r.key(): true}
-	frontier := []*buRef{r}
-	for len(frontier) > 0 {
-		var next []*buRef
-		for _, s := range frontier {
-			succ := s.next(detects)
-			transitions += len(succ)
-			for _, t := range succ {
-				if k := t.key(); !seen[k] {
-					seen[k] = true
-					next = append(next, t)
-				}
+	detects := make([]bool, n)
+	for i := range detects {
+		detects[i] = p.String("detectors") == "all"
+	}
+	if p.String("detectors") != "all" {
+		for _, d := range strings.Split(p.String("detectors"), ",") {
+			k, err := strconv.Atoi(d)
+			if err != nil {
+				t.Fatal(err)
 			}
+			detects[k-1] = true
 		}
-		frontier = next
 	}
-	return len(seen), transitions
-}
-
-// TestBullyCounts pins the exact state space of bully for small parameters
-// and checks that BFS with one and two workers and DFS agree, that every
-// claimed property holds, and that the reference model above finds the
-// same counts.
-//
-// N=2, one crash, stable start, by hand: from the initial state (both idle,
-// coord 2) crash_1 leads to a terminal state (2 is the live maximum) and
-// crash_2 to a state where 1 detects; detect_1 sends ELECTION to the dead 2.
-// Then the timeout is justified at once (2 crashed, no ANSWER in transit),
-// before or after the ELECTION is discarded: the diamond
-// {timeoutAnswer_1, receive(ELECTION)_{1,2}} ends in 1 idle with coord 1.
-// States: initial, after crash_1, after crash_2, after detect_1, the two
-// middle states of the diamond, the end: 7. Transitions: 2 + 1 + 2 + 1 + 1
-// = 7.
-func TestBullyCounts(t *testing.T) {
-	all := func(n int) []bool {
-		d := make([]bool, n)
-		for i := range d {
-			d[i] = true
-		}
-		return d
-	}
-	tests := []struct {
-		flags               map[string]string
-		states, transitions int64
-	}{
-		{map[string]string{"n": "2", "crashes": "1"}, 7, 7},
-		{map[string]string{"n": "3", "crashes": "0"}, 1, 0},
-		{map[string]string{"n": "3", "crashes": "1"}, 80, 185},
-		{map[string]string{"n": "3", "crashes": "2"}, 565, 1574},
-		{map[string]string{"n": "3", "crashes": "0", "start": "election"}, 1847, 5510},
-		{map[string]string{"n": "3", "crashes": "1", "start": "election"}, 477300, 2053190},
-		{map[string]string{"n": "4", "crashes": "1"}, 40691, 196540},
-		{map[string]string{"n": "4", "crashes": "1", "detectors": "1"}, 1959, 7866},
-		// Crash-recovery; the claims BU-UNIQ, AGREE, VALID fail (1.14:
-		// transiently), so these runs check BU-END and BU-TERM only.
-		{map[string]string{"n": "3", "crashes": "1", "recoveries": "1"}, 9061, 29661},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.flags), func(t *testing.T) {
-			if tt.states > 100000 {
-				skipUnlessLong(t) // 477,300 states, three searches
-			}
-			if testing.Short() && tt.states > 100000 {
-				t.Skip("large state space; run without -short")
-			}
-			sp := bullySpecs()[0]
-			m := buildSpec(t, sp, tt.flags)
-			claims := sp.Claims
-			if tt.flags["recoveries"] != "" {
-				claims = []string{properties.DeadlockFreedom, properties.Termination}
-			}
-			for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				cfg.Properties = claims
-				if cfg.Strategy == explorer.DFS {
-					cfg.Properties = slices.DeleteFunc(slices.Clone(claims), func(p string) bool { return p == properties.Termination })
-				}
-				r, err := explorer.Check(m, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.Status != explorer.OK {
-					t.Fatalf("%v/%d: status %v %+v (%s)", cfg.Strategy, cfg.Workers, r.Status, r.Violations, r.Reason)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions {
-					t.Errorf("%v/%d: %d states, %d transitions; want %d, %d", cfg.Strategy, cfg.Workers, r.States, r.Transitions, tt.states, tt.transitions)
-				}
-			}
-			if tt.states > 100000 {
-				return // the reference model is too slow
-			}
-			var n, crashes, recoveries int
-			fmt.Sscan(tt.flags["n"], &n)
-			fmt.Sscan(tt.flags["crashes"], &crashes)
-			fmt.Sscan(tt.flags["recoveries"], &recoveries)
-			det := all(n)
-			if d, ok := tt.flags["detectors"]; ok {
-				det = make([]bool, n)
-				for _, s := range strings.Split(d, ",") {
-					var k int
-					fmt.Sscan(s, &k)
-					det[k-1] = true
-				}
-			}
-			rs, rt := buReference(n, crashes, recoveries, tt.flags["start"] != "election", det)
-			if int64(rs) != tt.states || int64(rt) != tt.transitions {
-				t.Errorf("reference model: %d states, %d transitions; pinned %d, %d", rs, rt, tt.states, tt.transitions)
-			}
-		})
-	}
+	return refWalk(t, refModel[*buRef]{
+		initial: []*buRef{r},
+		key:     (*buRef).key,
+		next:    func(s *buRef) ([]*buRef, []int) { return s.next(detects), nil },
+		// A terminal state has no transition but faults, as the explorer
+		// counts them (explorer.Transition.Fault).
+		terminal: func(s *buRef, _ []*buRef) bool {
+			c := s.clone()
+			c.budget, c.rec = 0, 0
+			return len(c.next(detects)) == 0
+		},
+	})
 }
 
 // buMessages returns the fewest and the most messages sent on a path from
@@ -281,48 +202,13 @@ func TestBullyCounts(t *testing.T) {
 // The graph below s must be acyclic.
 func buMessages(t *testing.T, m explorer.Model, s []byte) (lo, hi int) {
 	t.Helper()
-	w := m.NewWorker()
-	type span struct{ lo, hi int }
-	memo := map[string]span{}
-	active := map[string]bool{}
-	var visit func(s []byte) span
-	visit = func(s []byte) span {
-		k := string(s)
-		if r, ok := memo[k]; ok {
-			return r
-		}
-		if active[k] {
-			t.Fatal("the state graph has a cycle: message figures are unbounded")
-		}
-		active[k] = true
-		type edge struct {
-			msgs int
-			next []byte
-		}
-		var edges []edge
-		if _, err := explorer.Successors(w, s, func(tr explorer.Transition, next []byte) {
-			if !tr.Fault {
-				edges = append(edges, edge{int(tr.Messages), slices.Clone(next)})
-			}
-		}); err != nil {
-			t.Fatal(err)
-		}
-		r := span{}
-		for k, e := range edges {
-			sub := visit(e.next)
-			if k == 0 || e.msgs+sub.lo < r.lo {
-				r.lo = e.msgs + sub.lo
-			}
-			if k == 0 || e.msgs+sub.hi > r.hi {
-				r.hi = e.msgs + sub.hi
-			}
-		}
-		delete(active, k)
-		memo[k] = r
-		return r
-	}
-	r := visit(s)
-	return r.lo, r.hi
+	f := refWalk(t, refModel[[]byte]{
+		initial:  [][]byte{s},
+		key:      func(s []byte) string { return string(s) },
+		next:     modelNext(t, m, func(tr explorer.Transition) bool { return !tr.Fault }),
+		messages: true,
+	})
+	return int(f.lo), int(f.hi)
 }
 
 // buAfterCrash returns the successor of m's initial state by the action
@@ -491,47 +377,15 @@ func TestBullyUsage(t *testing.T) {
 	}
 }
 
-// TestBullyPure expands every reachable state of two small instances twice,
-// with two workers, and checks that the successors are identical: Steps,
-// Do and Receive depend on nothing but the state (STYLE.md 3).
+// TestBullyPure checks that Steps, Do and Receive depend on nothing but
+// the state (STYLE.md 3) on two instances beyond the catalog's
+// (automatontest.CheckPure, every reachable state).
 func TestBullyPure(t *testing.T) {
 	for _, flags := range []map[string]string{
 		{"n": "3", "crashes": "2"},
 		{"n": "3", "crashes": "1", "timeouts": "unrestricted", "premature": "2"},
 	} {
-		m := buildSpec(t, bullySpecs()[0], flags)
-		w1, w2 := m.NewWorker(), m.NewWorker()
-		succ := func(w explorer.Worker, s []byte) []string {
-			var out []string
-			if _, err := explorer.Successors(w, s, func(tr explorer.Transition, next []byte) {
-				out = append(out, fmt.Sprint(tr, string(next)))
-			}); err != nil {
-				t.Fatal(err)
-			}
-			return out
-		}
-		init, err := m.Initial()
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen := map[string]bool{string(init[0]): true}
-		stack := [][]byte{init[0]}
-		for len(stack) > 0 {
-			s := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			a := succ(w1, s)
-			if b, c := succ(w2, s), succ(w1, s); !slices.Equal(a, b) || !slices.Equal(a, c) {
-				t.Fatalf("%v: a state's successors differ between expansions", flags)
-			}
-			if _, err := explorer.Successors(w1, s, func(_ explorer.Transition, next []byte) {
-				if !seen[string(next)] {
-					seen[string(next)] = true
-					stack = append(stack, slices.Clone(next))
-				}
-			}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		automatontest.CheckPure(t, build(t, "bully", flags), 100000)
 	}
 }
 

@@ -278,6 +278,7 @@ options:
 func references() map[string]func(t testing.TB, p *Params) refFigures {
 	return map[string]func(testing.TB, *Params) refFigures{
 		"adoption":               adReference,
+		"bully":                  buReference,
 		"carvalho-roucairol":     cvReference,
 		"cao-singhal":            ownWalk("cao-singhal"),
 		"chang-roberts":          crReference,
@@ -292,6 +293,7 @@ func references() map[string]func(t testing.TB, p *Params) refFigures {
 		"raymond":                func(t testing.TB, p *Params) refFigures { return rayReference(t, p, false) },
 		"raymond-broken":         func(t testing.TB, p *Params) refFigures { return rayReference(t, p, true) },
 		"suzuki-kasami":          skReference,
+		"token-ring-recovery":    trReference,
 		"tree-election":          teReference,
 		"virtual-tree":           func(t testing.TB, p *Params) refFigures { return vtReference(t, p, false) },
 		"virtual-tree-broken":    func(t testing.TB, p *Params) refFigures { return vtReference(t, p, true) },

@@ -47,6 +47,10 @@ type refModel[S any] struct {
 	// class, when set (with messages), sorts the terminal states into
 	// classes, each with its own message range (refFigures.byClass).
 	class func(S) int
+	// terminal, when set, tells the terminal states (whose successors are
+	// given) as the spec counts them; by default, the states without
+	// successors.
+	terminal func(s S, succ []S) bool
 	// visit, when set, is called once for every distinct state, with its
 	// depth (the length of a shortest path from an initial state) and its
 	// successors, in breadth-first order.
@@ -64,8 +68,8 @@ type refFigures struct {
 }
 
 // refWalk explores m breadth first from its initial states and counts its
-// distinct states, transitions and terminal states (states without
-// successors) and, with m.messages, the message range over complete
+// distinct states, transitions and terminal states (m.terminal, or states
+// without successors) and, with m.messages, the message range over complete
 // executions. The message range needs an acyclic graph: a cycle fails the
 // test.
 func refWalk[S any](t testing.TB, m refModel[S]) refFigures {
@@ -101,7 +105,7 @@ func refWalk[S any](t testing.TB, m refModel[S]) refFigures {
 			m.visit(s, int(depth[head]), next)
 		}
 		f.transitions += int64(len(next))
-		if len(next) == 0 {
+		if m.terminal != nil && m.terminal(s, next) || m.terminal == nil && len(next) == 0 {
 			f.terminal++
 		}
 		if !m.messages {

@@ -3,6 +3,7 @@ package specs
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -158,104 +159,72 @@ func (r *trRef) next(cfg trRefCfg) []*trRef {
 	return out
 }
 
-// trReference returns the reachable states (keys, projected to the
-// section's state when project is set) and the number of transitions.
-func trReference(idsets [][]int, cfg trRefCfg, project bool) (map[string]bool, int) {
-	seen := map[string]bool{}
-	var frontier []*trRef
+// trRefModel is the reference model from every arrangement in idsets,
+// process 1 holding the token; with project, states are keyed by the
+// section's state (the fault counters summed).
+func trRefModel(idsets [][]int, cfg trRefCfg, project bool) refModel[*trRef] {
+	m := refModel[*trRef]{
+		key:  func(r *trRef) string { return r.key(project) },
+		next: func(r *trRef) ([]*trRef, []int) { return r.next(cfg), nil },
+	}
 	for _, ids := range idsets {
 		n := len(ids)
 		r := &trRef{u: ids, el: make([]bool, n), tok: make([]bool, n), lost: make([]int, n), early: make([]int, n), queue: make([][]int, n)}
 		r.tok[0] = true
-		seen[r.key(project)] = true
-		frontier = append(frontier, r)
+		m.initial = append(m.initial, r)
 	}
-	transitions := 0
-	for len(frontier) > 0 {
-		var next []*trRef
-		for _, r := range frontier {
-			succ := r.next(cfg)
-			transitions += len(succ)
-			for _, s := range succ {
-				if k := s.key(project); !seen[k] {
-					seen[k] = true
-					next = append(next, s)
-				}
-			}
-		}
-		frontier = next
-	}
-	return seen, transitions
+	return m
 }
 
-// TestTokenRingRecoveryCounts pins the state space and checks the claims.
-// Every count equals the reference model's (spec form); and the spec form's
-// states, with the fault counters summed, are exactly the states of the
-// section's literal model in which lose takes a TOKEN out of a channel at
-// any time: the equivalence the spec's doc comment argues. N=3 without
-// losses by hand: 3! arrangements × the token held by one of 3 processes
-// or on one of 3 links = 36 states, one transition each.
-func TestTokenRingRecoveryCounts(t *testing.T) {
-	tests := []struct {
-		n                   int
-		losses              int
-		timeouts            string
-		states, transitions int64
-	}{
-		{3, 0, "perfect", 36, 36},
-		{2, 1, "perfect", 60, 80},
-		{3, 1, "perfect", 648, 1134},
-		{3, 2, "perfect", 1932, 3480},
-		{4, 1, "perfect", 9008, 21280},
-		{4, 2, "perfect", 32036, 76632},
-		{3, 0, "unrestricted", 2214, 3828},
-		{3, 1, "unrestricted", 26157, 55710},
+// trRefConfig is the reference model's configuration for the parameters p
+// of token-ring-recovery.
+func trRefConfig(t testing.TB, p *Params) trRefCfg {
+	cfg := trRefCfg{losses: refInt(t, p, "losses"), perfect: p.String("timeouts") == "perfect"}
+	if !cfg.perfect {
+		cfg.premature = refInt(t, p, "premature")
 	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("n=%d/losses=%d/%s", tt.n, tt.losses, tt.timeouts), func(t *testing.T) {
-			idsets := permutations(tt.n)
-			cfg := trRefCfg{losses: tt.losses, perfect: tt.timeouts == "perfect"}
-			if !cfg.perfect {
-				cfg.premature = 1
-			}
-			spec, trans := trReference(idsets, cfg, false)
-			if int64(len(spec)) != tt.states || int64(trans) != tt.transitions {
-				t.Errorf("reference: %d states, %d transitions; pinned %d, %d", len(spec), trans, tt.states, tt.transitions)
-			}
-			proj, _ := trReference(idsets, cfg, true)
-			cfg.literal = true
-			lit, _ := trReference(idsets, cfg, true)
-			if len(proj) != len(lit) {
-				t.Errorf("lose at send: %d section states; lose from a channel: %d", len(proj), len(lit))
-			}
-			for k := range lit {
-				if !proj[k] {
-					t.Fatalf("a state of the literal model is not reached with lose at send")
-				}
-			}
-			m := build(t, "token-ring-recovery", map[string]string{"n": fmt.Sprint(tt.n), "losses": fmt.Sprint(tt.losses), "timeouts": tt.timeouts})
-			for _, c := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
-				// Unrestricted: the full space without the violated
-				// token-uniqueness (TestTokenRingRecoveryUnrestricted).
-				c.Properties = []string{properties.DeadlockFreedom}
-				if cfg.perfect {
-					c.Properties = append(c.Properties, properties.TokenUniqueness)
-					if c.Strategy != explorer.DFS {
-						c.Properties = append(c.Properties, "recovery")
-					}
-				}
-				r, err := explorer.Check(m, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.States != tt.states || r.Transitions != tt.transitions || r.Terminal != 0 {
-					t.Errorf("%v/%d: %d states, %d transitions, %d terminal; want %d, %d, 0", c.Strategy, c.Workers, r.States, r.Transitions, r.Terminal, tt.states, tt.transitions)
-				}
-				if r.Status != explorer.OK {
-					t.Errorf("%v/%d: status %v %+v, want ok", c.Strategy, c.Workers, r.Status, r.Violations)
-				}
-			}
-		})
+	return cfg
+}
+
+// trReference is the reference model's figures (spec form) for the
+// parameters p of token-ring-recovery
+// (testdata/counts/token-ring-recovery.txt).
+func trReference(t testing.TB, p *Params) refFigures {
+	return refWalk(t, trRefModel(refIDs(t, p), trRefConfig(t, p), false))
+}
+
+// TestTokenRingRecoveryLiteral checks the equivalence the spec's doc
+// comment argues, on the instances of
+// testdata/counts/token-ring-recovery.txt: the spec form's states (lose_i
+// a pass whose TOKEN is lost, counters per process), with the fault
+// counters summed, are exactly the states of the section's literal model
+// in which lose takes a TOKEN out of a channel at any time.
+func TestTokenRingRecoveryLiteral(t *testing.T) {
+	for _, tt := range []struct {
+		n, losses int
+		timeouts  string
+	}{
+		{3, 0, "perfect"}, {2, 1, "perfect"}, {3, 1, "perfect"}, {3, 2, "perfect"},
+		{4, 1, "perfect"}, {4, 2, "perfect"}, {3, 0, "unrestricted"}, {3, 1, "unrestricted"},
+	} {
+		p, err := NewParams(tokenRingRecovery(false), map[string]string{"n": fmt.Sprint(tt.n), "losses": fmt.Sprint(tt.losses), "timeouts": tt.timeouts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := trRefConfig(t, p)
+		states := func(cfg trRefCfg) map[string]bool {
+			seen := map[string]bool{}
+			m := trRefModel(permutations(tt.n), cfg, true)
+			m.visit = func(r *trRef, _ int, _ []*trRef) { seen[r.key(true)] = true }
+			refWalk(t, m)
+			return seen
+		}
+		proj := states(cfg)
+		cfg.literal = true
+		lit := states(cfg)
+		if !maps.Equal(proj, lit) {
+			t.Errorf("n=%d losses=%d %s: lose at send gives %d section states, lose from a channel %d, not the same", tt.n, tt.losses, tt.timeouts, len(proj), len(lit))
+		}
 	}
 }
 
