@@ -395,10 +395,7 @@ func TestAdoptionUsageErrors(t *testing.T) {
 		{map[string]string{"capacity": "0"}, []string{"--capacity"}},
 	} {
 		s := adoption(false)
-		p, err := NewParams(s, tt.flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, tt.flags)
 		if err == nil || !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: %v, want an ErrUsage error", tt.flags, err)
 			continue

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vacheck/vacheck/automaton/automatontest"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -366,26 +365,11 @@ func TestBullyUsage(t *testing.T) {
 		{map[string]string{"channels": "lossy"}, "--channels"},
 	} {
 		for _, sp := range bullySpecs() {
-			p, err := NewParams(sp, tt.flags)
-			if err == nil {
-				_, err = sp.Build(p)
-			}
+			err := buildErr(sp, tt.flags)
 			if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.flag) {
 				t.Errorf("%s %v: error %v, want a usage error naming %s", sp.Name, tt.flags, err, tt.flag)
 			}
 		}
-	}
-}
-
-// TestBullyPure checks that Steps, Do and Receive depend on nothing but
-// the state (STYLE.md 3) on two instances beyond the catalog's
-// (automatontest.CheckPure, every reachable state).
-func TestBullyPure(t *testing.T) {
-	for _, flags := range []map[string]string{
-		{"n": "3", "crashes": "2"},
-		{"n": "3", "crashes": "1", "timeouts": "unrestricted", "premature": "2"},
-	} {
-		automatontest.CheckPure(t, build(t, "bully", flags), 100000)
 	}
 }
 

@@ -42,10 +42,7 @@ func TestChangRobertsBidirectionalBroken(t *testing.T) {
 func TestChangRobertsBidirectionalUsage(t *testing.T) {
 	for _, flags := range []map[string]string{{"n": "2"}, {"n": "x"}, {"objective": "any"}, {"ids": "1,2"}} {
 		s, _ := Lookup("chang-roberts-bidirectional")
-		p, err := NewParams(s, flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)
 		}

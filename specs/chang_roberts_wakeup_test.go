@@ -322,10 +322,7 @@ func TestChangRobertsWakeupUsage(t *testing.T) {
 		{"chang-roberts-wakeup-broken", map[string]string{"wakeup": "join"}},
 	} {
 		s, _ := Lookup(tt.spec)
-		p, err := NewParams(s, tt.flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, tt.flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%s %v: error %v, want ErrUsage", tt.spec, tt.flags, err)
 		}

@@ -202,3 +202,36 @@ func TestCatalogPure(t *testing.T) {
 		})
 	}
 }
+
+// TestPureInstances runs automatontest.CheckPure, as TestCatalogPure
+// does, on instances beyond the catalog's small ones, where more of a
+// spec's steps are enabled: crashes, link failures, several requests,
+// every initiator set, a second objective.
+func TestPureInstances(t *testing.T) {
+	for _, tt := range []struct {
+		spec  string
+		flags map[string]string
+		limit int
+	}{
+		{"ricart-agrawala", map[string]string{"n": "3"}, 5000},
+		{"ricart-agrawala-broken", map[string]string{"n": "2", "requests": "2"}, 5000},
+		{"central", map[string]string{"n": "2", "requests": "2", "crashes": "1"}, 5000},
+		{"central-broken", map[string]string{"n": "2"}, 5000},
+		{"carvalho-roucairol", map[string]string{"n": "2", "requests": "2"}, 5000},
+		{"carvalho-roucairol-broken", map[string]string{"n": "2"}, 5000},
+		{"adoption", map[string]string{"n": "4", "topology": "star", "initiators": "subsets"}, 5000},
+		{"adoption-broken", map[string]string{"n": "4", "topology": "star"}, 5000},
+		{"adoption", map[string]string{"n": "4", "objective": "min", "initiators": "subsets"}, 5000},
+		{"waiting", map[string]string{"n": "4", "initiators": "subsets"}, 5000},
+		{"waiting-broken", map[string]string{"n": "4"}, 5000},
+		{"virtual-tree", map[string]string{"n": "4", "link-failures": "2"}, 5000},
+		{"virtual-tree-broken", map[string]string{"n": "4", "link-failures": "2"}, 5000},
+		// Every reachable state.
+		{"bully", map[string]string{"n": "3", "crashes": "2"}, 100000},
+		{"bully", map[string]string{"n": "3", "crashes": "1", "timeouts": "unrestricted", "premature": "2"}, 100000},
+	} {
+		t.Run(tt.spec+flagString(tt.flags), func(t *testing.T) {
+			automatontest.CheckPure(t, build(t, tt.spec, tt.flags), tt.limit)
+		})
+	}
+}

@@ -115,10 +115,7 @@ func TestDFSTokenUsageErrors(t *testing.T) {
 		{map[string]string{"topology": "hypercube"}, []string{"--topology hypercube", "allowed"}},
 	} {
 		s := dfsToken(false)
-		p, err := NewParams(s, tt.flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, tt.flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", tt.flags, err)
 			continue

@@ -146,18 +146,6 @@ func TestEchoElectionBroken(t *testing.T) {
 	}
 }
 
-// echoBuildErr builds echo-election with flags and returns the error.
-func echoBuildErr(t *testing.T, flags map[string]string) error {
-	t.Helper()
-	s := echoElection(false)
-	p, err := NewParams(s, flags)
-	if err != nil {
-		return err
-	}
-	_, err = s.Build(p)
-	return err
-}
-
 func TestEchoElectionUsageErrors(t *testing.T) {
 	selfLoop := echoWriteGraph(t, "loop.txt", "1 2\n2 3\n3 3\n3 4\n")
 	unknown := echoWriteGraph(t, "unknown.txt", "1 2\n2 3\n\n3 9\n")
@@ -185,7 +173,7 @@ func TestEchoElectionUsageErrors(t *testing.T) {
 		{map[string]string{"ids": "all", "n": "10"}, []string{"--n 10", "--ids all"}},
 		{map[string]string{"channels": "lossy"}, []string{"--channels lossy"}},
 	} {
-		err := echoBuildErr(t, tt.flags)
+		err := buildErr(echoElection(false), tt.flags)
 		if err == nil {
 			t.Errorf("%v: no error", tt.flags)
 			continue

@@ -351,10 +351,7 @@ func TestElectionObjectiveUsage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := NewParams(s, etFlags("objective", "median"))
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err = buildErr(s, etFlags("objective", "median"))
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--objective median") {
 			t.Errorf("%s --objective median: err %v, want ErrUsage naming the flag", spec, err)
 		}

@@ -175,10 +175,7 @@ func TestFloodmaxUsageErrors(t *testing.T) {
 		{floodmax(true), map[string]string{"topology": "complete"}, []string{"--topology complete", "diameter 1", "at least 2"}},
 		{floodmax(true), map[string]string{"diameter": "2"}, []string{"--diameter does not apply"}},
 	} {
-		p, err := NewParams(tt.spec, tt.flags)
-		if err == nil {
-			_, err = tt.spec.Build(p)
-		}
+		err := buildErr(tt.spec, tt.flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", tt.flags, err)
 			continue

@@ -346,3 +346,13 @@ func ownWalk(spec string) func(testing.TB, *Params) refFigures {
 		return refWalk(t, modelRef(t, m))
 	}
 }
+
+// buildErr builds s with flags and returns the error of NewParams or of
+// Build: the usage error a test of bad parameters expects.
+func buildErr(s Spec, flags map[string]string) error {
+	p, err := NewParams(s, flags)
+	if err == nil {
+		_, err = s.Build(p)
+	}
+	return err
+}

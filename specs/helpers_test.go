@@ -39,15 +39,7 @@ func build(tb testing.TB, spec string, flags map[string]string) explorer.Model {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := NewParams(s, flags)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m, err := s.Build(p)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return m
+	return buildSpec(tb, s, flags)
 }
 
 // buildSpec makes the model of s with the given flags, failing the test on

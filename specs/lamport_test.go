@@ -199,10 +199,7 @@ func TestLamportParams(t *testing.T) {
 		{map[string]string{"crashes": "1", "clocks": "minimal"}, "clocks"},
 	}
 	for _, b := range bad {
-		p, err := NewParams(s, b.flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, b.flags)
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--"+b.flag) {
 			t.Errorf("%v: error %v; want a usage error naming --%s", b.flags, err, b.flag)
 		}

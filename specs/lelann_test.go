@@ -87,10 +87,7 @@ func TestLeLannUsage(t *testing.T) {
 		{"initiators": "5"}, {"objective": "mid"}, {"ids": "1,1,2,3"}, {"channels": "lossy"}, {"n": "-1"},
 	} {
 		s, _ := Lookup("lelann")
-		p, err := NewParams(s, flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)
 		}

@@ -284,10 +284,7 @@ func TestMaekawaBadParams(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := maekawa(c.full)
-		p, err := NewParams(s, c.flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, c.flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want a usage error", c.flags, err)
 			continue

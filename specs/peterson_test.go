@@ -277,10 +277,7 @@ func TestPetersonUsage(t *testing.T) {
 		{"channels": "lossy"},
 		{"capacity": "0"},
 	} {
-		p, err := NewParams(peterson(false), flags)
-		if err == nil {
-			_, err = peterson(false).Build(p)
-		}
+		err := buildErr(peterson(false), flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vacheck/vacheck/automaton/automatontest"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
 )
@@ -202,31 +201,9 @@ func mxUsageErrors(t *testing.T, s Spec, bad map[string]string) {
 	}
 	slices.Sort(flags)
 	for _, f := range flags {
-		p, err := NewParams(s, map[string]string{f: bad[f]})
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, map[string]string{f: bad[f]})
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--"+f) {
 			t.Errorf("%s --%s %s: error %v; want a usage error naming --%s", s.Name, f, bad[f], err, f)
 		}
-	}
-}
-
-// TestMxPermPure checks that the transitions of ricart-agrawala, central
-// and carvalho-roucairol and their twins are pure (automatontest.CheckPure)
-// on every reachable state of small instances.
-func TestMxPermPure(t *testing.T) {
-	for _, c := range []struct {
-		spec  Spec
-		flags map[string]string
-	}{
-		{ricartAgrawala(false), map[string]string{"n": "3"}},
-		{ricartAgrawala(true), map[string]string{"n": "2", "requests": "2"}},
-		{central(false), map[string]string{"n": "2", "requests": "2", "crashes": "1"}},
-		{central(true), map[string]string{"n": "2"}},
-		{carvalhoRoucairol(false), map[string]string{"n": "2", "requests": "2"}},
-		{carvalhoRoucairol(true), map[string]string{"n": "2"}},
-	} {
-		automatontest.CheckPure(t, buildSpec(t, c.spec, c.flags), 5000)
 	}
 }

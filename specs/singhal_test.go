@@ -94,14 +94,9 @@ func TestSinghalBroken(t *testing.T) {
 	want := []string{"request_{1}", "enter_{1}", "exit_{1}", "request_{2}", "request_{3}",
 		"receive(REQUEST(3,1))_{3,1}", "receive(TOKEN([N,N,R],[0,0,1]))_{1,3}", "enter_{3}", "exit_{3}",
 		"receive(REQUEST(2,1))_{2,1}", "receive(REQUEST(3,1))_{3,2}"}
-	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
-		r := check(t, "singhal-broken", map[string]string{"n": "3"}, cfg)
-		if r.Status != explorer.Violated || r.Violations[0].Property != properties.DeadlockFreedom {
-			t.Fatalf("status %v %v; want deadlock-freedom violated", r.Status, r.Violations)
-		}
-		if got := explorer.Actions(r.Violations[0].Trace.Steps); !slices.Equal(got, want) {
-			t.Errorf("counterexample %q, want %q", got, want)
-		}
+	v := counterexample(t, "singhal-broken", map[string]string{"n": "3"}, nil, properties.DeadlockFreedom)
+	if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, want) {
+		t.Errorf("counterexample %q, want %q", got, want)
 	}
 	r := check(t, "singhal-broken", map[string]string{"n": "3"}, explorer.Config{Workers: 1, Properties: []string{properties.Progress}})
 	if r.Status != explorer.Violated {
@@ -118,10 +113,7 @@ func TestSinghalUsage(t *testing.T) {
 		{"n": "0"}, {"requests": "0"}, {"requesters": "5"}, {"choice": "random"}, {"channels": "x"},
 	} {
 		s := singhal(false)
-		p, err := NewParams(s, flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)
 		}

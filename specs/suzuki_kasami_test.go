@@ -190,18 +190,12 @@ func TestSuzukiKasamiBroken(t *testing.T) {
 		"receive(TOKEN([0,0,0],[]))_{1,2}", "enter_{2}", "exit_{2}", "receive(TOKEN([0,0,0],[]))_{2,1}",
 		"enter_{1}", "exit_{1}",
 	}
-	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
-		r := check(t, "suzuki-kasami-broken", map[string]string{"n": "3"}, cfg)
-		if r.Status != explorer.Violated || r.Violations[0].Property != skTokenToTryingName {
-			t.Fatalf("workers=%d: status %v %v; want token-to-trying violated", cfg.Workers, r.Status, r.Violations)
-		}
-		v := r.Violations[0]
-		if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, want) {
-			t.Errorf("counterexample %q, want %q", got, want)
-		}
-		if expl := strings.Join(v.Trace.Explanation, "\n"); !strings.Contains(expl, "process 2 is idle and a TOKEN is on its way to it") {
-			t.Errorf("explanation %q", expl)
-		}
+	v := counterexample(t, "suzuki-kasami-broken", map[string]string{"n": "3"}, nil, skTokenToTryingName)
+	if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, want) {
+		t.Errorf("counterexample %q, want %q", got, want)
+	}
+	if expl := strings.Join(v.Trace.Explanation, "\n"); !strings.Contains(expl, "process 2 is idle and a TOKEN is on its way to it") {
+		t.Errorf("explanation %q", expl)
 	}
 	if s := suzukiKasami(true); s.Name != "suzuki-kasami-broken" || s.Bug == "" {
 		t.Errorf("twin %q, bug %q", s.Name, s.Bug)
@@ -240,10 +234,7 @@ func TestSuzukiKasamiUsage(t *testing.T) {
 		{"requesters": "1,1"}, {"crashes": "3"}, {"crashes": "-1"}, {"channels": "lifo"}, {"capacity": "0"},
 	} {
 		s := suzukiKasami(false)
-		p, err := NewParams(s, flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)
 		}

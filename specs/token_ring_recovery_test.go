@@ -279,10 +279,7 @@ func TestTokenRingRecoveryUsage(t *testing.T) {
 		{"n": "3", "ids": "1,2"},
 		{"channels": "lossy"},
 	} {
-		p, err := NewParams(tokenRingRecovery(false), flags)
-		if err == nil {
-			_, err = tokenRingRecovery(false).Build(p)
-		}
+		err := buildErr(tokenRingRecovery(false), flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)
 		}

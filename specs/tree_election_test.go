@@ -259,10 +259,7 @@ func TestTreeElectionUsageErrors(t *testing.T) {
 		{map[string]string{"n": "0"}, []string{"--n", "allowed"}},
 	} {
 		s := treeElection(false)
-		p, err := NewParams(s, tt.flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, tt.flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", tt.flags, err)
 			continue

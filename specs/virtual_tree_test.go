@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vacheck/vacheck/automaton/automatontest"
 	"github.com/vacheck/vacheck/explorer"
 )
 
@@ -238,32 +237,9 @@ func TestVirtualTreeUsageErrors(t *testing.T) {
 		{map[string]string{"topology": "ring"}, "--topology does not apply"},
 	} {
 		s := virtualTree(false)
-		p, err := NewParams(s, tt.flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, tt.flags)
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: %v, want an ErrUsage error naming %q", tt.flags, err, tt.want)
 		}
-	}
-}
-
-// TestElGraphPure checks that adoption, waiting and virtual-tree (and their
-// twins) are pure: the same state always expands to the same successors,
-// whatever was expanded before (automatontest.CheckPure).
-func TestElGraphPure(t *testing.T) {
-	for _, tt := range []struct {
-		spec  Spec
-		flags map[string]string
-	}{
-		{adoption(false), map[string]string{"n": "4", "topology": "star", "initiators": "subsets"}},
-		{adoption(true), map[string]string{"n": "4", "topology": "star"}},
-		{adoption(false), map[string]string{"n": "4", "objective": "min", "initiators": "subsets"}},
-		{waiting(false), map[string]string{"n": "4", "initiators": "subsets"}},
-		{waiting(true), map[string]string{"n": "4"}},
-		{virtualTree(false), map[string]string{"n": "4", "link-failures": "2"}},
-		{virtualTree(true), map[string]string{"n": "4", "link-failures": "2"}},
-	} {
-		automatontest.CheckPure(t, buildSpec(t, tt.spec, tt.flags), 5000)
 	}
 }

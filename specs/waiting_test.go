@@ -119,10 +119,7 @@ func TestWaitingProvisionalAndUsage(t *testing.T) {
 		{"topology": "hypercube"}, {"initiators": "0"}, {"ids": "1,2"}, {"channels": "lossy"},
 	} {
 		s := waiting(false)
-		p, err := NewParams(s, flags)
-		if err == nil {
-			_, err = s.Build(p)
-		}
+		err := buildErr(s, flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: %v, want an ErrUsage error", flags, err)
 		}
