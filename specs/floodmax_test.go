@@ -1,10 +1,8 @@
 package specs
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/vacheck/vacheck/automaton/automatontest"
@@ -176,14 +174,6 @@ func TestFloodmaxUsageErrors(t *testing.T) {
 		{floodmax(true), map[string]string{"diameter": "2"}, []string{"--diameter does not apply"}},
 	} {
 		err := buildErr(tt.spec, tt.flags)
-		if !errors.Is(err, ErrUsage) {
-			t.Errorf("%v: error %v, want ErrUsage", tt.flags, err)
-			continue
-		}
-		for _, w := range tt.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%v: %q does not mention %q", tt.flags, err, w)
-			}
-		}
+		wantUsage(t, err, tt.flags, tt.want...)
 	}
 }

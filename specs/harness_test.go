@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -355,4 +356,19 @@ func buildErr(s Spec, flags map[string]string) error {
 		_, err = s.Build(p)
 	}
 	return err
+}
+
+// wantUsage fails the test unless err is a usage error (ErrUsage) whose
+// message contains each of want; flags name the case in the report.
+func wantUsage(t testing.TB, err error, flags map[string]string, want ...string) {
+	t.Helper()
+	if !errors.Is(err, ErrUsage) {
+		t.Errorf("%v: error %v, want ErrUsage", flags, err)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%v: %q does not mention %q", flags, err, w)
+		}
+	}
 }

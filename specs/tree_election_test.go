@@ -1,7 +1,6 @@
 package specs
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -260,14 +259,6 @@ func TestTreeElectionUsageErrors(t *testing.T) {
 	} {
 		s := treeElection(false)
 		err := buildErr(s, tt.flags)
-		if !errors.Is(err, ErrUsage) {
-			t.Errorf("%v: error %v, want ErrUsage", tt.flags, err)
-			continue
-		}
-		for _, w := range tt.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%v: %q does not mention %q", tt.flags, err, w)
-			}
-		}
+		wantUsage(t, err, tt.flags, tt.want...)
 	}
 }
