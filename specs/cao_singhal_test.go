@@ -185,7 +185,7 @@ func TestCaoSinghalSyncDelay(t *testing.T) {
 // process a permission was forwarded to as its holder's grants the
 // permission again; one-permission fails, and so does locked-wanted (the
 // LOCKED reaches a process that no longer wants it). The correct spec
-// passes the same instance (TestCaoSinghalCounts).
+// passes the same instance (testdata/counts/cao-singhal.txt).
 func TestCaoSinghalBroken(t *testing.T) {
 	for _, prop := range []string{"one-permission", "locked-wanted"} {
 		r, err := explorer.Check(build(t, "cao-singhal-broken", map[string]string{"n": "3"}), explorer.Config{Properties: []string{prop}})
