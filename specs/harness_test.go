@@ -53,8 +53,8 @@ type refModel[S any] struct {
 	// successors.
 	terminal func(s S, succ []S) bool
 	// visit, when set, is called once for every distinct state, with its
-	// depth (the length of a shortest path from an initial state) and its
-	// successors, in breadth-first order.
+	// depth (the length of a shortest path from an initial state; -1 in a
+	// walk with messages, which goes depth first) and its successors.
 	visit func(s S, depth int, succ []S)
 }
 
@@ -68,130 +68,136 @@ type refFigures struct {
 	byClass map[int][2]int64
 }
 
-// refWalk explores m breadth first from its initial states and counts its
-// distinct states, transitions and terminal states (m.terminal, or states
-// without successors) and, with m.messages, the message range over complete
-// executions. The message range needs an acyclic graph: a cycle fails the
-// test.
+// refWalk explores m from its initial states and counts its distinct
+// states, transitions and terminal states (m.terminal, or states without
+// successors) and, with m.messages, the message range over complete
+// executions. Without messages it goes breadth first (m.visit sees the
+// depths); with them, depth first with each state's range memoized, which
+// needs an acyclic graph: a cycle fails the test.
 func refWalk[S any](t testing.TB, m refModel[S]) refFigures {
 	t.Helper()
-	ids := map[string]int32{}
-	var queue []S
-	var depth []int32
-	add := func(s S, d int32) int32 {
-		k := m.key(s)
-		id, ok := ids[k]
-		if !ok {
-			id = int32(len(ids))
-			ids[k] = id
-			queue, depth = append(queue, s), append(depth, d)
-		}
-		return id
+	if m.messages {
+		return refWalkMessages(t, m)
 	}
-	var roots []int32
+	seen := map[string]bool{}
+	type item struct {
+		s     S
+		depth int
+	}
+	var queue []item
 	for _, s := range m.initial {
-		roots = append(roots, add(s, 0))
+		if k := m.key(s); !seen[k] {
+			seen[k] = true
+			queue = append(queue, item{s, 0})
+		}
 	}
 	var f refFigures
-	// With messages, the graph: each state's successors, the messages
-	// sent on the way, and the class of a terminal state.
-	var succ, sent [][]int32
-	var class []int32
-	var zero S
 	for head := 0; head < len(queue); head++ {
-		s := queue[head]
-		queue[head] = zero // the key is all the walk needs from now on
-		next, msgs := m.next(s)
+		it := queue[head]
+		queue[head] = item{} // the key is all the walk needs from now on
+		next, _ := m.next(it.s)
 		if m.visit != nil {
-			m.visit(s, int(depth[head]), next)
+			m.visit(it.s, it.depth, next)
 		}
 		f.transitions += int64(len(next))
-		if m.terminal != nil && m.terminal(s, next) || m.terminal == nil && len(next) == 0 {
+		if m.isTerminal(it.s, next) {
 			f.terminal++
 		}
-		if !m.messages {
-			for _, d := range next {
-				add(d, depth[head]+1)
+		for _, d := range next {
+			if k := m.key(d); !seen[k] {
+				seen[k] = true
+				queue = append(queue, item{d, it.depth + 1})
 			}
-			continue
-		}
-		c := int32(0)
-		if len(next) == 0 && m.class != nil {
-			c = int32(m.class(s))
-		}
-		out := make([]int32, len(next))
-		for x, d := range next {
-			out[x] = add(d, depth[head]+1)
-		}
-		succ, class = append(succ, out), append(class, c)
-		row := make([]int32, len(msgs))
-		for x, k := range msgs {
-			row[x] = int32(k)
-		}
-		sent = append(sent, row)
-	}
-	f.states = int64(len(ids))
-	if m.messages {
-		f.byClass = messageRanges(t, roots, succ, sent, class)
-		first := true
-		for _, r := range f.byClass {
-			if first || r[0] < f.lo {
-				f.lo = r[0]
-			}
-			if first || r[1] > f.hi {
-				f.hi = r[1]
-			}
-			first = false
 		}
 	}
+	f.states = int64(len(seen))
 	return f
 }
 
-// messageRanges returns, per class of terminal state, the fewest and most
-// messages on a path from a root to a terminal state of that class: the
-// sums of sent along succ, found depth first with each state's ranges
-// memoized.
-func messageRanges(t testing.TB, roots []int32, succ, sent [][]int32, class []int32) map[int][2]int64 {
+// isTerminal says whether s, with successors next, is a terminal state.
+func (m refModel[S]) isTerminal(s S, next []S) bool {
+	if m.terminal != nil {
+		return m.terminal(s, next)
+	}
+	return len(next) == 0
+}
+
+// refWalkMessages is refWalk with messages: depth first, each state's
+// message range memoized, one per class of terminal state (m.class).
+func refWalkMessages[S any](t testing.TB, m refModel[S]) refFigures {
 	t.Helper()
-	memo := make([]map[int][2]int64, len(succ))
-	onPath := make([]bool, len(succ))
-	var visit func(s int32) map[int][2]int64
-	visit = func(s int32) map[int][2]int64 {
-		if memo[s] != nil {
-			return memo[s]
+	type span struct{ lo, hi, ok int64 } // ok is 1 where a terminal state of the class is reachable
+	memo := map[string][]span{}          // nil while the state is on the path
+	var f refFigures
+	var visit func(s S) []span
+	visit = func(s S) []span {
+		k := m.key(s)
+		if r, ok := memo[k]; ok {
+			if r == nil {
+				t.Fatal("reference walk: the state graph has a cycle, so no message range")
+			}
+			return r
 		}
-		if onPath[s] {
-			t.Fatal("reference walk: the state graph has a cycle, so no message range")
-			return nil
+		memo[k] = nil
+		next, sent := m.next(s)
+		if m.visit != nil {
+			m.visit(s, -1, next)
 		}
-		onPath[s] = true
-		r := map[int][2]int64{}
-		if len(succ[s]) == 0 {
-			r[int(class[s])] = [2]int64{0, 0}
+		f.transitions += int64(len(next))
+		var r []span
+		if m.isTerminal(s, next) {
+			f.terminal++
 		}
-		for x, d := range succ[s] {
-			for c, v := range visit(d) {
-				lo, hi := v[0]+int64(sent[s][x]), v[1]+int64(sent[s][x])
-				if old, ok := r[c]; ok {
-					lo, hi = min(lo, old[0]), max(hi, old[1])
+		if len(next) == 0 {
+			c := 0
+			if m.class != nil {
+				c = m.class(s)
+			}
+			r = make([]span, c+1)
+			r[c] = span{0, 0, 1}
+		}
+		for x, d := range next {
+			sub, msgs := visit(d), int64(sent[x])
+			if len(sub) > len(r) {
+				r = append(r, make([]span, len(sub)-len(r))...)
+			}
+			for c, v := range sub {
+				switch {
+				case v.ok == 0:
+				case r[c].ok == 0:
+					r[c] = span{v.lo + msgs, v.hi + msgs, 1}
+				default:
+					r[c] = span{min(r[c].lo, v.lo+msgs), max(r[c].hi, v.hi+msgs), 1}
 				}
-				r[c] = [2]int64{lo, hi}
 			}
 		}
-		onPath[s] = false
-		memo[s] = r
+		memo[k] = r
 		return r
 	}
-	all := map[int][2]int64{}
-	for _, root := range roots {
-		for c, v := range visit(root) {
-			if old, ok := all[c]; ok {
-				v = [2]int64{min(v[0], old[0]), max(v[1], old[1])}
+	f.byClass = map[int][2]int64{}
+	for _, s := range m.initial {
+		for c, v := range visit(s) {
+			if v.ok == 0 {
+				continue
 			}
-			all[c] = v
+			if old, ok := f.byClass[c]; ok {
+				v.lo, v.hi = min(v.lo, old[0]), max(v.hi, old[1])
+			}
+			f.byClass[c] = [2]int64{v.lo, v.hi}
 		}
 	}
-	return all
+	first := true
+	for _, r := range f.byClass {
+		if first || r[0] < f.lo {
+			f.lo = r[0]
+		}
+		if first || r[1] > f.hi {
+			f.hi = r[1]
+		}
+		first = false
+	}
+	f.states = int64(len(memo))
+	return f
 }
 
 // modelRef is m as a reference model: its initial states and its own
@@ -256,20 +262,25 @@ func refIDs(t testing.TB, p *Params) [][]int {
 func TestRefWalk(t *testing.T) {
 	edges := map[int][]int{0: {1, 2}, 1: {3}, 2: {3}}
 	msgs := map[int][]int{0: {1, 3}, 1: {0}, 2: {1}}
-	depth := map[int]int{}
-	f := refWalk(t, refModel[int]{
+	diamond := refModel[int]{
 		initial:  []int{0, 4},
 		key:      strconv.Itoa,
 		next:     func(s int) ([]int, []int) { return edges[s], msgs[s] },
 		messages: true,
 		class:    func(s int) int { return s },
-		visit:    func(s, d int, _ []int) { depth[s] = d },
-	})
+	}
+	f := refWalk(t, diamond)
 	if f.states != 5 || f.transitions != 4 || f.terminal != 2 || f.lo != 0 || f.hi != 4 {
 		t.Errorf("figures %+v, want 5 states, 4 transitions, 2 terminal, messages 0..4", f)
 	}
 	if want := map[int][2]int64{3: {1, 4}, 4: {0, 0}}; !maps.Equal(f.byClass, want) {
 		t.Errorf("message ranges by class %v, want %v", f.byClass, want)
+	}
+	// Without messages, breadth first, with the depths.
+	depth := map[int]int{}
+	diamond.messages, diamond.visit = false, func(s, d int, _ []int) { depth[s] = d }
+	if g := refWalk(t, diamond); g.states != 5 || g.transitions != 4 || g.terminal != 2 {
+		t.Errorf("figures %+v without messages, want 5 states, 4 transitions, 2 terminal", g)
 	}
 	if want := map[int]int{0: 0, 1: 1, 2: 1, 3: 2, 4: 0}; !maps.Equal(depth, want) {
 		t.Errorf("depths %v, want %v", depth, want)
