@@ -37,6 +37,18 @@ func TestCheckStrategies(t *testing.T) {
 	}
 }
 
+// TestCheckStrategiesLiveness: the first search alone checks liveness; the
+// others are compared with it on their counts. Without the announcement
+// chang-roberts-wakeup violates termination (ALGORITHMS.md 1.3), which
+// only the first search reports.
+func TestCheckStrategiesLiveness(t *testing.T) {
+	m := model(t, "chang-roberts-wakeup", map[string]string{"n": "3"})
+	r := automatontest.CheckStrategies(t, m, explorer.Config{Properties: []string{"uniqueness", "termination"}, Continue: true})
+	if got, want := automatontest.Figures(r), "violated termination: 540 states, 795 transitions, 42 terminal"; got != want {
+		t.Errorf("figures %q, want %q", got, want)
+	}
+}
+
 // TestCheckStrategiesCatchesImpurity is the mutant test: leaky's steps
 // read a counter that outlives each search, so the second search of the
 // same model finds other states, and CheckStrategies must say so.
