@@ -19,8 +19,8 @@ var update = flag.Bool("update", false, "rewrite the expected figures of testdat
 // the style of etcd-io/raft's datadriven tests. An entry is a check
 // command, a line "----" and the figures it must give, up to a blank
 // line; the comment lines before it say where the figures come from (a
-// hand derivation, a formula of ALGORITHMS.md, a reference model, or a
-// regression value):
+// hand derivation, a formula of the algorithm's page in docs/algorithms,
+// a reference model, or a regression value):
 //
 //	# N=3 with increasing IDs, by hand: ...
 //	check ref chang-roberts --n 3 --ids increasing --metric messages

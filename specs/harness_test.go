@@ -35,8 +35,8 @@ func check(t testing.TB, spec string, flags map[string]string, cfg explorer.Conf
 }
 
 // refModel is a state graph to walk outside the explorer: a spec's
-// independent reference model, written from ALGORITHMS.md without the
-// automaton and explorer packages, or a model's own successor function
+// independent reference model, written from its page in docs/algorithms
+// without the automaton and explorer packages, or a model's own successor function
 // (modelRef).
 type refModel[S any] struct {
 	initial []S
@@ -300,7 +300,7 @@ func TestRefWalk(t *testing.T) {
 
 // messageRange returns the fewest and the most messages sent on a path
 // from an initial state of m to a terminal state, over all initial states
-// and all runs (ALGORITHMS.md 0.7): refWalk on m's own successor function,
+// and all runs (docs/properties.md): refWalk on m's own successor function,
 // independently of the explorer's metric. The state graph must be
 // acyclic.
 func messageRange(t testing.TB, m explorer.Model) (lo, hi int) {

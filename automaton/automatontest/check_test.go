@@ -39,8 +39,9 @@ func TestCheckStrategies(t *testing.T) {
 
 // TestCheckStrategiesLiveness: the first search alone checks liveness; the
 // others are compared with it on their counts. Without the announcement
-// chang-roberts-wakeup violates termination (ALGORITHMS.md 1.3), which
-// only the first search reports.
+// chang-roberts-wakeup violates termination
+// (docs/algorithms/chang-roberts-wakeup.md), which only the first search
+// reports.
 func TestCheckStrategiesLiveness(t *testing.T) {
 	m := model(t, "chang-roberts-wakeup", map[string]string{"n": "3"})
 	r := automatontest.CheckStrategies(t, m, explorer.Config{Properties: []string{"uniqueness", "termination"}, Continue: true})
