@@ -219,6 +219,7 @@ func adReference(t testing.TB, p *Params) refFigures {
 // testdata/counts/adoption.txt): with increasing IDs on a line, the min
 // objective elects process 1 after 2E messages.
 func TestAdoptionObjectiveMin(t *testing.T) {
+	t.Parallel()
 	m := buildSpec(t, adoption(false), map[string]string{"n": "3", "topology": "line", "objective": "min", "initiators": "3"})
 	if lo, hi := messageRange(t, m); lo != 4 || hi != 4 {
 		t.Errorf("single initiator on a line of 3: messages %d…%d, want 2E = 4", lo, hi)
@@ -228,6 +229,7 @@ func TestAdoptionObjectiveMin(t *testing.T) {
 // TestAdoptionSingleInitiatorMessages checks "single initiator: exactly 2E"
 // (docs/algorithms/adoption.md), as for echo-election, for both objectives.
 func TestAdoptionSingleInitiatorMessages(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		n        int
 		topology string
@@ -266,6 +268,7 @@ func TestAdoptionSingleInitiatorMessages(t *testing.T) {
 //	triangle with pendant  4  8…16      8…21
 //	4-cycle plus chord     5  10…19     10…24
 func TestAdoptionVersusExtinction(t *testing.T) {
+	t.Parallel()
 	chord := echoWriteGraph(t, "cycle-chord.txt", "# 4-cycle plus one chord\n1 2\n2 3\n3 4\n4 1\n1 3\n")
 	pendant := echoWriteGraph(t, "triangle-pendant.txt", "# triangle with one pendant node\n1 2\n2 3\n3 1\n3 4\n")
 	for _, tt := range []struct {
@@ -317,6 +320,7 @@ func TestAdoptionVersusExtinction(t *testing.T) {
 // nobody: it was the root); node 1 keeps label 2. On the triangle the
 // property happens to hold.
 func TestAdoptionKnowFails(t *testing.T) {
+	t.Parallel()
 	term := []string{properties.Termination}
 	for _, tt := range []struct {
 		flags map[string]string
@@ -346,6 +350,7 @@ func TestAdoptionKnowFails(t *testing.T) {
 // and --property uniqueness show two winners. The same instance is ok for
 // adoption.
 func TestAdoptionBroken(t *testing.T) {
+	t.Parallel()
 	flags := map[string]string{"n": "4", "topology": "star"}
 	if r := check(t, "adoption", flags, explorer.Config{}); r.Status != explorer.OK {
 		t.Fatalf("adoption: %v %+v, want ok", r.Status, r.Violations)
@@ -382,6 +387,7 @@ func TestAdoptionBroken(t *testing.T) {
 }
 
 func TestAdoptionUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		flags map[string]string
 		want  []string

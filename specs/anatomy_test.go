@@ -15,6 +15,7 @@ import (
 // TestParamsSticky: the sticky methods keep the first error, exactly the
 // error of the method that returns it, and read nothing after it.
 func TestParamsSticky(t *testing.T) {
+	t.Parallel()
 	flags := map[string]string{"n": "3", "ids": "1,1,2", "objective": "mid", "channels": "lossy"}
 	p, err := NewParams(changRoberts(), flags)
 	if err != nil {
@@ -51,6 +52,7 @@ func TestParamsSticky(t *testing.T) {
 // the parameters were read before (--n, --ids, --initiators, --objective,
 // --channels, --capacity).
 func TestBuildReportsTheFirstError(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		spec  string
 		flags map[string]string
@@ -83,6 +85,7 @@ func TestBuildReportsTheFirstError(t *testing.T) {
 // whose Build sees Params.Broken; a catalog without declarations, or one
 // expanded already, is left as it is.
 func TestWithTwins(t *testing.T) {
+	t.Parallel()
 	var built []bool
 	base := Spec{Name: "x", Section: "9.9", Summary: "x", Claims: []string{"a", "b"},
 		Broken: &Twin{Summary: "x with a bug", Bug: "bug"},
@@ -131,6 +134,7 @@ func TestWithTwins(t *testing.T) {
 // a message naming the step, which the automaton package reports as a
 // model error.
 func TestUnknownStepPanics(t *testing.T) {
+	t.Parallel()
 	bad := automaton.Step{Name: "jump"}
 	for name, do := range map[string]func(){
 		"chang-roberts": func() { (&crNode{}).Do(bad, nil) },

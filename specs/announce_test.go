@@ -12,6 +12,7 @@ import (
 )
 
 func TestChangRobertsAnnounceBroken(t *testing.T) {
+	t.Parallel()
 	m := build(t, "chang-roberts-announce-broken", map[string]string{"n": "3", "ids": "increasing"})
 	r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Termination}})
 	if err != nil {
@@ -36,6 +37,7 @@ func TestChangRobertsAnnounceBroken(t *testing.T) {
 // and 2 are discarded, then 3 crashes with its own ID still in its send
 // buffer); safety still holds.
 func TestChangRobertsAnnounceCrash(t *testing.T) {
+	t.Parallel()
 	m := build(t, "chang-roberts-announce", map[string]string{"n": "3", "ids": "increasing", "crashes": "1"})
 	r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Termination}})
 	if err != nil {
@@ -64,6 +66,7 @@ func TestChangRobertsAnnounceCrash(t *testing.T) {
 // testdata/counts/perpetuum-mobile.txt), and the broken twin starves a
 // process.
 func TestPerpetuumMobile(t *testing.T) {
+	t.Parallel()
 	for n := 3; n <= 4; n++ {
 		r := check(t, "perpetuum-mobile", map[string]string{"n": fmt.Sprint(n)}, explorer.Config{Metrics: []string{"messages"}})
 		if !r.Metrics[0].Unbounded || r.Metrics[0].MaxWitness == nil || len(r.Metrics[0].MaxWitness.Cycle) != 2*n {
@@ -89,6 +92,7 @@ func TestPerpetuumMobile(t *testing.T) {
 // ELECT messages of 1.1 (docs/algorithms/chang-roberts-announce.md), for every
 // arrangement.
 func TestMessagesByType(t *testing.T) {
+	t.Parallel()
 	for n := 3; n <= 4; n++ {
 		m := build(t, "chang-roberts-announce", map[string]string{"n": fmt.Sprint(n)})
 		r, err := explorer.Check(m, explorer.Config{Metrics: []string{"messages:ELECT", "messages:ELECTED"}, Properties: []string{}})

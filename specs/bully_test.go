@@ -261,6 +261,7 @@ var buCrashFigures = []struct {
 // max 14 (a late ELECTION at a process already idle again starts another
 // election).
 func TestBullyMessages(t *testing.T) {
+	t.Parallel()
 	for _, tt := range buCrashFigures {
 		t.Run(fmt.Sprintf("n=%d/detectors=%s", tt.n, tt.detectors), func(t *testing.T) {
 			m := buildSpec(t, bullySpecs()[0], map[string]string{"n": fmt.Sprint(tt.n), "crashes": "1", "detectors": tt.detectors})
@@ -277,6 +278,7 @@ func TestBullyMessages(t *testing.T) {
 // of bully with --timeouts unrestricted (docs/algorithms/bully.md: BU-UNIQ
 // fails).
 func TestBullyCounterexamples(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		broken   bool
 		flags    map[string]string
@@ -346,6 +348,7 @@ func TestBullyCounterexamples(t *testing.T) {
 // TestBullyUsage checks that bad parameter values are usage errors naming
 // the flag.
 func TestBullyUsage(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		flags map[string]string
 		flag  string
@@ -386,6 +389,7 @@ func TestBullyUsage(t *testing.T) {
 // the stale COORDINATOR(2) overtakes nothing, it simply arrives after
 // COORDINATOR(3) at process 1.
 func TestBullyRecovery(t *testing.T) {
+	t.Parallel()
 	base := map[string]string{"n": "3", "crashes": "1", "recoveries": "1"}
 	with := func(kv ...string) map[string]string {
 		f := map[string]string{}
@@ -440,6 +444,7 @@ func TestBullyRecovery(t *testing.T) {
 // so that 1.14's figures for "the coordinator has crashed" come from the
 // command line: the message counts of TestBullyMessages, as metrics.
 func TestBullyStartCrashed(t *testing.T) {
+	t.Parallel()
 	for _, tt := range buCrashFigures {
 		flags := map[string]string{"n": fmt.Sprint(tt.n), "detectors": tt.detectors}
 		stable := buildSpec(t, bullySpecs()[0], mergeFlags(flags, map[string]string{"crashes": "1"}))

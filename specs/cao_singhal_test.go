@@ -14,6 +14,7 @@ import (
 // executions (self-communication not counted), next to Maekawa's (2.7,
 // rule B) on the same quorums.
 func TestCaoSinghalMessages(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		flags        map[string]string
 		min, max     int
@@ -164,6 +165,7 @@ func (d *csDriver) hopsTo(label string, limit int) int {
 // straight to 4). Maekawa on the same quorums and schedule: 2 (RELEASE to 2 and
 // 3, then their LOCKEDs to 4).
 func TestCaoSinghalSyncDelay(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		spec string
 		hops int
@@ -187,6 +189,7 @@ func TestCaoSinghalSyncDelay(t *testing.T) {
 // LOCKED reaches a process that no longer wants it). The correct spec
 // passes the same instance (testdata/counts/cao-singhal.txt).
 func TestCaoSinghalBroken(t *testing.T) {
+	t.Parallel()
 	for _, prop := range []string{"one-permission", "locked-wanted"} {
 		r, err := explorer.Check(build(t, "cao-singhal-broken", map[string]string{"n": "3"}), explorer.Config{Properties: []string{prop}})
 		if err != nil {
@@ -207,6 +210,7 @@ func TestCaoSinghalBroken(t *testing.T) {
 // TestCaoSinghalUsage: bad quorums and user-part values are usage errors
 // naming the flag.
 func TestCaoSinghalUsage(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		flags map[string]string
 		want  string
@@ -238,6 +242,7 @@ func TestCaoSinghalUsage(t *testing.T) {
 // Kept, it is answered when LOCKED(2) arrives, and the FAILED from 3 makes
 // 4 relinquish arbiter 2.
 func TestCaoSinghalEarlyInquire(t *testing.T) {
+	t.Parallel()
 	d := newCSDriver(t, build(t, "cao-singhal", map[string]string{"n": "4", "quorums": "grid", "requesters": "1,4", "requests": "2"}))
 	for _, l := range strings.Fields(`request_{1} request_{4} receive(REQUEST(1,1))_{1,1} receive(LOCKED(1))_{1,1}
 		receive(REQUEST(1,4))_{4,2} receive(LOCKED(2))_{2,4} receive(REQUEST(1,4))_{4,3} receive(LOCKED(3))_{3,4}

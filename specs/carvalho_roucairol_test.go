@@ -16,6 +16,7 @@ import (
 // 2's permission since its first entry, requests with (2,1) and re-enters
 // without asking.
 func TestCarvalhoRoucairolTimestampOrder(t *testing.T) {
+	t.Parallel()
 	if slices.Contains(carvalhoRoucairol(false).Claims, properties.TimestampOrder) {
 		t.Error("timestamp-order is claimed")
 	}
@@ -42,6 +43,7 @@ func TestCarvalhoRoucairolTimestampOrder(t *testing.T) {
 // on the REPLY it got (N=2, two requests each: GA1 in 11 steps). The
 // no-mutual-permission invariant fails earlier, at step 8.
 func TestCarvalhoRoucairolBroken(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"request_{1}", "request_{2}", "receive(REQUEST(1,1))_{1,2}", "receive(REPLY)_{2,1}", "enter_{1}", "exit_{1}",
 		"request_{1}", "receive(REQUEST(1,2))_{2,1}", "enter_{1}", "receive(REPLY)_{1,2}", "enter_{2}",
@@ -62,6 +64,7 @@ func TestCarvalhoRoucairolBroken(t *testing.T) {
 // TestCarvalhoRoucairolParams checks the canonical values and that bad
 // values are usage errors naming the flag.
 func TestCarvalhoRoucairolParams(t *testing.T) {
+	t.Parallel()
 	s := carvalhoRoucairol(false)
 	p, err := NewParams(s, nil)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // TestCentralBroken checks the twin: K grants without checking busy, so
 // both clients get a REPLY and enter.
 func TestCentralBroken(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"request(REQUEST)_{1,3}", "request(REQUEST)_{2,3}", "receive(REQUEST)_{1,3}", "receive(REPLY)_{3,1}",
 		"enter_{1}", "receive(REQUEST)_{2,3}", "receive(REPLY)_{3,2}", "enter_{2}",
@@ -37,6 +38,7 @@ func TestCentralBroken(t *testing.T) {
 // fails. The shortest counterexample crashes K while both clients wait.
 // Safety still holds.
 func TestCentralCrash(t *testing.T) {
+	t.Parallel()
 	flags := map[string]string{"n": "2", "crashes": "1"}
 	r := check(t, "central", flags, explorer.Config{Workers: 2, Properties: []string{properties.Progress}})
 	if r.Status != explorer.Violated || r.Violations[0].Property != properties.Progress {
@@ -59,6 +61,7 @@ func TestCentralCrash(t *testing.T) {
 // TestCentralParams checks the canonical values and that bad values are
 // usage errors naming the flag.
 func TestCentralParams(t *testing.T) {
+	t.Parallel()
 	s := central(false)
 	p, err := NewParams(s, map[string]string{"requesters": "3,1"})
 	if err != nil {

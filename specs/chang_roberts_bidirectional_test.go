@@ -11,6 +11,7 @@ import (
 // TestChangRobertsBidirectionalSafety: FIFO is not needed for safety, and
 // --objective min elects the minimum with the mirror-image state space.
 func TestChangRobertsBidirectionalSafety(t *testing.T) {
+	t.Parallel()
 	for _, f := range []map[string]string{{"n": "3", "channels": "unordered"}, {"n": "3", "objective": "min"}} {
 		r, err := explorer.Check(build(t, "chang-roberts-bidirectional", f), explorer.Config{Properties: changRobertsBidirectional(false).Claims})
 		if err != nil {
@@ -29,6 +30,7 @@ func TestChangRobertsBidirectionalSafety(t *testing.T) {
 // arrived on returns to its origin at once, which is chosen: at N=3 IDs 2
 // and 3 both bounce off process 1 (6 steps).
 func TestChangRobertsBidirectionalBroken(t *testing.T) {
+	t.Parallel()
 	r, err := explorer.Check(build(t, "chang-roberts-bidirectional-broken", map[string]string{"n": "3"}),
 		explorer.Config{Properties: changRobertsBidirectional(true).Claims})
 	if err != nil {
@@ -40,6 +42,7 @@ func TestChangRobertsBidirectionalBroken(t *testing.T) {
 }
 
 func TestChangRobertsBidirectionalUsage(t *testing.T) {
+	t.Parallel()
 	for _, flags := range []map[string]string{{"n": "2"}, {"n": "x"}, {"objective": "any"}, {"ids": "1,2"}} {
 		s, _ := Lookup("chang-roberts-bidirectional")
 		err := buildErr(s, flags)

@@ -132,6 +132,7 @@ var labelRE = regexp.MustCompile(`^(send|receive)\((\d+)\)_\{(\d+),(\d+)\}$`)
 // shortest path to two chosen processes, and it replays step by step on the
 // reference model from its initial state to the violating state.
 func TestChangRobertsBrokenShortestTrace(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		n   int
 		ids string
@@ -212,6 +213,7 @@ func crRefChosen(r *crRef) int {
 // decreasing), whatever the schedule; the witnesses are rotations of the
 // increasing and decreasing arrangements.
 func TestChangRobertsMessages(t *testing.T) {
+	t.Parallel()
 	for n := 3; n <= 6; n++ {
 		if testing.Short() && n > 5 {
 			t.Skip("large state space; run without -short")
@@ -263,6 +265,7 @@ func isRotation(a, b []int) bool {
 // with a finite counterexample ending in the terminal state where only the
 // leader knows (KNOW fails, docs/algorithms/chang-roberts.md).
 func TestChangRobertsTermination(t *testing.T) {
+	t.Parallel()
 	m := build(t, "chang-roberts", map[string]string{"n": "3", "ids": "increasing"})
 	r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Termination}})
 	if err != nil {
@@ -282,6 +285,7 @@ func TestChangRobertsTermination(t *testing.T) {
 // arrangement, although no one but the leader learns the result (termination,
 // above, fails).
 func TestChangRobertsQuiescence(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []string{"chang-roberts", "chang-roberts-broken"} {
 		m := build(t, spec, map[string]string{"n": "4"})
 		r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Quiescence}})
@@ -320,6 +324,7 @@ func crLemma1Literal(v *crView) bool {
 // and with repeated IDs, which the command line refuses but the lemma is
 // defined for.
 func TestChangRobertsLemma1(t *testing.T) {
+	t.Parallel()
 	idsets := []struct {
 		name string
 		sets [][]int

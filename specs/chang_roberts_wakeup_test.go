@@ -181,6 +181,7 @@ func allSubsets(n int) [][]bool {
 // candidate never meets an ID between u and best: 1.3 says "never more");
 // the announcement adds exactly N.
 func TestChangRobertsWakeupMessages(t *testing.T) {
+	t.Parallel()
 	for n := 3; n <= 4; n++ {
 		for _, tt := range []struct {
 			wake, cmp string
@@ -232,6 +233,7 @@ func crwCheckMessages(t *testing.T, flags map[string]string, lo, hi int) {
 // min N+M−1, max MN − M(M−1)/2. The section's reference values: N=4, M=1…4
 // → min 4, 5, 6, 7 and max 4, 7, 9, 10.
 func TestChangRobertsWakeupRelayPerM(t *testing.T) {
+	t.Parallel()
 	for n := 4; n <= 5; n++ {
 		if testing.Short() && n > 4 {
 			t.Skip("N=5: 432,000 reference states; run without -short")
@@ -257,6 +259,7 @@ func TestChangRobertsWakeupRelayPerM(t *testing.T) {
 // for RELAY even under unordered channels (1.3: safety does not depend on
 // FIFO).
 func TestChangRobertsWakeupBroken(t *testing.T) {
+	t.Parallel()
 	m := build(t, "chang-roberts-wakeup-broken", map[string]string{"n": "3"})
 	r, err := explorer.Check(m, explorer.Config{Properties: changRobertsWakeup(true).Claims})
 	if err != nil {
@@ -293,6 +296,7 @@ func TestChangRobertsWakeupBroken(t *testing.T) {
 // holds and the state space is the mirror image of max (IDs k ↔ N+1−k over
 // all arrangements), so the counts are the same.
 func TestChangRobertsWakeupObjectiveMin(t *testing.T) {
+	t.Parallel()
 	for _, wake := range []string{"join", "join-opt", "relay"} {
 		f := crwFlags(3, wake, "own", "on")
 		f["objective"] = "min"
@@ -309,6 +313,7 @@ func TestChangRobertsWakeupObjectiveMin(t *testing.T) {
 }
 
 func TestChangRobertsWakeupUsage(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		spec  string
 		flags map[string]string

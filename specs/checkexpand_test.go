@@ -88,6 +88,7 @@ func everyProperty(m explorer.Model) (want, stop uint64) {
 // unless a verdict is an assertion that stops the expansion, the same
 // transitions (with their action indices) and successors in the same order.
 func TestExpandIsCheckThenSuccessors(t *testing.T) {
+	t.Parallel()
 	for _, spec := range Catalog() {
 		t.Run(spec.Name, func(t *testing.T) {
 			m := smallInstance(t, spec)
@@ -133,6 +134,7 @@ func TestExpandIsCheckThenSuccessors(t *testing.T) {
 // successors; the others (which normalize their states) hash the
 // successors they build.
 func TestExpandOffers(t *testing.T) {
+	t.Parallel()
 	for _, spec := range Catalog() {
 		t.Run(spec.Name, func(t *testing.T) {
 			m := smallInstance(t, spec)
@@ -196,6 +198,7 @@ func TestExpandOffers(t *testing.T) {
 // it was. An impure model makes counts depend on scheduling and
 // counterexamples fail to replay.
 func TestCatalogPure(t *testing.T) {
+	t.Parallel()
 	for _, spec := range Catalog() {
 		t.Run(spec.Name, func(t *testing.T) {
 			automatontest.CheckPure(t, smallInstance(t, spec), 1500)
@@ -208,6 +211,7 @@ func TestCatalogPure(t *testing.T) {
 // spec's steps are enabled: crashes, link failures, several requests,
 // every initiator set, a second objective.
 func TestPureInstances(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		spec  string
 		flags map[string]string

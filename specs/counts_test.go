@@ -45,12 +45,16 @@ var update = flag.Bool("update", false, "rewrite the expected figures of testdat
 // go test ./specs -run TestCounts -update rewrites the figures from the
 // run (entries it skips keep theirs): review the diff.
 func TestCounts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "counts", "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata/counts/*.txt (%v)", err)
 	}
 	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) { runCounts(t, path) })
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
+			runCounts(t, path)
+		})
 	}
 }
 
@@ -306,6 +310,7 @@ func references() map[string]func(t testing.TB, p *Params) refFigures {
 // TestCountsParse checks the script syntax: the options, the flags the
 // runner reads itself, and the errors of a malformed file.
 func TestCountsParse(t *testing.T) {
+	t.Parallel()
 	lines := strings.Split(`# a comment
 
 check ref noshort chang-roberts --n 3 --property uniqueness,validity --metric messages --continue
@@ -354,6 +359,7 @@ ok
 // reference model of the broken twin (which forwards smaller IDs) in
 // place of the correct one's must be reported, with both figures.
 func TestCountsCatchesAWrongReference(t *testing.T) {
+	t.Parallel()
 	flags := map[string]string{"n": "3", "ids": "increasing"}
 	wrong := crRefModel(crIDs(t, 3, "increasing"), true)
 	rec := &recorder{TB: t}

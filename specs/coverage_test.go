@@ -71,6 +71,7 @@ func coverInstance(t *testing.T, spec string, flags map[string]string, maxStates
 // process that answered to crash, and the default has one crash, taken by
 // the coordinator; bully --crashes 2 fires it.
 func TestCatalogCoverage(t *testing.T) {
+	t.Parallel()
 	max := int64(20_000)
 	switch {
 	case *long:

@@ -15,6 +15,7 @@ import (
 // and at most M times that (1.10); the maxima are pinned as regression
 // values.
 func TestDFSTokenMessages(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		n          int
 		topology   string
@@ -68,6 +69,7 @@ func TestDFSTokenMessages(t *testing.T) {
 // is the leader, so termination (TERM with KNOW) fails for N ≥ 2 (section
 // 3, "Expected to FAIL") and holds for N = 1.
 func TestDFSTokenKnowFails(t *testing.T) {
+	t.Parallel()
 	for _, method := range []string{"path", "coloring"} {
 		for n, want := range map[int]explorer.Status{1: explorer.OK, 3: explorer.Violated} {
 			flags := map[string]string{"n": fmt.Sprint(n), "method": method}
@@ -83,6 +85,7 @@ func TestDFSTokenKnowFails(t *testing.T) {
 // a second election: two processes won (UNIQ), and the first winner is no
 // longer the best actual starter (VALID).
 func TestDFSTokenBroken(t *testing.T) {
+	t.Parallel()
 	for _, method := range []string{"path", "coloring"} {
 		for _, flags := range []map[string]string{{"n": "2"}, {"method": method}} {
 			flags["method"] = method
@@ -103,6 +106,7 @@ func TestDFSTokenBroken(t *testing.T) {
 }
 
 func TestDFSTokenUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		flags map[string]string
 		want  []string

@@ -20,6 +20,7 @@ import (
 // exactly 2E messages" (docs/algorithms/echo-election.md): every edge carries two
 // explorers, or an explorer and an echo, in every run.
 func TestEchoElectionSingleInitiatorMessages(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		n        int
 		topology string
@@ -58,6 +59,7 @@ func echoWriteGraph(t *testing.T, name, edges string) string {
 // arrangements and all non-empty initiator sets, FIFO. The same ranges come out
 // with all processes designated initiators (--initiators all), pinned too.
 func TestEchoElectionReferenceMessages(t *testing.T) {
+	t.Parallel()
 	chord := echoWriteGraph(t, "cycle-chord.txt", "# 4-cycle plus one chord\n1 2\n2 3\n3 4\n4 1\n1 3\n")
 	pendant := echoWriteGraph(t, "triangle-pendant.txt", "# triangle with one pendant node\n1 2\n2 3\n3 1\n3 4\n")
 	for _, tt := range []struct {
@@ -101,6 +103,7 @@ func TestEchoElectionReferenceMessages(t *testing.T) {
 // the run deadlocks. The smallest instance is two processes that both
 // start; the BFS counterexample is the same for every worker count.
 func TestEchoElectionBroken(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		flags   map[string]string
 		length  int
@@ -147,6 +150,7 @@ func TestEchoElectionBroken(t *testing.T) {
 }
 
 func TestEchoElectionUsageErrors(t *testing.T) {
+	t.Parallel()
 	selfLoop := echoWriteGraph(t, "loop.txt", "1 2\n2 3\n3 3\n3 4\n")
 	unknown := echoWriteGraph(t, "unknown.txt", "1 2\n2 3\n\n3 9\n")
 	declared := echoWriteGraph(t, "declared.txt", "nodes 4\n1 2\n2 3\n3 9\n")
@@ -192,6 +196,7 @@ func TestEchoElectionUsageErrors(t *testing.T) {
 // TestEchoElectionTopologyFile checks that an edge-list file gives N when
 // --n is not set, and the canonical parameters reported.
 func TestEchoElectionTopologyFile(t *testing.T) {
+	t.Parallel()
 	path := echoWriteGraph(t, "bowtie.txt", "# two triangles sharing node 3\n1 2\n2 3\n3 1\n3 4\n4 5\n5 3\n")
 	s := echoElection(false)
 	p, err := NewParams(s, map[string]string{"topology": path, "initiators": "5,1"})
@@ -215,6 +220,7 @@ func TestEchoElectionTopologyFile(t *testing.T) {
 }
 
 func TestInitiatorsParse(t *testing.T) {
+	t.Parallel()
 	spec := Spec{Name: "test", Params: []Param{initiatorsParam("all")}}
 	sets := func(value string, n int) ([][]bool, any) {
 		t.Helper()
@@ -264,6 +270,7 @@ func TestInitiatorsParse(t *testing.T) {
 // valid end states) and the claims must hold; BFS figures agree across
 // worker counts. The full figures are those of testdata/counts/echo-election.txt.
 func TestEchoElectionReduction(t *testing.T) {
+	t.Parallel()
 	type figures struct{ states, transitions, terminal int64 }
 	cases := []struct {
 		n              int
@@ -321,6 +328,7 @@ func TestEchoElectionReduction(t *testing.T) {
 // TestEchoElectionReductionFindsBugs checks that the reduction keeps the
 // broken twin's deadlock.
 func TestEchoElectionReductionFindsBugs(t *testing.T) {
+	t.Parallel()
 	flags := map[string]string{"n": "4", "topology": "complete", "initiators": "subsets"}
 	for _, cfg := range []explorer.Config{{Reduction: explorer.PartialOrder}, {Strategy: explorer.DFS, Reduction: explorer.PartialOrder}} {
 		r := check(t, "echo-election-broken", flags, cfg)
@@ -338,6 +346,7 @@ func TestEchoElectionReductionFindsBugs(t *testing.T) {
 // parent, and node 2 is free. When initiator 3 (ID 5) explores node 1,
 // node 1 has all its answers and echoes to node 2.
 func TestEchoLabelAssertion(t *testing.T) {
+	t.Parallel()
 	procs := []echoNode{
 		{U: 1, Cur: 5, Parent: echoParent(1), Nbrs: []int{1, 2}},
 		{U: 2, Parent: echoNoParent, Nbrs: []int{0}},
@@ -371,6 +380,7 @@ func TestEchoLabelAssertion(t *testing.T) {
 // search; automatontest.CheckReduction checks the same on its mutants. The
 // old Commutes (echoOldCommutes) keeps every verdict too.
 func TestEchoElectionMutantsUnderReduction(t *testing.T) {
+	t.Parallel()
 	flags := map[string]string{"n": "4", "topology": "random:1:5", "initiators": "subsets"}
 	for _, c := range []struct {
 		mutant echoMutant

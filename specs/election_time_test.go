@@ -63,6 +63,7 @@ func etRun(t *testing.T, cases []etCase) {
 
 // TestElectionTimeRings: the ring elections 1.1-1.6.
 func TestElectionTimeRings(t *testing.T) {
+	t.Parallel()
 	etRun(t, []etCase{
 		// 1.1 chang-roberts (--ids all): messages 2N−1 … N(N+1)/2 (section 3).
 		// Time: min N, section 3's "time N" (the best ID goes once round
@@ -116,6 +117,7 @@ func TestElectionTimeRings(t *testing.T) {
 // Section 3: time best N, worst 2N−1 (the best ID is woken last, after
 // the wake-up chain travelled N−1 hops); add N for the announcement.
 func TestElectionTimeWakeup(t *testing.T) {
+	t.Parallel()
 	etRun(t, []etCase{
 		// JOIN: messages as 1.1, 2N−1 … N(N+1)/2; time N … 2N−1.
 		{"chang-roberts-wakeup", etFlags("n", "3", "wakeup", "join"), 3, 5, 5, 6, false},
@@ -144,6 +146,7 @@ func TestElectionTimeWakeup(t *testing.T) {
 
 // TestElectionTimeGraphs: the tree and graph elections 1.8-1.15.
 func TestElectionTimeGraphs(t *testing.T) {
+	t.Parallel()
 	etRun(t, []etCase{
 		// 1.8 tree-election (every node initiates, --ids all, INFO, FLOOD):
 		// messages EXPLORE N−1 … 2(N−1) plus PROPOSE+RESULT = 2N−2 exactly
@@ -207,6 +210,7 @@ func TestElectionTimeGraphs(t *testing.T) {
 // token, or a regenerated one, circulates for ever: no terminal state,
 // section 3), so time and messages have no figure.
 func TestElectionTimeTokenRingRecovery(t *testing.T) {
+	t.Parallel()
 	r, err := explorer.Check(build(t, "token-ring-recovery", etFlags("n", "3")),
 		explorer.Config{Workers: 2, Metrics: []string{"time", "messages"}, Properties: []string{}})
 	if err != nil {
@@ -242,6 +246,7 @@ var etObjectiveCases = []struct {
 // TestElectionObjectiveMirror: with --objective min every claim holds
 // (validity now says the minimum) and the counts equal max's.
 func TestElectionObjectiveMirror(t *testing.T) {
+	t.Parallel()
 	for _, c := range etObjectiveCases {
 		if c.long && testing.Short() {
 			t.Logf("skipping %s %v in -short", c.spec, c.flags)
@@ -288,6 +293,7 @@ func etFinal(tr *explorer.Trace) map[string]string {
 // best case 2N−1 = 7 for max and its worst N(N+1)/2 = 10 for min (every
 // ID travels until it meets 1), +N with the announcement.
 func TestElectionObjectiveMinElects(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		spec, objective string
 		flags           map[string]string
@@ -346,6 +352,7 @@ func TestElectionObjectiveMinElects(t *testing.T) {
 // TestElectionObjectiveUsage: a bad --objective is a usage error naming
 // the flag, for each spec that gained it.
 func TestElectionObjectiveUsage(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []string{"chang-roberts", "chang-roberts-announce", "token-ring-recovery", "echo-election", "waiting"} {
 		s, err := Lookup(spec)
 		if err != nil {

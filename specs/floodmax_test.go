@@ -99,6 +99,7 @@ func fmReference(t testing.TB, p *Params) refFigures {
 // edge carries one message in each direction per round), for D equal to
 // and above the diameter.
 func TestFloodmaxMessages(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		n        int
 		topology string
@@ -124,6 +125,7 @@ func TestFloodmaxMessages(t *testing.T) {
 // end holding 2 never hears of 3 and declares itself leader. The broken
 // twin (D = diameter − 1 built in) fails the same way.
 func TestFloodmaxDiameterTooSmall(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		spec  Spec
 		flags map[string]string
@@ -154,6 +156,7 @@ func TestFloodmaxDiameterTooSmall(t *testing.T) {
 // TestFloodmaxUnordered: without FIFO a round-(r+1) message can overtake
 // a round-r one on its link, and round-sync fails.
 func TestFloodmaxUnordered(t *testing.T) {
+	t.Parallel()
 	m := buildSpec(t, floodmax(false), map[string]string{"n": "3", "ids": "increasing", "channels": "unordered"})
 	if r := automatontest.Check(t, m, explorer.Config{Properties: []string{fmRoundSync}}); r.Status != explorer.Violated {
 		t.Errorf("round-sync under unordered channels: status %v, want violated", r.Status)
@@ -161,6 +164,7 @@ func TestFloodmaxUnordered(t *testing.T) {
 }
 
 func TestFloodmaxUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		spec  Spec
 		flags map[string]string

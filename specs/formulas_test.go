@@ -12,6 +12,7 @@ import (
 // broken twin; and the catalog's formulas give the figures of the
 // algorithms' pages and sources.
 func TestFormulas(t *testing.T) {
+	t.Parallel()
 	stats := map[string]bool{"mean": true, "min": true, "max": true, "p50": true, "p90": true, "p99": true}
 	metrics := map[string]bool{"messages": true, "steps": true, "time": true}
 	for _, s := range Catalog() {

@@ -260,6 +260,7 @@ func refIDs(t testing.TB, p *Params) [][]int {
 // 0→2→3 sending 1+0 and 3+1 messages, and a second initial state 4 that is
 // terminal; then on a cycle, which has no message range.
 func TestRefWalk(t *testing.T) {
+	t.Parallel()
 	edges := map[int][]int{0: {1, 2}, 1: {3}, 2: {3}}
 	msgs := map[int][]int{0: {1, 3}, 1: {0}, 2: {1}}
 	diamond := refModel[int]{

@@ -63,6 +63,7 @@ func checkMutant(t *testing.T, label string, m explorer.Model, cfg explorer.Conf
 // holds" with --clocks minimal (36,481 states, the correct model's count:
 // the normalization sorted the queue again), and the keep-late one too.
 func TestLamportMutantsUnderEveryReduction(t *testing.T) {
+	t.Parallel()
 	ga1 := properties.MutualExclusion
 	n3 := map[string]string{"n": "3"}
 	n2r2 := map[string]string{"n": "2", "requests": "2"}
@@ -134,6 +135,7 @@ func TestLamportMutantsUnderEveryReduction(t *testing.T) {
 // assumption of its reductions, with FIFO and unordered channels (where
 // GA1 fails, under every reduction alike).
 func TestLamportAssumptionsHold(t *testing.T) {
+	t.Parallel()
 	for _, ch := range []string{"fifo", "unordered"} {
 		want := explorer.OK
 		if ch == "unordered" {

@@ -19,6 +19,7 @@ import (
 // of the entry condition, a process whose own request heads its queue
 // enters at once, before it has heard of anybody else's request.
 func TestLamportBroken(t *testing.T) {
+	t.Parallel()
 	want := []string{"request_{1}", "enter_{1}", "request_{2}", "enter_{2}"}
 	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}} {
 		r := check(t, "lamport-broken", map[string]string{"n": "3"}, cfg)
@@ -48,6 +49,7 @@ func TestLamportBroken(t *testing.T) {
 // fail: in lamport-broken, process 2 enters with (1,2) while process 1
 // waits with the smaller (1,1).
 func TestLamportTimestampOrderNotVacuous(t *testing.T) {
+	t.Parallel()
 	r := check(t, "lamport-broken", map[string]string{"n": "3"}, explorer.Config{Workers: 1, Properties: []string{properties.TimestampOrder}})
 	if r.Status != explorer.Violated {
 		t.Fatalf("status %v, want violated", r.Status)
@@ -64,6 +66,7 @@ func TestLamportTimestampOrderNotVacuous(t *testing.T) {
 // REQUEST(1,1) and enters; process 1 then enters too, its (1,1) heading its
 // queue and ACK(4,2) stamped above 1.
 func TestLamportUnordered(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"request_{1}", "request_{2}", "receive(REQUEST(1,2))_{2,1}", "receive(ACK(2,1))_{1,2}",
 		"enter_{2}", "receive(REQUEST(1,1))_{1,2}", "receive(ACK(4,2))_{2,1}", "enter_{1}",
@@ -90,6 +93,7 @@ func TestLamportUnordered(t *testing.T) {
 // both must be 3(N-1) times the number of entries. TestCatalogPure checks that
 // the transitions are deterministic.
 func TestLamportMessages(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		flags   map[string]string
 		n       int
@@ -129,6 +133,7 @@ func TestLamportMessages(t *testing.T) {
 // states were counted apart (issue 29): 2,311 + 2,364 = 4,675 and
 // 123,231 + 142,893 = 266,124 stored states, in the same searches.
 func TestLamportClockLimit(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range []explorer.Config{{Workers: 1}, {Workers: 2}, {Strategy: explorer.DFS}} {
 		r := check(t, "lamport", map[string]string{"n": "3", "clock-limit": "4"}, cfg)
 		if r.Status != explorer.Bounded || r.States != 2311 || r.Transitions != 8418 || r.Cut != 2364 {
@@ -163,6 +168,7 @@ func TestLamportClockLimit(t *testing.T) {
 // TestLamportParams checks the parameters, their defaults and canonical
 // values, and that bad values are usage errors naming the flag.
 func TestLamportParams(t *testing.T) {
+	t.Parallel()
 	s := lamport(false)
 	p, err := NewParams(s, map[string]string{"requesters": "3, 1"})
 	if err != nil {
@@ -340,6 +346,7 @@ func ilSucc(s ilState, r int, req []bool) []ilState {
 // abstraction is a bisimulation there), and summing one member's out-degree per
 // class gives the spec's transitions.
 func TestLamportIndependent(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		n, r                int
 		req                 []bool
@@ -397,6 +404,7 @@ func ilQuotient(t *testing.T, n, r int, req []bool, class func(ilState) string, 
 // counterexamples: lamport-broken and lamport over unordered channels
 // violate GA1 with each of them and with both.
 func TestLamportReductionsFindBugs(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []struct {
 		name  string
 		flags map[string]string
@@ -473,6 +481,7 @@ func ilMinimal(s ilState, r int, req []bool) string {
 // successor classes; and the number of classes is the spec's state count
 // under --clocks minimal.
 func TestLamportMinimalIsBisimulation(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		n, r       int
 		req        []bool
@@ -515,6 +524,7 @@ func TestLamportMinimalIsBisimulation(t *testing.T) {
 // counterexample at N=2: process 1 requests, process 2 crashes and
 // discards the REQUEST, and process 1 waits forever.
 func TestLamportCrashes(t *testing.T) {
+	t.Parallel()
 	r := check(t, "lamport", map[string]string{"n": "2", "crashes": "1"}, explorer.Config{Workers: 2, Properties: []string{properties.Progress}})
 	want := []string{"request_{1}", "crash_{2}", "receive(REQUEST(1,1))_{1,2}"}
 	v := r.Violations[0]

@@ -15,6 +15,7 @@ import (
 // rest) to N²+N (all start before any message arrives): 6…12, 8…20,
 // 10…30 at N = 3, 4, 5 (the section's figures). LEADER: exactly N.
 func TestLeLannMessages(t *testing.T) {
+	t.Parallel()
 	for n := 3; n <= 5; n++ {
 		for _, inits := range []string{"one", "all"} {
 			if testing.Short() && n == 5 && inits == "all" {
@@ -45,6 +46,7 @@ func TestLeLannMessages(t *testing.T) {
 // assert false branch, in 6 steps (the section's figures). With the literal
 // rules (a leader discards a late CAND) uniqueness still holds.
 func TestLeLannUnordered(t *testing.T) {
+	t.Parallel()
 	m := build(t, "lelann", map[string]string{"n": "3", "channels": "unordered"})
 	for _, tt := range []struct {
 		prop  string
@@ -69,6 +71,7 @@ func TestLeLannUnordered(t *testing.T) {
 // seen = {1}: 1 becomes leader although 2 is an actual initiator (VALID
 // fails in 5 steps at N=3).
 func TestLeLannBroken(t *testing.T) {
+	t.Parallel()
 	m := build(t, "lelann-broken", map[string]string{"n": "3"})
 	r, err := explorer.Check(m, explorer.Config{Properties: lelann().Broken.Claims})
 	if err != nil {
@@ -83,6 +86,7 @@ func TestLeLannBroken(t *testing.T) {
 }
 
 func TestLeLannUsage(t *testing.T) {
+	t.Parallel()
 	for _, flags := range []map[string]string{
 		{"initiators": "5"}, {"objective": "mid"}, {"ids": "1,1,2,3"}, {"channels": "lossy"}, {"n": "-1"},
 	} {

@@ -30,6 +30,7 @@ func flagString(flags map[string]string) string {
 // docs/algorithms/maekawa.md: the fewest and most messages over all
 // complete executions (self-communication not counted).
 func TestMaekawaMessages(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		full     bool
 		flags    map[string]string
@@ -72,6 +73,7 @@ func TestMaekawaMessages(t *testing.T) {
 // each arbiter receiving its own REQUEST (and the LOCKED it sends itself),
 // then the other REQUESTs, deferred.
 func TestMaekawaBasicDeadlockN3(t *testing.T) {
+	t.Parallel()
 	r := check(t, "maekawa-basic", map[string]string{"n": "3"}, explorer.Config{Properties: mkSafety})
 	if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
 		t.Fatalf("got %v %+v, want a deadlock", r.Status, r.Violations)
@@ -111,6 +113,7 @@ func TestMaekawaBasicDeadlockN3(t *testing.T) {
 // TestMaekawaBasicDeadlockFano: on the Fano plane with every process
 // requesting, depth-first search finds a deadlock within seconds.
 func TestMaekawaBasicDeadlockFano(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	r := check(t, "maekawa-basic", map[string]string{"n": "7"}, explorer.Config{Strategy: explorer.DFS, Properties: mkSafety})
 	if r.Status != explorer.Violated || r.Violations[0].Property != properties.DeadlockFreedom {
@@ -130,6 +133,7 @@ func TestMaekawaBasicDeadlockFano(t *testing.T) {
 // for 10 (held by 7), 7 holds {2,7,10} and waits for 13 (held by 11). About 2
 // s.
 func TestMaekawaBasicDeadlock13(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("about 100,000 states")
 	}
@@ -157,6 +161,7 @@ func TestMaekawaBasicDeadlock13(t *testing.T) {
 // each and on the Fano plane with three requesters; Variant A passes with one
 // request each.
 func TestMaekawaFull(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		flags  map[string]string
 		states int64
@@ -196,6 +201,7 @@ func TestMaekawaFull(t *testing.T) {
 // locked for 3, which has no FAILED either and waits for arbiter 1. Variant B
 // breaks the cycle because 3 has yielded to 1.
 func TestMaekawaYieldADeadlock(t *testing.T) {
+	t.Parallel()
 	r := check(t, "maekawa", map[string]string{"n": "3", "requests": "2", "yield": "a"}, explorer.Config{Properties: mkSafety})
 	if r.Status != explorer.Violated || len(r.Violations) != 1 || r.Violations[0].Property != properties.DeadlockFreedom {
 		t.Fatalf("got %v %+v, want a deadlock", r.Status, r.Violations)
@@ -232,6 +238,7 @@ func TestMaekawaYieldADeadlock(t *testing.T) {
 // TestMaekawaParams checks the canonical parameters and the quorum systems
 // other than the default.
 func TestMaekawaParams(t *testing.T) {
+	t.Parallel()
 	p, err := NewParams(maekawa(true), map[string]string{"n": "7", "requesters": "3,1", "requests": "2"})
 	if err != nil {
 		t.Fatal(err)
@@ -257,6 +264,7 @@ func TestMaekawaParams(t *testing.T) {
 // TestMaekawaBadParams: bad values are usage errors (exit 2) that name the
 // flag; quorum errors keep the quorum package's message and sentinel.
 func TestMaekawaBadParams(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.txt")
 	if err := os.WriteFile(bad, []byte("1 2\n2 x 3\n3 1\n"), 0o644); err != nil {
@@ -301,6 +309,7 @@ func TestMaekawaBadParams(t *testing.T) {
 }
 
 func TestMaekawaWaitCycle(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		waits [][]int
 		want  []int
@@ -325,6 +334,7 @@ func TestMaekawaWaitCycle(t *testing.T) {
 // for the older request: the wait-for cycle 1 -> 2 -> 1. The reference systems
 // (fpp, the default at N=3, and majority) are deadlock-free.
 func TestMaekawaRuleBWithoutLateFailed(t *testing.T) {
+	t.Parallel()
 	for q, deadlocks := range map[string]bool{"tree": true, "grid": true, "fpp": false, "majority": false} {
 		r := check(t, "maekawa", map[string]string{"n": "3", "quorums": q}, explorer.Config{Properties: []string{properties.DeadlockFreedom}})
 		got := r.Status == explorer.Violated && len(r.Violations) == 1 && r.Violations[0].Property == properties.DeadlockFreedom

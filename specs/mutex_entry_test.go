@@ -11,6 +11,7 @@ import (
 // every complete execution, with witnesses. Each case names the figure it
 // instantiates.
 func TestPerEntryFigures(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		spec               string
 		flags              map[string]string

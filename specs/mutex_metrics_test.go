@@ -45,6 +45,7 @@ func wantRange(t *testing.T, what string, m explorer.Metric, min, max int64) {
 // every run (N−1 each of REQUEST, ACK and RELEASE; docs/algorithms/lamport.md):
 // 3 at N=2, 6 at N=3, also with two requests each at N=2.
 func TestMessagesPerEntryLamport(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		n, r string
 		want int64
@@ -67,6 +68,7 @@ func TestMessagesPerEntryLamport(t *testing.T) {
 // no state (lamport N=2: 87 states, maekawa N=3: 20,361, regression values
 // of the plain runs, compared here with the instrumented ones).
 func TestMessagesPerEntryAddsNoState(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		spec  string
 		flags map[string]string
@@ -93,6 +95,7 @@ func TestMessagesPerEntryAddsNoState(t *testing.T) {
 // reference figures of 2.7); on the Fano plane with requesters 1 and 3 one
 // FAILED more: 6 to 7 per entry, 12 to 13 in total.
 func TestMessagesPerEntryMaekawa(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		spec                     string
 		flags                    map[string]string
@@ -117,6 +120,7 @@ func TestMessagesPerEntryMaekawa(t *testing.T) {
 // (docs/algorithms/perpetuum-mobile.md), shown by a lasso whose cycle is a
 // round of the token (2N steps).
 func TestMessagesPerEntryPerpetuumMobile(t *testing.T) {
+	t.Parallel()
 	for _, n := range []string{"2", "3", "4"} {
 		r := metricRun(t, "perpetuum-mobile", map[string]string{"n": n}, []string{}, "messages-per-entry")
 		m := r.Metrics[0]
@@ -142,6 +146,7 @@ func TestMessagesPerEntryPerpetuumMobile(t *testing.T) {
 //   - perpetuum-mobile: 1 to N−1, the passes of the token from the process that
 //     left to the next waiting one (2.9).
 func TestSyncDelay(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		spec     string
 		flags    map[string]string
@@ -189,6 +194,7 @@ func TestSyncDelay(t *testing.T) {
 // cross-checked by hand at N=3: ids increasing along the ring, process 1
 // sends after receiving 3 (depth 1 → 2), and so on.
 func TestTimeChangRoberts(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{3, 4} {
 		ns := string(rune('0' + n))
 		r := metricRun(t, "chang-roberts", map[string]string{"n": ns}, []string{}, "time")
@@ -207,6 +213,7 @@ func TestTimeChangRoberts(t *testing.T) {
 // cross-checked by the three searches; it is at least the plain count,
 // since tracking splits states and never merges them).
 func TestTimeSameForEveryStrategy(t *testing.T) {
+	t.Parallel()
 	var states []int64
 	for _, cfg := range []explorer.Config{{Workers: 1}, {Strategy: explorer.DFS}, {Workers: 2}} {
 		cfg.Metrics = []string{"time", "sync-delay"}
@@ -225,6 +232,7 @@ func TestTimeSameForEveryStrategy(t *testing.T) {
 // mutual-exclusion metrics, and state normalization refuses the tracked
 // ones, with explorer.ErrConfig (exit code 2).
 func TestMetricUsage(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		spec   string
 		flags  map[string]string
@@ -246,6 +254,7 @@ func TestMetricUsage(t *testing.T) {
 // TestMutexMetricsKit: the kit reads the user part and hands the view to a
 // serves function that needs it.
 func TestMutexMetricsKit(t *testing.T) {
+	t.Parallel()
 	mx := mutex.MetricsView(2, pmUser, func(v *pmView, from, to int, _ pmToken) int {
 		if v != nil {
 			return -1

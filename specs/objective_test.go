@@ -9,6 +9,7 @@ import (
 // --objective: max prefers larger IDs, min smaller ones, and a bad value is
 // a usage error naming the flag.
 func TestObjective(t *testing.T) {
+	t.Parallel()
 	ids := []int{3, 1, 4, 2}
 	for _, c := range []struct {
 		o          objective

@@ -10,6 +10,7 @@ import (
 // certificates), so that the command a report prints rebuilds the same
 // model. lamport's --clocks was once left out.
 func TestEveryParameterIsReported(t *testing.T) {
+	t.Parallel()
 	for _, s := range Catalog() {
 		p, err := NewParams(s, map[string]string{})
 		if err != nil {

@@ -253,6 +253,7 @@ func FuzzBuild(f *testing.F) {
 
 // TestLongValuesQuotedShort: a long list is quoted cut to 40 characters.
 func TestLongValuesQuotedShort(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("12345,", 20000) + "x"
 	p := paramsWith(t, "chang-roberts", "ids", long)
 	if _, err := parseIDs(p, 3); err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "…") {

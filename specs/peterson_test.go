@@ -151,6 +151,7 @@ func ptIDs(t testing.TB, n int, mode string) [][]int {
 // ONE(u) goes on the self-link C_{1,1}, and self-communication is never
 // counted (0.3), so the tool says 0. The reference model's counts agree.
 func TestPetersonMessages(t *testing.T) {
+	t.Parallel()
 	for n := 1; n <= 6; n++ {
 		if testing.Short() && n > 5 {
 			t.Skip("large state space; run without -short")
@@ -178,6 +179,7 @@ func TestPetersonMessages(t *testing.T) {
 // TestPetersonObjectiveMin: with --objective min every claim holds and the
 // elected tid is the minimum.
 func TestPetersonObjectiveMin(t *testing.T) {
+	t.Parallel()
 	m := build(t, "peterson", map[string]string{"n": "4", "objective": "min"})
 	r, err := explorer.Check(m, explorer.Config{Properties: peterson(false).Claims, Metrics: []string{"messages"}})
 	if err != nil {
@@ -195,6 +197,7 @@ func TestPetersonObjectiveMin(t *testing.T) {
 // phase-alignment assertions fail, and so do validity and the survivor
 // bound.
 func TestPetersonUnordered(t *testing.T) {
+	t.Parallel()
 	for n := 2; n <= 4; n++ {
 		m := build(t, "peterson", map[string]string{"n": fmt.Sprint(n), "channels": "unordered"})
 		for _, prop := range []string{"phase-alignment", properties.Validity, "phase-survivors"} {
@@ -213,6 +216,7 @@ func TestPetersonUnordered(t *testing.T) {
 // not claimed, and fails for N ≥ 2 in every single arrangement (1.6,
 // "Leader identity"): the holder of the maximum never survives phase 1.
 func TestPetersonElectedIsNotIMax(t *testing.T) {
+	t.Parallel()
 	if !slices.Contains(mustOffered(t, peterson(false)), ptElectedIsExtremum) || slices.Contains(peterson(false).Claims, ptElectedIsExtremum) {
 		t.Fatalf("%s must be offered and not claimed", ptElectedIsExtremum)
 	}
@@ -251,6 +255,7 @@ func mustOffered(t *testing.T, s Spec) []string {
 // value elected; N=2, IDs 1,2: p1 survives phase 1 still holding 1, and
 // its ONE(1) comes back round through the relay p2 (8 steps).
 func TestPetersonBroken(t *testing.T) {
+	t.Parallel()
 	m := build(t, "peterson-broken", map[string]string{"n": "2", "ids": "1,2"})
 	r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.Validity}})
 	if err != nil {
@@ -269,6 +274,7 @@ func TestPetersonBroken(t *testing.T) {
 }
 
 func TestPetersonUsage(t *testing.T) {
+	t.Parallel()
 	for _, flags := range []map[string]string{
 		{"n": "0"},
 		{"n": "3", "ids": "1,1,2"},

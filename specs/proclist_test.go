@@ -14,6 +14,7 @@ import (
 // wording says why: not a number, outside 1..n (or not a number when the
 // caller has no wording for it), listed twice.
 func TestParseProcList(t *testing.T) {
+	t.Parallel()
 	why := procListWhy{
 		notNumber: func(elem string) string { return fmt.Sprintf("nan %q", elem) },
 		outside:   func(i int) string { return fmt.Sprintf("outside %d", i) },

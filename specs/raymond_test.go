@@ -188,6 +188,7 @@ var raySafety = []string{properties.TokenUniqueness, properties.MutualExclusion,
 // farthest process. Several entries: the total never exceeds 2d per entry
 // (checked), and is pinned with the reason for the minimum in a comment.
 func TestRaymondMessages(t *testing.T) {
+	t.Parallel()
 	star := rayStarAt2
 	cases := []struct {
 		flags    map[string]string
@@ -237,6 +238,7 @@ func TestRaymondMessages(t *testing.T) {
 // request is queued and never asks 3 for it: a deadlock, and progress
 // fails. The correct spec passes the same instance.
 func TestRaymondBroken(t *testing.T) {
+	t.Parallel()
 	flags := map[string]string{"n": "3"}
 	r := check(t, "raymond-broken", flags, explorer.Config{Properties: raySafety})
 	if r.Status != explorer.Violated || r.Violations[0].Property != properties.DeadlockFreedom {
@@ -260,6 +262,7 @@ func TestRaymondBroken(t *testing.T) {
 // TestRaymondUsage: a topology that is not a tree and bad user-part values
 // are usage errors naming the flag.
 func TestRaymondUsage(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		flags map[string]string
 		want  string

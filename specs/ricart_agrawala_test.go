@@ -144,6 +144,7 @@ func raReference(t testing.TB, p *Params, broken bool) refFigures {
 // keeps C=0, then requests with (1,1), older than (1,2), so process 2 replies
 // too and both enter.
 func TestRicartAgrawalaBroken(t *testing.T) {
+	t.Parallel()
 	// Under FIFO the REPLY to (1,2) is ahead of REQUEST(1,1) on 1→2; in a
 	// bag the REQUEST sorts first.
 	wants := map[string][]string{
@@ -174,6 +175,7 @@ func TestRicartAgrawalaBroken(t *testing.T) {
 // TestRicartAgrawalaParams checks that bad values are usage errors naming
 // the flag.
 func TestRicartAgrawalaParams(t *testing.T) {
+	t.Parallel()
 	s := ricartAgrawala(false)
 	p, err := NewParams(s, nil)
 	if err != nil {

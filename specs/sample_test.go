@@ -125,6 +125,7 @@ func sampleCases() []struct {
 // (the same encoding), and their frequencies are uniform over them
 // (chi-square, fixed seeds: the test is deterministic).
 func TestCatalogSamplesUniformly(t *testing.T) {
+	t.Parallel()
 	for _, tc := range sampleCases() {
 		t.Run(caseName(tc.spec, tc.flags), func(t *testing.T) {
 			m := build(t, tc.spec, tc.flags)
@@ -162,6 +163,7 @@ func caseName(spec string, flags map[string]string) string {
 // TestCatalogSamplesDeterministically: the same seed draws the same
 // initial states.
 func TestCatalogSamplesDeterministically(t *testing.T) {
+	t.Parallel()
 	for _, tc := range sampleCases() {
 		m := build(t, tc.spec, tc.flags).(explorer.InitialSampler)
 		draw := func() [][]byte {
@@ -188,6 +190,7 @@ func TestCatalogSamplesDeterministically(t *testing.T) {
 // counts with the numbers yielded and with n! and 2^n where those
 // overflow.
 func TestChoicesEnumerate(t *testing.T) {
+	t.Parallel()
 	for n := 1; n <= 7; n++ {
 		c := permutationsOf(n)
 		got := slices.Collect(c.each)
@@ -245,6 +248,7 @@ func TestChoicesEnumerate(t *testing.T) {
 // TestChoicesSampleUniformly checks the samplers of the generators,
 // alone and in a product, against their enumerations.
 func TestChoicesSampleUniformly(t *testing.T) {
+	t.Parallel()
 	for n := 1; n <= 5; n++ {
 		if err := choiceUniformity(permutationsOf(n), sampleDraws(len(permutations(n))), uint64(n)); err != nil {
 			t.Errorf("permutations of %d: %v", n, err)
@@ -274,6 +278,7 @@ func TestChoicesSampleUniformly(t *testing.T) {
 // the 26.3 that fails a test after about 2,100 draws; at n = 4 it is
 // 23 + 0.0298 per draw against 57.3 (1,900 draws).
 func TestSamplingMutantsCaught(t *testing.T) {
+	t.Parallel()
 	for n := 3; n <= 5; n++ {
 		biased := permutationsOf(n)
 		biased.sample = func(r *rand.Rand) []int {
@@ -309,6 +314,7 @@ func TestSamplingMutantsCaught(t *testing.T) {
 // costs N steps, not N!: chang-roberts and lelann at N = 64 draw
 // permutations of 1..64, and permutationsOf draws one of 200!.
 func TestSampleLargeN(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []string{"chang-roberts", "lelann", "echo-election", "chang-roberts-bidirectional"} {
 		s, err := Lookup(spec)
 		if err != nil {

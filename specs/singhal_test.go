@@ -19,6 +19,7 @@ import (
 // ... 4 at N=2, 5 ... 9 at N=3, 9 ... 16 at N=4 (regression values; the maximum
 // N·N is N per entry).
 func TestSinghalMessages(t *testing.T) {
+	t.Parallel()
 	type span struct {
 		flags    map[string]string
 		min, max int
@@ -58,6 +59,7 @@ func TestSinghalMessages(t *testing.T) {
 // TOKEN-1 still hold over the whole graph (testdata/counts/singhal.txt);
 // GA2 and GA2' fail with the deadlock.
 func TestSinghalTwoRequests(t *testing.T) {
+	t.Parallel()
 	dlf := []string{properties.DeadlockFreedom}
 	for _, cfg := range []explorer.Config{{Workers: 1, Properties: dlf}, {Workers: 2, Properties: dlf}} {
 		r := check(t, "singhal", map[string]string{"n": "3", "requests": "2"}, cfg)
@@ -91,6 +93,7 @@ func TestSinghalTwoRequests(t *testing.T) {
 // 2 learns of process 3's request but never tells process 3, which ends up
 // as the idle holder while process 2 waits for ever.
 func TestSinghalBroken(t *testing.T) {
+	t.Parallel()
 	want := []string{"request_{1}", "enter_{1}", "exit_{1}", "request_{2}", "request_{3}",
 		"receive(REQUEST(3,1))_{3,1}", "receive(TOKEN([N,N,R],[0,0,1]))_{1,3}", "enter_{3}", "exit_{3}",
 		"receive(REQUEST(2,1))_{2,1}", "receive(REQUEST(3,1))_{3,2}"}
@@ -109,6 +112,7 @@ func TestSinghalBroken(t *testing.T) {
 
 // TestSinghalUsage checks that bad parameters are usage errors.
 func TestSinghalUsage(t *testing.T) {
+	t.Parallel()
 	for _, flags := range []map[string]string{
 		{"n": "0"}, {"requests": "0"}, {"requesters": "5"}, {"choice": "random"}, {"channels": "x"},
 	} {

@@ -14,6 +14,7 @@ import (
 // its Do must fail loudly, naming the step, rather than do nothing, which
 // a misspelt step name in Steps would otherwise do silently.
 func TestDoRefusesUnknownSteps(t *testing.T) {
+	t.Parallel()
 	for _, spec := range Catalog() {
 		p, err := NewParams(spec, nil)
 		if err != nil {
@@ -48,6 +49,7 @@ func TestDoRefusesUnknownSteps(t *testing.T) {
 // (ErrUsage), even when Build turns the missing parameter into a usage
 // error of its own.
 func TestSpecMistakes(t *testing.T) {
+	t.Parallel()
 	cr := changRoberts()
 	claims := cr
 	claims.Claims = append(append([]string(nil), cr.Claims...), "lemma2")

@@ -55,7 +55,9 @@ func largeFlags(s Spec, sampling bool) map[string]string {
 // initial states through explorer.InitialStreamer: building the model and
 // those states allocates less than streamBudget, which a spec that builds
 // all its initial states first (as six specs and their twins did: lelann
-// --n 9 was killed for want of memory in 2 GiB) exceeds.
+// --n 9 was killed for want of memory in 2 GiB) exceeds. It alone does not
+// run in parallel with the others: allocated reads the process's heap
+// counters, which a parallel test would add to.
 func TestCatalogStreamsInitialStates(t *testing.T) {
 	if got := allocated(func() { _ = slices.Collect(permutationsOf(9).each) }); got < streamBudget {
 		t.Fatalf("the yardstick: the 9! ID vectors take %d bytes, within the budget of %d", got, streamBudget)

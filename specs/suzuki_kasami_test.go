@@ -153,6 +153,7 @@ func skReference(t testing.TB, p *Params) refFigures {
 //
 // N=2..4: "max N·N = 16 at N=4", "min N(N-1) = 12 at N=4".
 func TestSuzukiKasamiMessages(t *testing.T) {
+	t.Parallel()
 	type span struct {
 		flags    map[string]string
 		min, max int
@@ -185,6 +186,7 @@ func TestSuzukiKasamiMessages(t *testing.T) {
 // served request still looks outstanding, and process 1, leaving the
 // critical section, sends the token back to process 2, which is idle.
 func TestSuzukiKasamiBroken(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"request_{2}", "receive(REQUEST(2,1))_{2,1}", "request_{1}", "receive(REQUEST(1,1))_{1,2}",
 		"receive(TOKEN([0,0,0],[]))_{1,2}", "enter_{2}", "exit_{2}", "receive(TOKEN([0,0,0],[]))_{2,1}",
@@ -206,6 +208,7 @@ func TestSuzukiKasamiBroken(t *testing.T) {
 // crash, GA2 fails when the token holder crashes: processes 2 and 3 wait
 // for a token nobody will send.
 func TestSuzukiKasamiCrash(t *testing.T) {
+	t.Parallel()
 	r := check(t, "suzuki-kasami", map[string]string{"n": "3", "crashes": "1"}, explorer.Config{Workers: 1, Properties: []string{properties.Progress}})
 	if r.Status != explorer.Violated || r.Violations[0].Property != properties.Progress {
 		t.Fatalf("status %v %v; want progress violated", r.Status, r.Violations)
@@ -229,6 +232,7 @@ func TestSuzukiKasamiCrash(t *testing.T) {
 
 // TestSuzukiKasamiUsage checks that bad parameters are usage errors.
 func TestSuzukiKasamiUsage(t *testing.T) {
+	t.Parallel()
 	for _, flags := range []map[string]string{
 		{"n": "0"}, {"n": "x"}, {"requests": "0"}, {"requests": "9"}, {"requesters": "4"},
 		{"requesters": "1,1"}, {"crashes": "3"}, {"crashes": "-1"}, {"channels": "lifo"}, {"capacity": "0"},

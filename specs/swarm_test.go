@@ -15,6 +15,7 @@ import (
 // finds among 6,179 states; and on the full algorithm (yield rule B) it
 // finds none and is incomplete, never ok.
 func TestSwarmFindsMaekawaDeadlock(t *testing.T) {
+	t.Parallel()
 	claims := []string{properties.MutualExclusion, properties.DeadlockFreedom}
 	r, err := explorer.Swarm(build(t, "maekawa-basic", nil), explorer.SwarmConfig{Jobs: 4, Memory: 4 << 20, Workers: 2,
 		Config: explorer.Config{Properties: claims}})
@@ -46,6 +47,7 @@ func TestSwarmFindsMaekawaDeadlock(t *testing.T) {
 // tables must find it within a minute (measured: the first job to find it
 // does in about 0.1 s, the whole swarm ends in 9 s).
 func TestSwarmFanoDeadlock(t *testing.T) {
+	t.Parallel()
 	skipUnlessLong(t)
 	r, err := explorer.Swarm(build(t, "maekawa-basic", map[string]string{"n": "7"}), explorer.SwarmConfig{
 		Jobs: 8, Memory: 64 << 20, Workers: 2, Seed: 1, Timeout: time.Minute,

@@ -42,6 +42,7 @@ func BenchmarkChangRobertsSymmetry(b *testing.B) {
 // state is not rotation-invariant. Every orbit therefore has exactly N
 // states, and the orbit count is the raw count divided by N.
 func TestChangRobertsOrbits(t *testing.T) {
+	t.Parallel()
 	raw := map[int]int64{3: 282, 4: 4308, 5: 80965, 6: 1809852}
 	for n := 3; n <= 6; n++ {
 		if n == 6 && !*long {
@@ -107,6 +108,7 @@ func symmetryCases() []struct {
 // under symmetry replays on the model itself and ends in a state that
 // violates its property.
 func TestSymmetryAgrees(t *testing.T) {
+	t.Parallel()
 	declared := map[string]bool{}
 	for _, s := range Catalog() {
 		if s.Symmetry != "" {

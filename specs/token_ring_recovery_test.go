@@ -200,6 +200,7 @@ func trReference(t testing.TB, p *Params) refFigures {
 // counters summed, are exactly the states of the section's literal model
 // in which lose takes a TOKEN out of a channel at any time.
 func TestTokenRingRecoveryLiteral(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		n, losses int
 		timeouts  string
@@ -233,6 +234,7 @@ func TestTokenRingRecoveryLiteral(t *testing.T) {
 // shortest run is the premature tvtExpire of the maximum and its ELECT's
 // lap, 4 steps, while the token still rests at process 1.
 func TestTokenRingRecoveryUnrestricted(t *testing.T) {
+	t.Parallel()
 	m := build(t, "token-ring-recovery", map[string]string{"n": "3", "ids": "1,2,3", "losses": "0", "timeouts": "unrestricted"})
 	r, err := explorer.Check(m, explorer.Config{Properties: []string{properties.TokenUniqueness}})
 	if err != nil {
@@ -255,6 +257,7 @@ func TestTokenRingRecoveryUnrestricted(t *testing.T) {
 // the token passes never recover; the counterexample is a lasso whose
 // cycle is the token's lap, fair to every task.
 func TestTokenRingRecoveryBroken(t *testing.T) {
+	t.Parallel()
 	m := build(t, "token-ring-recovery-broken", map[string]string{"n": "3", "ids": "1,2,3"})
 	r, err := explorer.Check(m, explorer.Config{Properties: tokenRingRecovery(true).Claims})
 	if err != nil {
@@ -269,6 +272,7 @@ func TestTokenRingRecoveryBroken(t *testing.T) {
 }
 
 func TestTokenRingRecoveryUsage(t *testing.T) {
+	t.Parallel()
 	for _, flags := range []map[string]string{
 		{"n": "0"},
 		{"losses": "-1"},

@@ -181,6 +181,7 @@ func teReference(t testing.TB, p *Params) refFigures {
 // pair (or the root) knows the leader, so termination (TERM and KNOW) is
 // violated while every other claim holds (section 3, "Expected to FAIL").
 func TestTreeElectionKnowFailsWithoutInfo(t *testing.T) {
+	t.Parallel()
 	for _, wakeup := range []string{"flood", "assumed"} {
 		m := buildSpec(t, treeElection(false), map[string]string{"n": "3", "info": "off", "wakeup": wakeup})
 		r := automatontest.Check(t, m, explorer.Config{Properties: []string{properties.Termination}})
@@ -197,6 +198,7 @@ func TestTreeElectionKnowFailsWithoutInfo(t *testing.T) {
 // INFO, under both wake-up rules (under ASSUMED, where nothing else is
 // sent, PROPOSE is N or N−1 and RESULT N−2 or N−1).
 func TestTreeElectionMessages(t *testing.T) {
+	t.Parallel()
 	metrics := []string{"messages:EXPLORE", "messages:PROPOSE", "messages:RESULT", "messages"}
 	for _, tt := range []struct {
 		n        int
@@ -236,6 +238,7 @@ func TestTreeElectionMessages(t *testing.T) {
 // behind a node, so a saturated node decides on a non-maximal ID (VALID),
 // as the shortest counterexample shows, the same for every worker count.
 func TestTreeElectionBroken(t *testing.T) {
+	t.Parallel()
 	for _, flags := range []map[string]string{{"n": "3", "ids": "increasing"}, {}, {"n": "5", "topology": "star", "ids": "increasing", "initiators": "one"}} {
 		v := counterexample(t, "tree-election-broken", flags, nil, properties.Validity)
 		t.Logf("%v: %v", flags, explorer.Actions(v.Trace.Steps))
@@ -243,6 +246,7 @@ func TestTreeElectionBroken(t *testing.T) {
 }
 
 func TestTreeElectionUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		flags map[string]string
 		want  []string

@@ -15,6 +15,7 @@ import (
 // counterexample ends with what its last state means (Config.Explain):
 // chang-roberts and its variants, lelann and perpetuum-mobile once did not.
 func TestBrokenTwinsUnderContinue(t *testing.T) {
+	t.Parallel()
 	twins := 0
 	for _, s := range Catalog() {
 		if s.Bug == "" {
@@ -47,6 +48,7 @@ func TestBrokenTwinsUnderContinue(t *testing.T) {
 // where VALID fails. Both were once reported holding, because a check
 // names one broken property at a time.
 func TestContinueFindsPropertiesBrokenTogether(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		spec  string
 		flags map[string]string
@@ -74,6 +76,7 @@ func TestContinueFindsPropertiesBrokenTogether(t *testing.T) {
 // TestElectionStoryNamesTheValues: the last state of chang-roberts-broken's
 // counterexamples names the values that break validity and uniqueness.
 func TestElectionStoryNamesTheValues(t *testing.T) {
+	t.Parallel()
 	m := build(t, "chang-roberts-broken", map[string]string{"n": "3"})
 	for prop, want := range map[string][]string{
 		"validity": {"p1 is chosen with ID 1, but p3 has ID 3, the best ID", "no message is in transit"},

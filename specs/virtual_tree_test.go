@@ -202,6 +202,7 @@ func vtReference(t testing.TB, p *Params, naive bool) refFigures {
 // which it picks: 2 and 3 point at each other. The same run is fine with
 // virtual-tree, whose repair detaches 3 first.
 func TestVirtualTreeBroken(t *testing.T) {
+	t.Parallel()
 	want := []string{"join(1, links {}, parent ⊥)_{1}", "join(2, links {1}, parent 1)_{1}", "join(3, links {2}, parent 2)_{1}",
 		"breakLink(1,2, 2 re-attaches to 3)_{1}"}
 	v := counterexample(t, "virtual-tree-broken", nil, nil, vtT1)
@@ -226,6 +227,7 @@ func TestVirtualTreeBroken(t *testing.T) {
 }
 
 func TestVirtualTreeUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		flags map[string]string
 		want  string

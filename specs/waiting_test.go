@@ -28,6 +28,7 @@ func modelStates(t *testing.T, m explorer.Model) map[string]bool {
 // echo-election (the two process types have the same fields, hence the
 // same encoding), and there are strictly fewer.
 func TestWaitingSubsetOfExtinction(t *testing.T) {
+	t.Parallel()
 	for _, flags := range []map[string]string{
 		{"n": "3", "topology": "line", "initiators": "subsets", "ids": "all"},
 		{"n": "4", "topology": "star", "initiators": "subsets", "ids": "all"},
@@ -64,6 +65,7 @@ func TestWaitingSubsetOfExtinction(t *testing.T) {
 //	star with 3 leaves     3  6…16     6…16
 //	triangle with pendant  4  8…21     8…21
 func TestWaitingVersusExtinction(t *testing.T) {
+	t.Parallel()
 	pendant := echoWriteGraph(t, "triangle-pendant.txt", "# triangle with one pendant node\n1 2\n2 3\n3 1\n3 4\n")
 	for _, tt := range []struct {
 		name, topology string
@@ -103,6 +105,7 @@ func TestWaitingVersusExtinction(t *testing.T) {
 // strongest, and the run deadlocks. The shortest counterexample on a ring
 // of 4 with every process an initiator starts with process 4.
 func TestWaitingBroken(t *testing.T) {
+	t.Parallel()
 	v := counterexample(t, "waiting-broken", nil, nil, properties.DeadlockFreedom)
 	if actions := explorer.Actions(v.Trace.Steps); len(actions) != 9 || actions[0] != "start_{4}" {
 		t.Errorf("counterexample %v, want 9 steps starting with start_{4}", actions)
@@ -110,6 +113,7 @@ func TestWaitingBroken(t *testing.T) {
 }
 
 func TestWaitingProvisionalAndUsage(t *testing.T) {
+	t.Parallel()
 	for _, s := range waitingSpecs() {
 		if !strings.Contains(s.Provisional, "reconstruction") {
 			t.Errorf("%s: Provisional %q does not say why", s.Name, s.Provisional)
