@@ -288,11 +288,8 @@ func TestAdoptionVersusExtinction(t *testing.T) {
 		{"chord", chord, 4, 5, 10, 19, 10, 24, true, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "chord" {
-				skipUnlessLong(t) // the largest graph: adoption's range over all its states
-			}
-			if tt.large && testing.Short() {
-				t.Skip("hundreds of thousands of states; run without -short")
+			if tt.large {
+				skipUnlessLong(t) // hundreds of thousands of states; the chord, adoption's range over all its states
 			}
 			flags := map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": "subsets", "ids": "all"}
 			lo, hi := messageRange(t, buildSpec(t, adoption(false), flags))

@@ -215,8 +215,9 @@ func crRefChosen(r *crRef) int {
 func TestChangRobertsMessages(t *testing.T) {
 	t.Parallel()
 	for n := 3; n <= 6; n++ {
-		if testing.Short() && n > 5 {
-			t.Skip("large state space; run without -short")
+		if n > 5 && !*long {
+			t.Log("N=6 (1,809,852 states) only with -long")
+			break
 		}
 		m := build(t, "chang-roberts", map[string]string{"n": fmt.Sprint(n), "ids": "all"})
 		r, err := explorer.Check(m, explorer.Config{Metrics: []string{"messages"}, Properties: []string{}})
@@ -328,20 +329,24 @@ func TestChangRobertsLemma1(t *testing.T) {
 	idsets := []struct {
 		name string
 		sets [][]int
+		long bool // only with -long
 	}{
-		{"n=3/all", crIDs(t, 3, "all")},
-		{"n=4/all", crIDs(t, 4, "all")},
-		{"n=5/all", crIDs(t, 5, "all")},
-		{"n=3/repeated", [][]int{{2, 1, 2}, {2, 2, 2}, {1, 1, 2}}},
-		{"n=4/repeated", [][]int{{1, 3, 3, 2}, {3, 1, 3, 1}}},
-		{"n=3/beyond-table", [][]int{{100, 1, 70}, {70, 100, 1}}}, // crLemma1Ring
-		{"n=4/beyond-table-repeated", [][]int{{100, 3, 100, 2}, {65, 0, 65, 64}}},
+		{"n=3/all", crIDs(t, 3, "all"), false},
+		{"n=4/all", crIDs(t, 4, "all"), false},
+		{"n=5/all", crIDs(t, 5, "all"), true},
+		{"n=3/repeated", [][]int{{2, 1, 2}, {2, 2, 2}, {1, 1, 2}}, false},
+		{"n=4/repeated", [][]int{{1, 3, 3, 2}, {3, 1, 3, 1}}, false},
+		{"n=3/beyond-table", [][]int{{100, 1, 70}, {70, 100, 1}}, false}, // crLemma1Ring
+		{"n=4/beyond-table-repeated", [][]int{{100, 3, 100, 2}, {65, 0, 65, 64}}, false},
 	}
 	for _, tt := range idsets {
-		name, sets := tt.name, tt.sets
+		name, sets, large := tt.name, tt.sets, tt.long
 		for _, broken := range []bool{false, true} {
 			for _, obj := range []objective{objMax, objMin} {
 				t.Run(fmt.Sprintf("%s/broken=%v/objective=%d", name, broken, obj), func(t *testing.T) {
+					if large {
+						skipUnlessLong(t) // N=5, every arrangement
+					}
 					var holds, fails, differ int
 					first := ""
 					initial := func(yield func([]crNode) bool) {

@@ -235,8 +235,9 @@ func crwCheckMessages(t *testing.T, flags map[string]string, lo, hi int) {
 func TestChangRobertsWakeupRelayPerM(t *testing.T) {
 	t.Parallel()
 	for n := 4; n <= 5; n++ {
-		if testing.Short() && n > 4 {
-			t.Skip("N=5: 432,000 reference states; run without -short")
+		if n > 4 && !*long {
+			t.Log("N=5 (432,000 reference states) only with -long")
+			break
 		}
 		msgs := refWalk(t, crwRefModel(permutations(n), allSubsets(n), crwRefMode{wake: "relay"})).byClass
 		for mm := 1; mm <= n; mm++ {

@@ -412,11 +412,11 @@ func TestLamportReductionsFindBugs(t *testing.T) {
 		{"lamport-broken", map[string]string{"n": "3"}},
 		{"lamport", map[string]string{"n": "3", "channels": "unordered"}},
 	} {
-		if testing.Short() {
+		if !*long {
 			if spec.name == "lamport" {
 				continue
 			}
-			spec.flags["n"] = "2" // n=3 takes a DFS half a million states
+			spec.flags["n"] = "2" // n=3 takes a DFS half a million states: only with -long
 		}
 		for _, clocks := range []string{"absolute", "relative", "minimal"} {
 			spec.flags["clocks"] = clocks

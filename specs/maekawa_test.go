@@ -52,11 +52,8 @@ func TestMaekawaMessages(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(maekawa(c.full).Name+flagString(c.flags), func(t *testing.T) {
-			if c.flags["requests"] == "2" {
-				skipUnlessLong(t) // 1,760,119 states
-			}
-			if c.large && testing.Short() {
-				t.Skip("large state space")
+			if c.large {
+				skipUnlessLong(t) // 261,435 and 1,760,119 states
 			}
 			if lo, hi := messageRange(t, buildSpec(t, maekawa(c.full), c.flags)); lo != c.min || hi != c.max {
 				t.Errorf("messages %d…%d, want %d…%d", lo, hi, c.min, c.max)
@@ -174,11 +171,8 @@ func TestMaekawaFull(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(flagString(c.flags), func(t *testing.T) {
-			if c.states > 1000000 {
-				skipUnlessLong(t) // N=3, two requests each
-			}
-			if c.large && testing.Short() {
-				t.Skip("large state space")
+			if c.large {
+				skipUnlessLong(t) // 261,435 and 1,760,119 states
 			}
 			r := check(t, "maekawa", c.flags, explorer.Config{Properties: mkSafety})
 			if r.Status != explorer.OK || r.States != c.states {

@@ -51,8 +51,8 @@ func TestMessagesPerEntryLamport(t *testing.T) {
 		want int64
 	}{{"2", "1", 3}, {"2", "2", 3}, {"3", "1", 6}}
 	for _, c := range cases {
-		if c.n == "3" && testing.Short() {
-			t.Log("skipping N=3 (470,392 states) in -short")
+		if c.n == "3" && !*long {
+			t.Log("N=3 (470,392 states) only with -long")
 			continue
 		}
 		r := metricRun(t, "lamport", map[string]string{"n": c.n, "requests": c.r}, []string{}, "messages-per-entry", "messages")
@@ -163,8 +163,8 @@ func TestSyncDelay(t *testing.T) {
 		{"perpetuum-mobile", map[string]string{"n": "4", "requests": "2"}, 1, 3, false},
 	}
 	for _, c := range cases {
-		if c.slow && testing.Short() {
-			t.Logf("skipping %s %v in -short", c.spec, c.flags)
+		if c.slow && !*long {
+			t.Logf("%s %v only with -long", c.spec, c.flags)
 			continue
 		}
 		r := metricRun(t, c.spec, c.flags, nil, "sync-delay")

@@ -79,8 +79,8 @@ func TestWaitingVersusExtinction(t *testing.T) {
 		{"pendant", pendant, 4, 4, 21, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.large && testing.Short() {
-				t.Skip("about 240,000 states per spec; run without -short")
+			if tt.large {
+				skipUnlessLong(t) // about 240,000 states per spec
 			}
 			flags := map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": "subsets", "ids": "all"}
 			lo, hi := messageRange(t, buildSpec(t, waiting(false), flags))
