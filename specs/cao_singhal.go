@@ -418,20 +418,11 @@ func caoSinghal(broken bool) Spec {
 		s.Bug = "the arbiter takes every plain RELEASE as its holder's: when the process a permission was forwarded to releases before the forwarder's RELEASE(k) arrives, the arbiter grants the permission a second time"
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		qs, err := parseQuorums(p, n)
-		if err != nil {
-			return nil, err
-		}
-		users, err := parseMutexUsers(p, n)
-		if err != nil {
-			return nil, err
-		}
-		disc, capacity, err := p.Channels(channel.FIFO, 8)
-		if err != nil {
+		n := p.IntFlag("n", 1, maxN)
+		qs := p.quorums(n)
+		users := p.mutexUsers(n)
+		disc, capacity := p.ChannelFlags(channel.FIFO, 8)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		procs := make([]csNode, n)

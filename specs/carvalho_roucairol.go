@@ -197,27 +197,21 @@ func carvalhoRoucairol(broken bool) Spec {
 		s.Params = []Param{s.Params[0], {Flag: "requests", Default: "2", Usage: requestsParam.Usage}, requestersParam, s.Params[3]}
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		users, err := parseMutexUsers(p, n)
-		if err != nil {
-			return nil, err
-		}
+		n := p.IntFlag("n", 1, maxN)
+		users := p.mutexUsers(n)
 		ordered := false
 		switch v := p.String("permissions"); v {
 		case "none":
 		case "ordered":
 			ordered = true
 		default:
-			return nil, Usagef("permissions", v, "allowed values are none and ordered")
+			p.Fail(Usagef("permissions", v, "allowed values are none and ordered"))
 		}
 		p.Set("permissions", p.String("permissions"))
 		// A channel i→j holds at most one REQUEST of i and one REPLY, as
 		// in ricart-agrawala: a re-asking REQUEST replaces none in transit.
-		disc, capacity, err := p.Channels(channel.Unordered, 2)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.Unordered, 2)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		procs := make([]cvNode, n)

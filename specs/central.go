@@ -197,22 +197,13 @@ func central(broken bool) Spec {
 		s.Claims = []string{properties.MutualExclusion, properties.DeadlockFreedom}
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN-1)
-		if err != nil {
-			return nil, err
-		}
-		users, err := parseMutexUsers(p, n)
-		if err != nil {
-			return nil, err
-		}
-		crashes, err := p.Int("crashes", 0, n)
-		if err != nil {
-			return nil, err
-		}
+		n := p.IntFlag("n", 1, maxN-1)
+		users := p.mutexUsers(n)
+		crashes := p.IntFlag("crashes", 0, n)
 		// A client's channel to K holds at most its RELEASE and its next
 		// REQUEST; K's channel to a client at most one REPLY.
-		disc, capacity, err := p.Channels(channel.Unordered, 2)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.Unordered, 2)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		users.Requesters = append(users.Requesters, false) // K

@@ -396,26 +396,14 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 		return "--clocks minimal stores only the timestamps a later step can still tell apart, exactly: N=3 has 36,481 states instead of 470,392 (22,109 with --reduction por)"
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		users, err := parseMutexUsersUpTo(p, n, lamportMaxRequests)
-		if err != nil {
-			return nil, err
-		}
-		limit, err := p.Int("clock-limit", 0, 1<<20)
-		if err != nil {
-			return nil, err
-		}
-		crashes, err := p.Int("crashes", 0, n-1)
-		if err != nil {
-			return nil, err
-		}
+		n := p.IntFlag("n", 1, maxN)
+		users := p.mutexUsersUpTo(n, lamportMaxRequests)
+		limit := p.IntFlag("clock-limit", 0, 1<<20)
+		crashes := p.IntFlag("crashes", 0, n-1)
 		// A channel i→j holds at most R REQUESTs, R RELEASEs and the ACKs
 		// of j's R requests.
-		disc, capacity, err := p.Channels(channel.FIFO, 3*users.R)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.FIFO, 3*users.R)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		procs := make([]lamportNode, n)

@@ -429,6 +429,11 @@ var quorumsParam = Param{
 
 // parseQuorums reads --quorums for n processes and checks that the system
 // suits Maekawa's algorithm (quorums intersect, i ∈ S_i).
+// quorums is parseQuorums with a sticky error (Params.Err).
+func (p *Params) quorums(n int) quorum.System {
+	return sticky(p, func() (quorum.System, error) { return parseQuorums(p, n) })
+}
+
 func parseQuorums(p *Params, n int) (quorum.System, error) {
 	if p.Given("quorums") && p.String("quorums") == "" {
 		// Not the default: that is --quorums left out.
@@ -482,18 +487,9 @@ func maekawa(full bool) Spec {
 		s.Params = s.Params[:4]
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		qs, err := parseQuorums(p, n)
-		if err != nil {
-			return nil, err
-		}
-		users, err := parseMutexUsers(p, n)
-		if err != nil {
-			return nil, err
-		}
+		n := p.IntFlag("n", 1, maxN)
+		qs := p.quorums(n)
+		users := p.mutexUsers(n)
 		variant := mkBasic
 		if full {
 			switch y := p.String("yield"); y {
@@ -502,12 +498,12 @@ func maekawa(full bool) Spec {
 			case "b":
 				variant = mkYieldB
 			default:
-				return nil, Usagef("yield", y, "allowed values are a and b")
+				p.Fail(Usagef("yield", y, "allowed values are a and b"))
 			}
 			p.Set("yield", p.String("yield"))
 		}
-		disc, capacity, err := p.Channels(channel.FIFO, 8)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.FIFO, 8)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		procs := make([]mkNode, n)

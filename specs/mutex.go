@@ -99,7 +99,12 @@ func parseRequesters(v string, n int) ([]bool, string, error) {
 
 // mutexUsers is parseMutexUsers with a sticky error (Params.Err).
 func (p *Params) mutexUsers(n int) mutex.Users {
-	return sticky(p, func() (mutex.Users, error) { return parseMutexUsers(p, n) })
+	return p.mutexUsersUpTo(n, maxRequests)
+}
+
+// mutexUsersUpTo is parseMutexUsersUpTo with a sticky error (Params.Err).
+func (p *Params) mutexUsersUpTo(n, maxR int) mutex.Users {
+	return sticky(p, func() (mutex.Users, error) { return parseMutexUsersUpTo(p, n, maxR) })
 }
 
 // procSet is a set of processes (0-based, at most 64 = maxN) as a bit mask:

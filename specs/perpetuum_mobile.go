@@ -128,16 +128,10 @@ func perpetuumMobile(broken bool) Spec {
 		s.Bug = "the token may be handed to any process, not just the next on the ring, so a trying process can starve"
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 2, maxN)
-		if err != nil {
-			return nil, err
-		}
-		r, err := p.Int("requests", 1, maxRequests)
-		if err != nil {
-			return nil, err
-		}
-		disc, capacity, err := p.Channels(channel.FIFO, 1)
-		if err != nil {
+		n := p.IntFlag("n", 2, maxN)
+		r := p.IntFlag("requests", 1, maxRequests)
+		disc, capacity := p.ChannelFlags(channel.FIFO, 1)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		procs := make([]pmNode, n)

@@ -204,21 +204,15 @@ func ricartAgrawala(broken bool) Spec {
 		s.Claims = []string{properties.MutualExclusion, properties.DeadlockFreedom}
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		users, err := parseMutexUsers(p, n)
-		if err != nil {
-			return nil, err
-		}
+		n := p.IntFlag("n", 1, maxN)
+		users := p.mutexUsers(n)
 		// A channel i→j holds at most one REQUEST of i (i enters, and may
 		// request again, only after j's REPLY to it) and one REPLY to j's
 		// current request. FIFO is not needed
 		// (docs/algorithms/ricart-agrawala.md), so the default is unordered: it
 		// includes every FIFO run.
-		disc, capacity, err := p.Channels(channel.Unordered, 2)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.Unordered, 2)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		procs := make([]raNode, n)

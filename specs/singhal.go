@@ -286,23 +286,17 @@ func singhal(broken bool) Spec {
 		s.Bug = "a requesting process that learns of another requester j (case R of receive REQUEST) marks j as requesting but does not send j its own request, so a request can miss the token holder for good"
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		users, err := parseMutexUsers(p, n)
-		if err != nil {
-			return nil, err
-		}
+		n := p.IntFlag("n", 1, maxN)
+		users := p.mutexUsers(n)
 		choice := p.String("choice")
 		if choice != "round-robin" && choice != "any" {
-			return nil, Usagef("choice", choice, "allowed values are round-robin and any")
+			p.Fail(Usagef("choice", choice, "allowed values are round-robin and any"))
 		}
 		p.Set("choice", choice)
 		// A channel i→j holds at most R REQUESTs of i, R forwarded
 		// REQUESTs and the token.
-		disc, capacity, err := p.Channels(channel.FIFO, 2*users.R+1)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.FIFO, 2*users.R+1)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		procs := make([]sgNode, n)

@@ -281,21 +281,12 @@ func suzukiKasami(broken bool) Spec {
 		s.Bug = "exit_i forgets LN[i] := RN[i], so a served request still looks outstanding and the token is later sent to an idle process"
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		users, err := parseMutexUsers(p, n)
-		if err != nil {
-			return nil, err
-		}
-		crashes, err := p.Int("crashes", 0, n-1)
-		if err != nil {
-			return nil, err
-		}
+		n := p.IntFlag("n", 1, maxN)
+		users := p.mutexUsers(n)
+		crashes := p.IntFlag("crashes", 0, n-1)
 		// A channel i→j holds at most R REQUESTs of i and the token.
-		disc, capacity, err := p.Channels(channel.Unordered, users.R+1)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.Unordered, users.R+1)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		procs := make([]skNode, n)
