@@ -131,6 +131,15 @@ type Config[S any, M Message] struct {
 	// init=K then takes no time to reach the 300,000th arrangement of
 	// --ids all.
 	InitialAt func(k uint64) ([]S, bool)
+	// InitialParams, when set, names an initial state by the parameter
+	// values (flag without dashes → value) that select exactly it, such
+	// as {"ids": "2,1,3", "initiators": "1,2"}, so that a counterexample
+	// ends with the command that re-runs its scenario alone
+	// (explorer.InitialNamer). It returns nil when it cannot name procs,
+	// and an empty map when the run's own parameters select it. Without
+	// it, a System with a single initial state names it by the run's own
+	// parameters, and one with several cannot name them.
+	InitialParams func(procs []S) map[string]string
 	// Links lists the channels; their order is the order in which
 	// deliveries are enumerated.
 	Links []Link
@@ -618,6 +627,30 @@ func (sys *System[S, M, P]) SampleInitial(r *rand.Rand) (st []byte, err error) {
 		w = sys.newWorker()
 	}
 	return sys.encodeGiven(w, init, what)
+}
+
+// InitialParams implements explorer.InitialNamer with Config.InitialParams:
+// it decodes the processes of the initial state st and asks the Config
+// which parameters select it.
+func (sys *System[S, M, P]) InitialParams(st []byte) (params map[string]string, err error) {
+	if sys.cfg.InitialParams == nil {
+		if !sys.lazy && len(sys.initial) == 1 {
+			return map[string]string{}, nil
+		}
+		return nil, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("InitialParams: %w", panicError(r))
+		}
+	}()
+	v := newView[S, M](sys)
+	v.load(st, sys.decodeGlobals)
+	procs := make([]S, v.N())
+	for i := range procs {
+		procs[i] = *v.Proc(i)
+	}
+	return sys.cfg.InitialParams(procs), nil
 }
 
 // Properties implements explorer.Model: the configured invariants, then the

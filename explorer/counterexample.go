@@ -162,6 +162,9 @@ func replayShard(m Model, sh Shard, init int, acts []uint32, fps []uint64, final
 			return t, err
 		}
 	}
+	if t.InitialParams, err = NameInitial(m, cur); err != nil {
+		return t, err
+	}
 	w := m.NewWorker()
 	for i, a := range acts {
 		next, err := successor(w, cur, a)
@@ -211,4 +214,18 @@ func successor(w Worker, st []byte, a uint32) ([]byte, error) {
 		return nil, errReplay
 	}
 	return next, nil
+}
+
+// NameInitial returns the parameter values that select exactly the initial
+// state st of m (InitialNamer), or nil when m cannot name it.
+func NameInitial(m Model, st []byte) (map[string]string, error) {
+	n, ok := m.(InitialNamer)
+	if !ok {
+		return nil, nil
+	}
+	params, err := n.InitialParams(st)
+	if err != nil {
+		return nil, fmt.Errorf("naming the initial state: %w", err)
+	}
+	return params, nil
 }

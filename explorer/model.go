@@ -263,6 +263,18 @@ type Explainer interface {
 	Explain(s []byte) ([]string, error)
 }
 
+// InitialNamer is an optional interface of a Model that names its initial
+// states by the parameter values that select exactly one of them, so that a
+// counterexample can say how to re-run its scenario alone (`--ids 2,1,3
+// --initiators 1,2`) rather than "initial state #3". InitialParams returns,
+// for the initial state st, the parameters (flag without dashes → value)
+// that, put over the run's own, give a model whose only initial state is
+// st: an empty map when the run's own parameters already do (the model has
+// one initial state), and nil when the model cannot name st.
+type InitialNamer interface {
+	InitialParams(st []byte) (map[string]string, error)
+}
+
 // LiveModel is an optional interface of a Model that offers liveness
 // properties. They are checked on the explicit state graph under the
 // fairness the Config asks for.

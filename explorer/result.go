@@ -98,7 +98,11 @@ type Step struct {
 type Trace struct {
 	Initial      int   // index of the initial state
 	InitialState []Var // nil when the model is not a Describer
-	Steps        []Step
+	// InitialParams names the initial state by the parameter values that
+	// select exactly it (InitialNamer): empty when the run's own
+	// parameters do, nil when the model cannot name it.
+	InitialParams map[string]string
+	Steps         []Step
 	// Cycle, for a lasso, is the cycle a fair execution repeats forever
 	// after Steps; it returns to the state where it starts.
 	Cycle []Step

@@ -291,7 +291,7 @@ func adoption(broken bool) Spec {
 				q.Role = echoDesignated
 			}
 			return q
-		})
+		}, func(p *adNode) (int, bool) { return p.U, p.Role == echoDesignated })
 		invariants := []automaton.Invariant[adNode, echoMsg]{
 			described(election.Uniqueness[adNode, echoMsg](func(p *adNode) bool { return p.Won }), "never two processes won"),
 			described(election.Validity(func(p *adNode) (int, bool) { return p.U, p.Won }, func(v *adView) int {
@@ -311,6 +311,7 @@ func adoption(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,

@@ -262,7 +262,7 @@ func changRoberts() Spec {
 			// memory limit stops the search before they are all built.
 			initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) crNode {
 				return crNode{U: id, Send: []int{id}, Broken: p.Broken(), Obj: obj}
-			})
+			}, func(p *crNode) (int, bool) { return p.U, false })
 			return automaton.New(automaton.Config[crNode, int]{
 				StepNames:    []string{crSend},
 				MessageTypes: idTypes(idsets),
@@ -270,6 +270,7 @@ func changRoberts() Spec {
 				InitialSeq:    initial.each,
 				InitialSample: initial.sample,
 				InitialAt:     initial.indexed(),
+				InitialParams: initial.params,
 				Links:         automaton.Ring(n),
 				Symmetry:      automaton.Rotations,
 				Channels:      disc,

@@ -146,7 +146,7 @@ func changRobertsAnnounce(broken bool) Spec {
 		}
 		initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) craNode {
 			return craNode{U: id, Send: []craMsg{{V: id}}, Silent: broken, Obj: obj}
-		})
+		}, func(p *craNode) (int, bool) { return p.U, false })
 		// maxID is the best ID: the maximum, or the minimum with
 		// --objective min.
 		maxID := func(v *craView) int {
@@ -168,6 +168,7 @@ func changRobertsAnnounce(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Ring(n),
 			Symmetry:      automaton.Rotations,
 			Channels:      disc,

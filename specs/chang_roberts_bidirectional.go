@@ -157,7 +157,7 @@ func changRobertsBidirectional(broken bool) Spec {
 				dir = crbCCW
 			}
 			return crbNode{U: id, Best: id, Dir: dir, Obj: obj, Broken: broken}
-		})
+		}, func(p *crbNode) (int, bool) { return p.U, p.Dir == crbCCW })
 		return automaton.New(automaton.Config[crbNode, int]{
 			StepNames:    []string{"start"},
 			MessageTypes: idTypes(idsets),
@@ -165,6 +165,7 @@ func changRobertsBidirectional(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.BiRing(n),
 			Symmetry:      automaton.Dihedral,
 			Channels:      disc,

@@ -342,7 +342,7 @@ func changRobertsWakeup(broken bool) Spec {
 		initial := initialStates(idsets, inits, func(_, id int, init bool) crwNode {
 			return crwNode{U: id, Init: init, Best: id, Wake: wake, CmpBest: cmp == "best",
 				Announce: ann == "on", Obj: obj, Broken: broken}
-		})
+		}, func(p *crwNode) (int, bool) { return p.U, p.Init })
 		return automaton.New(automaton.Config[crwNode, craMsg]{
 			StepNames:    []string{"start"},
 			MessageTypes: append([]string{"ELECT"}, when(ann == "on", "ELECTED")...),
@@ -350,6 +350,7 @@ func changRobertsWakeup(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Ring(n),
 			Symmetry:      automaton.Rotations,
 			Channels:      disc,

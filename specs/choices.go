@@ -2,6 +2,7 @@ package specs
 
 import (
 	"iter"
+	"maps"
 	"math/bits"
 	"math/rand/v2"
 )
@@ -25,6 +26,9 @@ type choices[T any] struct {
 	// without those before it, or is nil when it cannot (a count beyond
 	// a uint64).
 	at func(k uint64) T
+	// name, when set, returns the parameter values that select exactly
+	// the value v among those each yields ({"ids": "2,1,3"}); see params.
+	name func(v T) map[string]string
 }
 
 // indexed is the Config's InitialAt for c: the k-th value each yields
@@ -44,6 +48,19 @@ func (c choices[T]) indexed() func(k uint64) (T, bool) {
 		}
 		return c.at(k), true
 	}
+}
+
+// params returns the parameter values that select exactly v among the
+// values of c: c.name's, an empty map when c has one value (the run's own
+// parameters select it), and nil when c cannot name v.
+func (c choices[T]) params(v T) map[string]string {
+	if c.name != nil {
+		return c.name(v)
+	}
+	if n, ok := c.count(); ok && n == 1 {
+		return map[string]string{}
+	}
+	return nil
 }
 
 // oneChoice is the single value v (a fresh copy of it each time, by
@@ -92,22 +109,51 @@ func product[A, B, T any](a choices[A], b choices[B], join func(A, B) T) choices
 // initialStates is the initial states of a spec whose processes differ by
 // ID and by a flag (initiator or not, a direction): one for every ID
 // vector of ids and flag vector of flags (IDs outer, flags inner), process
-// i being proc(i, ids[i], flags[i]). Its each and sample are a
-// Config's InitialSeq and InitialSample.
-func initialStates[S any](ids choices[[]int], flags choices[[]bool], proc func(i, id int, flag bool) S) choices[[]S] {
+// i being proc(i, ids[i], flags[i]). Its each, sample and name are a
+// Config's InitialSeq, InitialSample and InitialParams: of reads back the
+// ID and flag proc gave a process, so that an initial state is named by
+// the parameters that select its ID and flag vectors (--ids 2,1,3
+// --initiators 1,3). TestCatalogNamesInitialStates checks every spec's of
+// by the round trip.
+func initialStates[S any](ids choices[[]int], flags choices[[]bool], proc func(i, id int, flag bool) S, of func(p *S) (id int, flag bool)) choices[[]S] {
 	return initialVectors(ids, flags, func(ids []int, flags []bool) []S {
 		procs := make([]S, len(ids))
 		for i, id := range ids {
 			procs[i] = proc(i, id, flags[i])
 		}
 		return procs
-	})
+	}, eachProc(of))
 }
 
 // initialVectors is initialStates for a spec that builds the processes of
-// an initial state together, from the whole ID and flag vectors.
-func initialVectors[S any](ids choices[[]int], flags choices[[]bool], build func(ids []int, flags []bool) []S) choices[[]S] {
-	return product(ids, flags, build)
+// an initial state together, from the whole ID and flag vectors; of reads
+// the vectors back from the processes.
+func initialVectors[S any](ids choices[[]int], flags choices[[]bool], build func(ids []int, flags []bool) []S, of func(procs []S) ([]int, []bool)) choices[[]S] {
+	c := product(ids, flags, build)
+	c.name = func(procs []S) map[string]string {
+		idv, flagv := of(procs)
+		a, b := ids.params(idv), flags.params(flagv)
+		if a == nil || b == nil {
+			return nil
+		}
+		out := map[string]string{}
+		maps.Copy(out, a)
+		maps.Copy(out, b)
+		return out
+	}
+	return c
+}
+
+// eachProc is the of of initialVectors for processes whose ID and flag
+// of reads one at a time.
+func eachProc[S any](of func(p *S) (int, bool)) func(procs []S) ([]int, []bool) {
+	return func(procs []S) ([]int, []bool) {
+		ids, flags := make([]int, len(procs)), make([]bool, len(procs))
+		for i := range procs {
+			ids[i], flags[i] = of(&procs[i])
+		}
+		return ids, flags
+	}
 }
 
 // noFlags is the one flag vector of n processes, none set: for a spec

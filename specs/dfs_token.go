@@ -269,7 +269,7 @@ func dfsToken(broken bool) Spec {
 				q.Role = echoDesignated
 			}
 			return q
-		})
+		}, func(p *dtNode) (int, bool) { return p.U, p.Role == echoDesignated })
 		return automaton.New(automaton.Config[dtNode, dtMsg]{
 			StepNames:    []string{"start", "forward"},
 			MessageTypes: []string{"TOKEN"},
@@ -277,6 +277,7 @@ func dfsToken(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,

@@ -477,7 +477,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 				}
 			}
 			return procs
-		})
+		}, eachProc[echoNode](func(p *echoNode) (int, bool) { return p.U, p.Role == echoDesignated }))
 		adj := g.Adj
 		invariants := []automaton.Invariant[echoNode, echoMsg]{
 			described(election.Uniqueness[echoNode, echoMsg](echoWon), "never two processes won"),
@@ -503,6 +503,7 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Undirected(adj),
 			Channels:      disc,
 			Capacity:      capacity,

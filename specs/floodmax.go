@@ -211,7 +211,7 @@ func floodmax(broken bool) Spec {
 		}
 		initial := initialStates(idsets, noFlags(n), func(i, id int, _ bool) fmNode {
 			return fmNode{U: id, Round: 1, MaxSeen: id, Nbrs: g.Adj[i], D: d, Obj: obj}
-		})
+		}, func(p *fmNode) (int, bool) { return p.U, false })
 		allKnow := func(v *fmView) bool {
 			w := fmBest(v)
 			for i := 0; i < v.N(); i++ {
@@ -228,6 +228,7 @@ func floodmax(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,

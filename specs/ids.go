@@ -45,7 +45,9 @@ func parseIDs(p *Params, n int) (choices[[]int], error) {
 			return choices[[]int]{}, Usagef("n", strconv.Itoa(n), "too large for --ids all (N! initial states); allowed: 1 to %d", maxAllN)
 		}
 		p.Set("ids", v)
-		return permutationsOf(n), nil
+		c := permutationsOf(n)
+		c.name = func(ids []int) map[string]string { return map[string]string{"ids": joinInts(ids)} }
+		return c, nil
 	}
 	const allowed = "give N distinct positive integers separated by commas, or increasing, decreasing, all"
 	if strings.TrimSpace(v) == "" {
@@ -70,6 +72,16 @@ func parseIDs(p *Params, n int) (choices[[]int], error) {
 	}
 	p.Set("ids", v)
 	return oneChoice(ids, cloneSlice), nil
+}
+
+// joinInts returns the integers of s separated by commas: "2,1,3", the
+// form --ids takes.
+func joinInts(s []int) string {
+	parts := make([]string, len(s))
+	for i, v := range s {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ",")
 }
 
 // ids is parseIDs with a sticky error (Params.Err).

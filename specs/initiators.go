@@ -51,7 +51,9 @@ func parseInitiators(p *Params, n int) (choices[[]bool], error) {
 			return choices[[]bool]{}, Usagef("initiators", v, "--n %d gives 2^%d−1 initial states; allowed for --n up to %d", n, n, maxSubsetsN)
 		}
 		p.Set("initiators", v)
-		return subsetsOf(n, true), nil
+		c := subsetsOf(n, true)
+		c.name = func(set []bool) map[string]string { return map[string]string{"initiators": procListCanon(set)} }
+		return c, nil
 	case "":
 		return choices[[]bool]{}, Usagef("initiators", `""`, "empty value; %s", allowed)
 	}

@@ -217,7 +217,7 @@ func lelann() Spec {
 			// N!(2^N−1) of them.
 			initial := initialStates(idsets, inits, func(_, id int, init bool) llNode {
 				return llNode{U: id, Init: init, Obj: obj, Broken: p.Broken()}
-			})
+			}, func(p *llNode) (int, bool) { return p.U, p.Init })
 			return automaton.New(automaton.Config[llNode, llMsg]{
 				StepNames:    []string{llStart},
 				MessageTypes: []string{"CAND", "LEADER"},
@@ -225,6 +225,7 @@ func lelann() Spec {
 				InitialSeq:    initial.each,
 				InitialSample: initial.sample,
 				InitialAt:     initial.indexed(),
+				InitialParams: initial.params,
 				Links:         automaton.Ring(n),
 				Symmetry:      automaton.Rotations,
 				Channels:      disc,

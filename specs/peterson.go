@@ -231,7 +231,7 @@ func peterson(broken bool) Spec {
 		}
 		initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) ptNode {
 			return ptNode{U: id, Tid: id, Phase: 1, Obj: obj, Broken: broken}
-		})
+		}, func(p *ptNode) (int, bool) { return p.U, false })
 		isElected := func(v *ptView) func(int) bool {
 			return func(i int) bool { return v.Proc(i).Mode == ptElected }
 		}
@@ -242,6 +242,7 @@ func peterson(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Ring(n),
 			Symmetry:      automaton.Rotations,
 			Channels:      disc,

@@ -248,7 +248,7 @@ func tokenRingRecovery(broken bool) Spec {
 		}
 		initial := initialStates(idsets, noFlags(n), func(i, id int, _ bool) trNode {
 			return trNode{U: id, HasToken: i == 0, Losses: losses, Perfect: mode == "perfect", Premature: premature, Sticky: broken, Obj: obj}
-		})
+		}, func(p *trNode) (int, bool) { return p.U, false })
 		return automaton.New(automaton.Config[trNode, trMsg]{
 			StepNames:    append([]string{"pass", "tvtExpire"}, when(losses > 0, "lose")...),
 			MessageTypes: []string{"TOKEN", "ELECT"},
@@ -256,6 +256,7 @@ func tokenRingRecovery(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Ring(n),
 			Channels:      disc,
 			Capacity:      capacity,

@@ -344,7 +344,7 @@ func treeElection(broken bool) Spec {
 				q.St = teAwake
 			}
 			return q
-		})
+		}, func(p *teNode) (int, bool) { return p.U, p.Designated })
 		validEnd := teEndNoInfo
 		if info {
 			validEnd = teAllKnow
@@ -356,6 +356,7 @@ func treeElection(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,

@@ -136,7 +136,7 @@ func waiting(broken bool) Spec {
 				}
 			}
 			return procs
-		})
+		}, eachProc[waitNode](func(p *waitNode) (int, bool) { return p.U, p.Role == echoDesignated }))
 		won := func(v *waitView) int {
 			for i := 0; i < v.N(); i++ {
 				if v.Proc(i).Won {
@@ -182,6 +182,7 @@ func waiting(broken bool) Spec {
 			InitialSeq:    initial.each,
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
+			InitialParams: initial.params,
 			Links:         automaton.Undirected(g.Adj),
 			Channels:      disc,
 			Capacity:      capacity,
