@@ -114,7 +114,7 @@ func chartPage(run report.Run) (msc.Page, bool) {
 		if err != nil {
 			return
 		}
-		page.Sections = append(page.Sections, msc.Section{Title: title, Lines: append(lines, traceLine(t, r.Strategy)), Explanation: t.Explanation, Chart: ch})
+		page.Sections = append(page.Sections, msc.Section{Title: title, Lines: append(lines, traceLine(t, r.Strategy, run.RerunOf(t))), Explanation: t.Explanation, Chart: ch})
 	}
 	for _, v := range r.Violations {
 		title := "VIOLATED " + v.Property
@@ -158,6 +158,13 @@ func chartPage(run report.Run) (msc.Page, bool) {
 	return page, len(page.Sections) > 0
 }
 
-func traceLine(t explorer.Trace, st explorer.Strategy) string {
-	return fmt.Sprintf("Trace (%s) from initial state #%d.", report.TraceKind(t, st), t.Initial+1)
+// traceLine says what kind of trace t is and how to re-run its scenario
+// (rerun, report.Run.RerunOf), or which initial state it starts from when
+// rerun is "".
+func traceLine(t explorer.Trace, st explorer.Strategy, rerun string) string {
+	line := fmt.Sprintf("Trace (%s) from initial state #%d.", report.TraceKind(t, st), t.Initial+1)
+	if rerun != "" {
+		line += " Re-run this scenario: " + rerun
+	}
+	return line
 }

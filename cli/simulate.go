@@ -197,7 +197,7 @@ func simulateSpec(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (in
 	if err := checkSimTypedMetrics(spec.Name, res); err != nil {
 		return exitUsage, err
 	}
-	sim := report.Sim{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res,
+	sim := report.Sim{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Rerun: rerunBase(c, spec, given),
 		Involved: views.involved, TraceDiff: views.diff, NotChecked: notChecked}
 	if views.msc {
 		sim.Show = "msc"

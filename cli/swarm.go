@@ -145,7 +145,7 @@ func swarm(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		return exitUsage, usageError{swarmWords(err)}
 	}
-	run := report.SwarmRun{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res,
+	run := report.SwarmRun{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Rerun: rerunBase(c, spec, given),
 		Involved: views.involved, TraceDiff: views.diff, NotChecked: notChecked,
 		NotCheckedWhy: "a swarm's bitstate searches check safety properties only (liveness needs the exact state graph)"}
 	if views.msc {

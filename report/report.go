@@ -51,6 +51,12 @@ type Run struct {
 	// Continue says that the search went on past its first violation
 	// (--continue), for what the report says of a search that stopped.
 	Continue bool
+	// Rerun is the run's own command line as words, with the spec's
+	// parameters as the user gave them (["vacheck", "check",
+	// "chang-roberts", "--n", "4"]): a counterexample ends with it, the
+	// parameters that name its initial state put over it (RerunCommand).
+	// Empty means `vacheck check SPEC` with the canonical Params.
+	Rerun []string
 }
 
 // missingMetrics returns the metrics asked for that the run did not
@@ -181,6 +187,12 @@ type jsonViolation struct {
 	// Unreached marks a reachability property (--reach) that no state of
 	// a complete search met: there is no trace.
 	Unreached bool `json:"unreached,omitempty"`
+	// InitialParams names the initial state by the parameters that
+	// select exactly it (explorer.Trace.InitialParams), and Rerun is the
+	// command that re-runs the trace's scenario; both are left out when
+	// the initial state has no name.
+	InitialParams map[string]string `json:"initial_params,omitempty"`
+	Rerun         string            `json:"rerun,omitempty"`
 }
 
 type jsonMetric struct {
@@ -253,7 +265,8 @@ type jsonRun struct {
 }
 
 func traceJSON(prop, kind string, t explorer.Trace, diff bool) jsonViolation {
-	v := jsonViolation{Property: prop, Kind: kind, Initial: vars(t.InitialState), Trace: []jsonStep{}, Explanation: t.Explanation, CycleTasks: t.CycleTasks}
+	v := jsonViolation{Property: prop, Kind: kind, Initial: vars(t.InitialState), Trace: []jsonStep{}, Explanation: t.Explanation, CycleTasks: t.CycleTasks,
+		InitialParams: t.InitialParams}
 	var prev []explorer.Var
 	step := func(k int, s explorer.Step) jsonStep {
 		defer func() { prev = s.State }()
@@ -312,13 +325,16 @@ func JSON(w io.Writer, run Run) error {
 	for _, v := range r.Violations {
 		jv := traceJSON(v.Property, v.Kind.String(), v.Trace, run.TraceDiff)
 		jv.Process = v.Process + 1
+		jv.Rerun = run.rerun(v.Trace)
 		if v.Unreached {
-			jv.Unreached, jv.Initial, jv.Trace = true, nil, nil
+			jv.Unreached, jv.Initial, jv.Trace, jv.Rerun = true, nil, nil, ""
 		}
 		out.Violations = append(out.Violations, jv)
 	}
 	for _, v := range r.Witnesses {
-		out.Witnesses = append(out.Witnesses, traceJSON(v.Property, v.Kind.String(), v.Trace, run.TraceDiff))
+		jw := traceJSON(v.Property, v.Kind.String(), v.Trace, run.TraceDiff)
+		jw.Rerun = run.rerun(v.Trace)
+		out.Witnesses = append(out.Witnesses, jw)
 	}
 	out.Fairness = r.Fairness.String()
 	out.Tracked = r.Tracked
@@ -338,10 +354,12 @@ func JSON(w io.Writer, run Run) error {
 		}
 		if m.MinWitness != nil {
 			w := traceJSON("", "", *m.MinWitness, run.TraceDiff)
+			w.Rerun = run.rerun(*m.MinWitness)
 			jm.MinWitness = &w
 		}
 		if m.MaxWitness != nil {
 			w := traceJSON("", "", *m.MaxWitness, run.TraceDiff)
+			w.Rerun = run.rerun(*m.MaxWitness)
 			jm.MaxWitness = &w
 		}
 		out.Metrics[m.Name] = jm
@@ -354,6 +372,7 @@ func JSON(w io.Writer, run Run) error {
 	}
 	if r.Failure != nil {
 		e := traceJSON("", "error", *r.Failure, run.TraceDiff)
+		e.Rerun = run.rerun(*r.Failure)
 		out.Error = &e
 	}
 	out.Bitstate = BitstateJSON(r.Bitstate)
@@ -534,8 +553,9 @@ func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run 
 
 // writeTitled writes t under title: "Counterexample", "Witness".
 func writeTitled(b *strings.Builder, title string, t explorer.Trace, st explorer.Strategy, run Run) {
-	fmt.Fprintf(b, "%s (%s) from initial state #%d:\n", title, TraceKind(t, st), t.Initial+1)
+	fmt.Fprintf(b, "%s (%s)%s:\n", title, TraceKind(t, st), from(t))
 	writeSteps(b, t, run)
+	writeRerun(b, t, run)
 }
 
 // writeSteps writes the steps of t after its header line: the initial
@@ -647,7 +667,10 @@ func writeMetric(b *strings.Builder, m explorer.Metric, run Run) {
 		case label == "max" && m.MaxOf != "" && !m.Unbounded:
 			of = " (" + m.MaxOf + ")"
 		}
-		fmt.Fprintf(b, "  %s witness%s: %d steps from initial state #%d\n", label, of, len(t.Steps), t.Initial+1)
+		fmt.Fprintf(b, "  %s witness%s: %d steps%s\n", label, of, len(t.Steps), from(*t))
+		if cmd := run.rerun(*t); cmd != "" {
+			fmt.Fprintf(b, "    re-run: %s\n", cmd)
+		}
 		for _, line := range wrapVars(t.InitialState) {
 			fmt.Fprintf(b, "        %s\n", line)
 		}

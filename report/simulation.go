@@ -30,6 +30,10 @@ type Sim struct {
 	// NotChecked names the claims a simulation cannot check (liveness),
 	// which the report lists as not checked.
 	NotChecked []string
+	// Rerun is the simulation's spec and parameters as a check's command
+	// line (Run.Rerun), which its counterexamples' re-run commands start
+	// from.
+	Rerun []string
 }
 
 // SimNotCheckedWhy says why a simulation leaves the liveness claims out.
@@ -37,7 +41,7 @@ const SimNotCheckedWhy = "a simulation checks safety properties, assertions and 
 
 // run is the Run whose trace views the simulation's counterexamples use.
 func (sim Sim) run() Run {
-	return Run{Spec: sim.Spec, Params: sim.Params, Show: sim.Show, Involved: sim.Involved, TraceDiff: sim.TraceDiff}
+	return Run{Spec: sim.Spec, Params: sim.Params, Show: sim.Show, Involved: sim.Involved, TraceDiff: sim.TraceDiff, Rerun: sim.Rerun}
 }
 
 // verdict is how the report words what the simulation found of p.
@@ -134,6 +138,7 @@ func SimText(w io.Writer, sim Sim) error {
 		fmt.Fprintf(&b, "\nMODEL ERROR in run #%d: %s\nThe state where the model failed is reached by:\n", f.Run+1, r.FailureErr)
 		fmt.Fprintf(&b, "Trace (simulation, %d steps) from the run's initial state:\n", len(f.Trace.Steps))
 		writeSteps(&b, f.Trace, sim.run())
+		writeRerun(&b, f.Trace, sim.run())
 	}
 	fmt.Fprintf(&b, "\nresult: %s\n", SimVerdict(r))
 	_, err := io.WriteString(w, b.String())
@@ -168,6 +173,7 @@ func writeSimViolation(b *strings.Builder, v simulate.Violation, r *simulate.Res
 	fmt.Fprintf(b, "The shortest run to it: run #%d, %d steps; %s.\n", v.Run+1, v.Found, shrunk)
 	fmt.Fprintf(b, "Counterexample (%s) from the run's initial state:\n", SimTraceKind(v))
 	writeSteps(b, v.Trace, sim.run())
+	writeRerun(b, v.Trace, sim.run())
 }
 
 // SimTraceKind describes a simulation's counterexample: "simulation,
@@ -347,12 +353,15 @@ func SimJSON(w io.Writer, sim Sim) error {
 		out.NotChecked = append(out.NotChecked, name)
 	}
 	for _, v := range r.Violations {
-		jv := jsonSimViolation{jsonViolation: traceJSON(v.Property, v.Kind.String(), v.Trace, sim.TraceDiff),
+		tj := traceJSON(v.Property, v.Kind.String(), v.Trace, sim.TraceDiff)
+		tj.Rerun = sim.run().rerun(v.Trace)
+		jv := jsonSimViolation{jsonViolation: tj,
 			Run: v.Run + 1, FoundSteps: v.Found, ShrinkReplays: v.Replays, ShrinkSteps: v.ReplayedSteps, ShrinkExhausted: v.Exhausted}
 		out.Violations = append(out.Violations, jv)
 	}
 	if f := r.Failure; f != nil {
 		e := traceJSON("", "error", f.Trace, sim.TraceDiff)
+		e.Rerun = sim.run().rerun(f.Trace)
 		out.Error = &e
 	}
 	for _, m := range r.Metrics {

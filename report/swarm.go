@@ -24,12 +24,15 @@ type SwarmRun struct {
 	// checks safety properties only), and NotCheckedWhy says why.
 	NotChecked    []string
 	NotCheckedWhy string
+	// Rerun is the swarm's spec and parameters as a check's command line
+	// (Run.Rerun), which its counterexamples' re-run commands start from.
+	Rerun []string
 }
 
 // run is the Run a swarm's traces and verdicts are written with.
 func (sr SwarmRun) run() Run {
 	return Run{Spec: sr.Spec, Params: sr.Params, Show: sr.Show, Involved: sr.Involved, TraceDiff: sr.TraceDiff,
-		NotChecked: sr.NotChecked, NotCheckedWhy: sr.NotCheckedWhy}
+		NotChecked: sr.NotChecked, NotCheckedWhy: sr.NotCheckedWhy, Rerun: sr.Rerun}
 }
 
 // JobLine describes a job of a swarm of jobs jobs that ended: its verdict
@@ -229,6 +232,7 @@ func SwarmJSON(w io.Writer, sr SwarmRun) error {
 	for _, v := range r.Violations {
 		jv := traceJSON(v.Property, v.Kind.String(), v.Trace, sr.TraceDiff)
 		jv.Process = v.Process + 1
+		jv.Rerun = run.rerun(v.Trace)
 		out.Violations = append(out.Violations, jsonSwarmViolation{jsonViolation: jv, Job: v.Job, FoundBy: v.Found})
 	}
 	for _, job := range r.Jobs {

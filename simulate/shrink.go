@@ -407,6 +407,9 @@ func sameLabels(a, b []step) bool {
 func (s *sim) describe(r *replayer, t *trail) (explorer.Trace, error) {
 	out := explorer.Trace{Initial: -1}
 	var err error
+	if out.InitialParams, err = explorer.NameInitial(s.m, t.states[0]); err != nil {
+		return out, err
+	}
 	if r.d != nil {
 		if out.InitialState, err = r.d.Describe(t.states[0]); err != nil {
 			return out, err
