@@ -21,40 +21,44 @@ func chartFlags() []urfave.Flag {
 }
 
 // checkHTML checks before a run that --html names a file that can be
-// written: its directory exists and takes a new file, and the file, if it
-// exists, is a regular file. The run's report is then not lost to a typo
-// in the path at its end.
-func checkHTML(c *urfave.Context) error {
-	file := c.String("html")
-	if !c.IsSet("html") {
+// written (checkOutputFile).
+func checkHTML(c *urfave.Context) error { return checkOutputFile(c, "html") }
+
+// checkOutputFile checks before a run that the flag (--html, --save-trace)
+// names a file that can be written: its directory exists and takes a new
+// file, and the file, if it exists, is a regular file. The run's report is
+// then not lost to a typo in the path at its end.
+func checkOutputFile(c *urfave.Context, flag string) error {
+	file := c.String(flag)
+	if !c.IsSet(flag) {
 		return nil
 	}
 	if file == "" {
-		return usagef("--html: the file name is empty")
+		return usagef("--%s: the file name is empty", flag)
 	}
 	dir := filepath.Dir(file)
 	switch st, err := os.Stat(dir); {
 	case err != nil:
-		return usagef("--html %s: the directory %s does not exist", file, dir)
+		return usagef("--%s %s: the directory %s does not exist", flag, file, dir)
 	case !st.IsDir():
-		return usagef("--html %s: %s is not a directory", file, dir)
+		return usagef("--%s %s: %s is not a directory", flag, file, dir)
 	}
 	if st, err := os.Stat(file); err == nil {
 		if !st.Mode().IsRegular() {
-			return usagef("--html %s: not a regular file", file)
+			return usagef("--%s %s: not a regular file", flag, file)
 		}
 		// An existing file is rewritten: it must open for writing (its
 		// directory need not take new files).
 		f, err := os.OpenFile(file, os.O_WRONLY, 0)
 		if err != nil {
-			return usagef("--html %s: cannot be written: %v", file, err)
+			return usagef("--%s %s: cannot be written: %v", flag, file, err)
 		}
 		f.Close()
 		return nil
 	}
-	probe, err := os.CreateTemp(dir, ".vacheck-html-*")
+	probe, err := os.CreateTemp(dir, ".vacheck-"+flag+"-*")
 	if err != nil {
-		return usagef("--html %s: the directory %s takes no new file: %v", file, dir, err)
+		return usagef("--%s %s: the directory %s takes no new file: %v", flag, file, dir, err)
 	}
 	probe.Close()
 	os.Remove(probe.Name())

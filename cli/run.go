@@ -66,6 +66,7 @@ func engineFlags() []urfave.Flag {
 		chartFlags()[0], // --html: see chart.go
 		// --bitstate, --hashes and --coverage: see swarm.go.
 		bitstateFlags()[0], bitstateFlags()[1], coverageFlag(),
+		saveTraceFlag(), // see replay.go
 	}
 }
 
@@ -236,6 +237,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			graphCommand(stderr, &code, catalog),
 			exploreCommand(stdout, stderr, &code, catalog),
 			mergeCommand(stderr, &code),
+			replayCommand(stderr, &code, catalog),
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -285,7 +287,7 @@ func splitArgs(args []string) (flags, positional []string) {
 // positional argument, and people write `vacheck check chang-roberts --n 4`.
 func reorder(args []string) []string {
 	i := slices.IndexFunc(args, func(a string) bool {
-		return a == "check" || a == "sweep" || a == "quorums" || a == "resume" || a == "graph" || a == "explore" || a == "swarm" || a == "simulate"
+		return a == "check" || a == "sweep" || a == "quorums" || a == "resume" || a == "graph" || a == "explore" || a == "swarm" || a == "simulate" || a == "replay"
 	})
 	if i < 0 {
 		return args
@@ -358,6 +360,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		return exitUsage, err
 	}
 	if err := checkHTML(c); err != nil {
+		return exitUsage, err
+	}
+	if err := checkOutputFile(c, "save-trace"); err != nil {
 		return exitUsage, err
 	}
 	defer tuneGC(cfg.MaxMemory)()
@@ -435,6 +440,10 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	// else, and the exit code stays the verdict's.
 	if err := charts(c, &run, stderr); err != nil { // --html: see chart.go
 		fmt.Fprintf(stderr, "vacheck: warning: %v; the chart was not written\n", err)
+	}
+	violations, witnesses := checkTraces(run)
+	if err := saveTraces(c, stderr, spec, run.Params, given, violations, witnesses); err != nil {
+		fmt.Fprintf(stderr, "vacheck: warning: %v; the traces were not saved\n", err)
 	}
 	code := statusCode(res.Status)
 	if err := sharded.finish(res, run, cfg, code); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/vacheck/vacheck/report/plot"
 	"github.com/vacheck/vacheck/simulate"
 	"github.com/vacheck/vacheck/specs"
+	"github.com/vacheck/vacheck/tracefile"
 )
 
 // simulateHelp is the description of `vacheck simulate`, with its exit
@@ -55,6 +56,7 @@ func simulateCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.
 		&urfave.StringSliceFlag{Name: "show", Usage: "how a counterexample reads, a comma-separated list: story (the default), msc (a message sequence chart), involved"},
 		&urfave.StringFlag{Name: "trace", Value: "full", Usage: "JSON traces: full or diff"},
 		&urfave.StringFlag{Name: "html", Usage: "write the histograms of the metrics and the counterexamples as charts to this self-contained HTML `FILE`"},
+		saveTraceFlag(),
 	)
 	flags = append(flags, specFlags(catalog)...)
 	return &urfave.Command{
@@ -177,6 +179,9 @@ func simulateSpec(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (in
 	if err := checkHTML(c); err != nil {
 		return exitUsage, err
 	}
+	if err := checkOutputFile(c, "save-trace"); err != nil {
+		return exitUsage, err
+	}
 	model, err := spec.Build(params)
 	if err != nil {
 		return exitUsage, err
@@ -216,6 +221,13 @@ func simulateSpec(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (in
 	}
 	if err := simCharts(c, sim, stderr); err != nil {
 		fmt.Fprintf(stderr, "vacheck: warning: %v; the chart was not written\n", err)
+	}
+	var violations []tracefile.Trace
+	for _, v := range res.Violations {
+		violations = append(violations, savedTrace(sim.Run(), v.Property, v.Kind.String(), "", v.Process, v.Trace))
+	}
+	if err := saveTraces(c, stderr, spec, sim.Params, given, violations, nil); err != nil {
+		fmt.Fprintf(stderr, "vacheck: warning: %v; the traces were not saved\n", err)
 	}
 	return simExit(res), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/vacheck/vacheck/report"
 	"github.com/vacheck/vacheck/shard"
 	"github.com/vacheck/vacheck/specs"
+	"github.com/vacheck/vacheck/tracefile"
 )
 
 // bitstateFlags are --bitstate and --hashes of `check`.
@@ -68,7 +69,7 @@ func swarmFlags() []urfave.Flag {
 		switch f.Names()[0] {
 		case "workers":
 			flags = append(flags, &urfave.StringFlag{Name: "workers", Value: f.(*urfave.StringFlag).Value, Usage: "jobs run at a time (W)"})
-		case "max-states", "max-depth", "max-memory", "property", "continue", "symmetry", "format", "quiet", "show", "trace":
+		case "max-states", "max-depth", "max-memory", "property", "continue", "symmetry", "format", "quiet", "show", "trace", "save-trace":
 			flags = append(flags, f)
 		}
 	}
@@ -123,6 +124,9 @@ func swarm(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err != nil {
 		return exitUsage, err
 	}
+	if err := checkOutputFile(c, "save-trace"); err != nil {
+		return exitUsage, err
+	}
 	defer tuneGC(sc.Config.MaxMemory)()
 	model, err := spec.Build(params)
 	if err != nil {
@@ -165,6 +169,13 @@ func swarm(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 			jobs = append(jobs, strconv.Itoa(j.Index))
 		}
 		fmt.Fprintf(c.App.Writer, "\npart %s of the swarm: jobs %s of %d; the other parts run the others\n", sc.Shard, strings.Join(jobs, ", "), sc.Jobs)
+	}
+	var violations []tracefile.Trace
+	for _, v := range res.Violations {
+		violations = append(violations, savedTrace(run.Run(), v.Property, v.Kind.String(), "", v.Process, v.Trace))
+	}
+	if err := saveTraces(c, stderr, spec, run.Params, given, violations, nil); err != nil {
+		fmt.Fprintf(stderr, "vacheck: warning: %v; the traces were not saved\n", err)
 	}
 	switch res.Status {
 	case explorer.Violated:

@@ -16,7 +16,7 @@ import (
 )
 
 // commands are the subcommands, for the "did you mean" of an unknown one.
-var commands = []string{"list", "check", "sweep", "quorums", "resume", "graph", "explore", "swarm", "simulate", "merge"}
+var commands = []string{"list", "check", "sweep", "quorums", "resume", "graph", "explore", "swarm", "simulate", "merge", "replay"}
 
 // suggest returns the candidate closest to name, if it is close enough to
 // be a typo (or name is a prefix of it), else "".

@@ -106,3 +106,13 @@ func writeRerun(b *strings.Builder, t explorer.Trace, run Run) {
 		fmt.Fprintf(b, "  Re-run this scenario: %s\n", cmd)
 	}
 }
+
+// WriteSteps writes the steps of t, a trace of run, as a counterexample
+// reads (the initial state, each step with what it changed or the chart
+// run asks for, what the last state means), and the command that re-runs
+// its scenario: for a trace told apart from a check's report, such as one
+// that `vacheck replay` replayed.
+func WriteSteps(b *strings.Builder, t explorer.Trace, run Run) {
+	writeSteps(b, t, run)
+	writeRerun(b, t, run)
+}

@@ -40,6 +40,9 @@ type Sim struct {
 const SimNotCheckedWhy = "a simulation checks safety properties, assertions and deadlock-freedom only; 'vacheck check' checks liveness"
 
 // run is the Run whose trace views the simulation's counterexamples use.
+// Run is the Run a simulation's traces are written with.
+func (sim Sim) Run() Run { return sim.run() }
+
 func (sim Sim) run() Run {
 	return Run{Spec: sim.Spec, Params: sim.Params, Show: sim.Show, Involved: sim.Involved, TraceDiff: sim.TraceDiff, Rerun: sim.Rerun}
 }

@@ -29,7 +29,10 @@ type SwarmRun struct {
 	Rerun []string
 }
 
-// run is the Run a swarm's traces and verdicts are written with.
+// Run is the Run a swarm's traces and verdicts are written with.
+func (sr SwarmRun) Run() Run { return sr.run() }
+
+// run is Run.
 func (sr SwarmRun) run() Run {
 	return Run{Spec: sr.Spec, Params: sr.Params, Show: sr.Show, Involved: sr.Involved, TraceDiff: sr.TraceDiff,
 		NotChecked: sr.NotChecked, NotCheckedWhy: sr.NotCheckedWhy, Rerun: sr.Rerun}

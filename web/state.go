@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -224,33 +225,17 @@ func (s *served) replayLabels(ctx context.Context, from origin, labels []string)
 	if err != nil {
 		return nil, err
 	}
-	var path []int
-	for k, l := range labels {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		succ, err := s.successors(st)
-		if err != nil {
-			return nil, err
-		}
-		found := -1
-		var have []string
-		for a := range succ {
-			lab, err := s.label(st, a)
-			if err != nil {
-				return nil, err
-			}
-			if lab == l {
-				found = a
-				break
-			}
-			have = append(have, lab)
-		}
-		if found < 0 {
-			return nil, badRequest("step %d: %q is not enabled; the enabled transitions are %s", k+1, l, strings.Join(have, ", "))
-		}
-		path = append(path, found)
-		st = succ[found].next
+	acts, _, err := explorer.FollowLabels(s.Model.Model, st, labels)
+	var se *explorer.StepError
+	if errors.As(err, &se) {
+		return nil, badRequest("step %d: %q is not enabled; the enabled transitions are %s", se.Index+1, se.Label, strings.Join(se.Enabled, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	path := make([]int, len(acts))
+	for k, a := range acts {
+		path[k] = int(a)
 	}
 	return path, nil
 }

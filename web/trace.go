@@ -1,9 +1,8 @@
 package web
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/tracefile"
 )
 
 // TraceRef is a path the page can load: a counterexample of a check, or a
@@ -28,54 +28,35 @@ type TraceRef struct {
 	CycleStart int `json:"cycle_start"`
 }
 
-// jsonViolation is a counterexample as `check --format json` prints it.
-type jsonViolation struct {
-	Property string                    `json:"property"`
-	Initial  map[string]any            `json:"initial"`
-	Trace    []struct{ Action string } `json:"trace"`
-	Cycle    []struct{ Action string } `json:"cycle"`
-}
-
-// jsonCheck is the part of the output of `check --format json` a trace is
-// read from; a lone violation object is read too.
-type jsonCheck struct {
-	Spec       string          `json:"spec"`
-	Params     map[string]any  `json:"params"`
-	Violations []jsonViolation `json:"violations"`
-	jsonViolation
-}
-
-// loadTrace finds the model, initial state and action indices of a
-// counterexample in the JSON of `check --format json`: the violation
-// numbered which (from 0; "" for the first), of the spec and parameters
-// the JSON names, or of the default model for a lone violation.
+// loadTrace finds the model, initial state and action indices of a trace
+// in a trace file (package tracefile: the file of `check --save-trace`,
+// or the JSON of `check --format json`): the trace numbered which (from
+// 0, violations then witnesses; "" for the first), of the spec and
+// parameters the file names, or of the default model for a lone
+// violation.
 func (s *Server) loadTrace(ctx context.Context, data []byte, which string) (*TraceRef, error) {
-	var doc jsonCheck
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, badRequest("not the JSON of 'vacheck check --format json': %v", err)
+	doc, err := tracefile.Parse(data)
+	if err != nil {
+		return nil, badRequest("not the JSON of 'vacheck check --format json' or --save-trace: %v", errors.Unwrap(err))
 	}
-	v := doc.jsonViolation
-	if len(doc.Violations) > 0 {
-		k := 0
-		if which != "" {
-			if _, err := fmt.Sscan(which, &k); err != nil || k < 0 || k >= len(doc.Violations) || fmt.Sprint(k) != which {
-				return nil, badRequest("violation=%q: the trace has violations 0 to %d", which, len(doc.Violations)-1)
-			}
-		}
-		v = doc.Violations[k]
-	}
-	if v.Initial == nil || v.Trace == nil && doc.Property == "" && len(doc.Violations) == 0 {
+	all := doc.All()
+	if len(all) == 0 {
 		return nil, badRequest("no counterexample in the JSON: it has no violations (was the check's verdict ok?)")
 	}
+	k := 0
+	if which != "" {
+		if _, err := fmt.Sscan(which, &k); err != nil || k < 0 || k >= len(all) || fmt.Sprint(k) != which {
+			return nil, badRequest("violation=%q: the trace has violations 0 to %d", which, len(all)-1)
+		}
+	}
+	v := all[k]
 	m := s.models[0]
 	if doc.Spec != "" {
 		var found *served
 		var have []string
 		for _, o := range s.models {
 			have = append(have, o.Spec+" "+o.ParamLine())
-			if o.Spec == doc.Spec && sameParams(o.Params, doc.Params) {
+			if o.Spec == doc.Spec && tracefile.SameParams(o.Params, doc.Params) {
 				found = o
 			}
 		}
@@ -89,17 +70,8 @@ func (s *Server) loadTrace(ctx context.Context, data []byte, which string) (*Tra
 	if err != nil {
 		return nil, err
 	}
-	var labels []string
-	for _, st := range v.Trace {
-		labels = append(labels, st.Action)
-	}
-	ref := &TraceRef{Spec: m.Spec, Init: init, Property: v.Property, CycleStart: -1}
-	if len(v.Cycle) > 0 {
-		ref.CycleStart = len(labels)
-		for _, st := range v.Cycle {
-			labels = append(labels, st.Action)
-		}
-	}
+	labels, cycleStart := v.Labels()
+	ref := &TraceRef{Spec: m.Spec, Init: init, Property: v.Property, CycleStart: cycleStart}
 	if len(labels) > maxPath {
 		return nil, badRequest("the trace has %d steps, more than %d", len(labels), maxPath)
 	}
@@ -110,26 +82,6 @@ func (s *Server) loadTrace(ctx context.Context, data []byte, which string) (*Tra
 		ref.Path = []int{}
 	}
 	return ref, nil
-}
-
-// sameParams compares canonical parameters as JSON values.
-func sameParams(a, b map[string]any) bool {
-	return reflect.DeepEqual(normal(a), normal(b))
-}
-
-// normal is v as encoding/json reads it back: numbers as json.Number.
-func normal(v any) any {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var out any
-	if dec.Decode(&out) != nil {
-		return nil
-	}
-	return out
 }
 
 func paramLine(p map[string]any) string {
@@ -148,7 +100,7 @@ func paramLine(p map[string]any) string {
 // findInitial returns the index of the initial state whose variables are
 // vars, streaming the initial states within ctx's time.
 func (m *served) findInitial(ctx context.Context, vars map[string]any) (int, error) {
-	want := normal(vars)
+	want := tracefile.Normal(vars)
 	k, found := 0, -1
 	var ferr error
 	err := explorer.EachInitial(m.Model.Model, func(st []byte) bool {
@@ -165,7 +117,7 @@ func (m *served) findInitial(ctx context.Context, vars map[string]any) (int, err
 		for _, v := range desc {
 			got[v.Name] = v.Value
 		}
-		if reflect.DeepEqual(normal(got), want) {
+		if reflect.DeepEqual(tracefile.Normal(got), want) {
 			found = k
 			return false
 		}
