@@ -66,7 +66,8 @@ func engineFlags() []urfave.Flag {
 		chartFlags()[0], // --html: see chart.go
 		// --bitstate, --hashes and --coverage: see swarm.go.
 		bitstateFlags()[0], bitstateFlags()[1], coverageFlag(),
-		saveTraceFlag(), // see replay.go
+		saveTraceFlag(),  // see replay.go
+		perInitialFlag(), // see perinitial.go
 	}
 }
 
@@ -261,7 +262,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 
 // splitArgs separates flags (with their values) from positional arguments.
 func splitArgs(args []string) (flags, positional []string) {
-	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "coverage": true, "help": true, "h": true, "open": true, "simulate": true}
+	bools := map[string]bool{"continue": true, "quiet": true, "symmetry": true, "coverage": true, "help": true, "h": true, "open": true, "simulate": true, "per-initial-state": true}
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		if a == "--" {
@@ -400,6 +401,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	ctx, stop := interruptible(c.Context, stderr)
 	defer stop()
 	cfg.Context = ctx
+	if c.Bool("per-initial-state") {
+		return perInitial(c, stderr, spec, given, params, model, cfg, format, views)
+	}
 	res, err := explorer.Check(model, cfg)
 	if err != nil {
 		abandonCheckpoint(cfg.Checkpoint)

@@ -28,7 +28,7 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 	for _, f := range engineFlags() {
 		// A sweep prints a table or certificates: no trace views or charts.
 		switch f.Names()[0] {
-		case "continue", "max-depth", "show", "trace", "html", "bitstate", "hashes", "coverage", "save-trace":
+		case "continue", "max-depth", "show", "trace", "html", "bitstate", "hashes", "coverage", "save-trace", "per-initial-state":
 		default:
 			flags = append(flags, f)
 		}

@@ -116,3 +116,12 @@ func WriteSteps(b *strings.Builder, t explorer.Trace, run Run) {
 	writeSteps(b, t, run)
 	writeRerun(b, t, run)
 }
+
+// TraceJSON returns t, a trace of run violating prop of kind kind, as the
+// JSON of a check gives a violation (with its re-run command), for a
+// report that is not a check's.
+func (run Run) TraceJSON(prop, kind string, t explorer.Trace) any {
+	v := traceJSON(prop, kind, t, run.TraceDiff)
+	v.Rerun = run.rerun(t)
+	return v
+}
