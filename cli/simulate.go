@@ -57,6 +57,7 @@ func simulateCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.
 		&urfave.StringFlag{Name: "trace", Value: "full", Usage: "JSON traces: full or diff"},
 		&urfave.StringFlag{Name: "html", Usage: "write the histograms of the metrics and the counterexamples as charts to this self-contained HTML `FILE`"},
 		saveTraceFlag(),
+		coverageFlag(),
 	)
 	flags = append(flags, specFlags(catalog)...)
 	return &urfave.Command{
@@ -97,7 +98,8 @@ func simConfig(c *urfave.Context) (simulate.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	cfg = simulate.Config{Runs: int(runs), Seed: uint64(seed), MaxSteps: int(steps), Workers: int(workers), ShrinkSteps: shrink, Metrics: c.StringSlice("metric")}
+	cfg = simulate.Config{Runs: int(runs), Seed: uint64(seed), MaxSteps: int(steps), Workers: int(workers), ShrinkSteps: shrink, Metrics: c.StringSlice("metric"),
+		Coverage: c.Bool("coverage")}
 	if shrink == 0 {
 		cfg.ShrinkSteps = -1
 	}

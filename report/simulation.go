@@ -130,6 +130,9 @@ func SimText(w io.Writer, sim Sim) error {
 	if r.Tracked != "" {
 		fmt.Fprintf(&b, "the states also hold %s\n", r.Tracked)
 	}
+	if r.Coverage != nil {
+		b.WriteString("\n" + strings.Replace(CoverageText(r.Coverage), "coverage:", "coverage, summed over the runs:", 1))
+	}
 	for _, v := range r.Violations {
 		b.WriteString("\n")
 		writeSimViolation(&b, v, r, sim)
@@ -314,6 +317,7 @@ type jsonSim struct {
 	Error       *jsonViolation          `json:"error_trace,omitempty"`
 	Metrics     map[string]jsonStatsOut `json:"metrics,omitempty"`
 	Tracked     string                  `json:"tracked,omitempty"`
+	Coverage    *JSONCoverage           `json:"coverage,omitempty"`
 	Stats       jsonSimStats            `json:"stats"`
 }
 
@@ -382,6 +386,7 @@ func SimJSON(w io.Writer, sim Sim) error {
 		}
 		out.Metrics[m.Name] = js
 	}
+	out.Coverage = CoverageJSON(r.Coverage)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

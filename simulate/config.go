@@ -93,6 +93,12 @@ type Config struct {
 	// when zero) from another goroutine.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// Coverage counts the transitions the runs take, by step name, message
+	// type and receive case, against what the model declares
+	// (explorer.Coverable), into Result.Coverage. The model's workers must
+	// describe their transitions (explorer.CoverWorker). The counts are
+	// sums over the runs, so they do not depend on Workers.
+	Coverage bool
 
 	// pick, when set, replaces the uniform choice: tests set a biased
 	// one that the statistical tests must catch.

@@ -51,8 +51,10 @@ type Result struct {
 	// Tracked names what the model tracked in its states for the metric
 	// time, or is "".
 	Tracked string
-	Workers int
-	Elapsed time.Duration
+	// Coverage is what the runs fired, with Config.Coverage.
+	Coverage *explorer.Coverage
+	Workers  int
+	Elapsed  time.Duration
 }
 
 // Ends counts the runs by how they ended.
@@ -154,6 +156,14 @@ func (s *sim) merge(runners []*runner) *Result {
 		}
 	}
 	res.Distinct = sk.Estimate()
+	if s.cfg.Coverage {
+		// Sums over the runs: the same for any number of workers.
+		cover := explorer.NewCoverageCounter(s.m)
+		for _, r := range runners {
+			cover.Merge(r.cover)
+		}
+		res.Coverage = cover.Coverage()
+	}
 	for i, mt := range s.metrics {
 		st := tallies[i].stats(mt.name)
 		st.Capped = capped[i]

@@ -137,6 +137,9 @@ func (s *sim) setup() error {
 		s.tracked = "the causal depth of every process and message (--metric time)"
 	}
 	w := s.m.NewWorker()
+	if _, ok := w.(explorer.CoverWorker); cfg.Coverage && !ok {
+		return configError("", "", "coverage: this model's workers do not describe their transitions (explorer.CoverWorker)")
+	}
 	for _, mt := range s.metrics {
 		if mt.kind == kindTyped {
 			if _, ok := w.(explorer.TypedWorker); !ok {
@@ -323,6 +326,11 @@ type runner struct {
 	timeUp          int32
 	measure         []int64 // per metric: the run's figure so far
 	timeCapped      bool
+	// With Config.Coverage: what the chosen transition fired (its Sent
+	// copied from the worker's), and the runner's counts.
+	cw    explorer.CoverWorker
+	fired explorer.Fired
+	cover *explorer.CoverageCounter
 
 	// The runner's figures.
 	sketch   Sketch
@@ -368,6 +376,11 @@ func (s *sim) newRunner() *runner {
 		if s.metrics[k].kind == kindTyped {
 			r.tw.TrackTypes(true)
 		}
+	}
+	if s.cfg.Coverage {
+		r.cw, _ = r.wk.(explorer.CoverWorker)
+		r.cw.TrackCoverage(true)
+		r.cover = explorer.NewCoverageCounter(s.m)
 	}
 	r.x = explorer.Expansion{Want: s.want, Stop: s.want, Offer: r.offer, Emit: r.emit}
 	return r
@@ -419,6 +432,11 @@ func (r *runner) emit(t explorer.Transition, next []byte) {
 	}
 	if r.mw != nil {
 		r.timeUp = r.mw.TimeIncrease()
+	}
+	if r.cw != nil {
+		f := r.cw.Fired(t)
+		f.Sent = append(r.fired.Sent[:0], f.Sent...)
+		r.fired = f
 	}
 }
 
@@ -488,6 +506,9 @@ func (r *runner) do(k int) error {
 			return nil
 		}
 		steps++
+		if r.cover != nil {
+			r.cover.Add(r.fired)
+		}
 		r.acts = append(r.acts, r.chosen.Action)
 		r.cur, r.next = r.next, r.cur
 		for i, mt := range s.metrics {
