@@ -229,8 +229,13 @@ func replay(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, err
 			code = exitViolated
 		}
 	}
-	if len(out) == 0 {
-		b.WriteString("\nthe file holds no trace\n")
+	switch {
+	case len(out) == 0:
+		b.WriteString("\nresult: the file holds no trace\n")
+	case code == exitViolated:
+		b.WriteString("\nresult: VIOLATED (every trace replayed, and a counterexample still violates its property)\n")
+	default:
+		b.WriteString("\nresult: every trace replayed\n")
 	}
 	if _, err := io.WriteString(c.App.Writer, b.String()); err != nil {
 		return exitModel, err

@@ -196,7 +196,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
-		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck swarm SPEC [parameters] --jobs K --memory M --time T [--seed S]\n   vacheck simulate SPEC [parameters] --runs R --seed S [--metric messages]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck merge CERT...   (the parts of a check run with --shard k/K --cert FILE)\n   vacheck --version",
+		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck swarm SPEC [parameters] --jobs K --memory M --time T [--seed S]\n   vacheck simulate SPEC [parameters] --runs R --seed S [--metric messages]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck merge CERT...   (the parts of a check run with --shard k/K --cert FILE)\n   vacheck replay FILE   (the traces saved by check --save-trace FILE)\n   vacheck --version",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Description:     exitCodesHelp,
