@@ -1,10 +1,13 @@
 package specs
 
 import (
+	"strings"
+
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/internal/input"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -119,6 +122,7 @@ func changRobertsBidirectional(broken bool) Spec {
 			{Flag: "n", Default: "4", Usage: "number of processes, at least 3"},
 			idsParam,
 			objectiveParam,
+			crbDirectionsParam,
 		},
 		Claims:   []string{properties.Uniqueness, properties.Validity, crbOnce, properties.Quiescence, properties.DeadlockFreedom},
 		Symmetry: "dihedral",
@@ -149,9 +153,11 @@ func changRobertsBidirectional(broken bool) Spec {
 		if err != nil {
 			return nil, err
 		}
-		// Every direction vector, in the order of the masks whose bit i
-		// says that process i sends CCW.
-		initial := initialStates(idsets, subsetsOf(n, false), func(_, id int, ccw bool) crbNode {
+		dirs, err := parseDirections(p, n)
+		if err != nil {
+			return nil, err
+		}
+		initial := initialStates(idsets, dirs, func(_, id int, ccw bool) crbNode {
 			dir := crbCW
 			if ccw {
 				dir = crbCCW
@@ -201,4 +207,56 @@ func (p *crbNode) Permute(g automaton.Perm) {
 	if g.Reflection() {
 		p.Dir = 1 - p.Dir
 	}
+}
+
+// crbDirectionsParam is --directions: the direction each process sends its
+// ID in, or every direction vector.
+var crbDirectionsParam = Param{
+	Flag:    "directions",
+	Default: "all",
+	Usage:   "the direction each process sends its ID in: a list of cw and ccw, one per process (cw: towards process i+1), or all (every direction vector, as separate initial states)",
+}
+
+// parseDirections reads --directions for n processes and returns the
+// direction vectors, one per initial state: set[i] tells that process i
+// sends CCW. all is every vector, in the order of the masks whose bit i
+// says that process i sends CCW; each is named by its list, as a
+// counterexample's re-run command gives it.
+func parseDirections(p *Params, n int) (choices[[]bool], error) {
+	v := strings.TrimSpace(p.String("directions"))
+	if v == "all" {
+		p.Set("directions", v)
+		c := subsetsOf(n, false)
+		c.name = func(set []bool) map[string]string { return map[string]string{"directions": crbDirWords(set)} }
+		return c, nil
+	}
+	const allowed = "give cw or ccw for each process, separated by commas (such as cw,ccw,cw), or all"
+	parts := strings.Split(v, ",")
+	if len(parts) != n {
+		return choices[[]bool]{}, Usagef("directions", input.Clip(v), "%d directions given for --n %d; %s", len(parts), n, allowed)
+	}
+	set := make([]bool, n)
+	for i, w := range parts {
+		switch strings.ToLower(strings.TrimSpace(w)) {
+		case "cw":
+		case "ccw":
+			set[i] = true
+		default:
+			return choices[[]bool]{}, Usagef("directions", input.Clip(v), "%q is not a direction; %s", input.Clip(strings.TrimSpace(w)), allowed)
+		}
+	}
+	p.Set("directions", crbDirWords(set))
+	return oneChoice(set, cloneSlice), nil
+}
+
+// crbDirWords writes a direction vector as --directions takes it.
+func crbDirWords(set []bool) string {
+	words := make([]string, len(set))
+	for i, ccw := range set {
+		words[i] = "cw"
+		if ccw {
+			words[i] = "ccw"
+		}
+	}
+	return strings.Join(words, ",")
 }
