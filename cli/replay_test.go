@@ -133,9 +133,13 @@ func TestReplayRefuses(t *testing.T) {
 // explore --trace loads a saved file as it loads check's JSON.
 func TestSaveTraceOfSimulateAndExplore(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "sim.json")
-	code, out, stderr := vacheck("simulate", "chang-roberts-broken", "--n", "4", "--runs", "20", "--seed", "3", "--save-trace", file, "--quiet")
+	page := filepath.Join(t.TempDir(), "sim.html")
+	code, out, stderr := vacheck("simulate", "chang-roberts-broken", "--n", "4", "--runs", "20", "--seed", "3", "--save-trace", file, "--html", page, "--quiet")
 	if code != exitViolated {
 		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), "Re-run this scenario: vacheck check chang-roberts-broken --n 4 --ids ") {
+		t.Errorf("the simulation's page has no re-run command: %v", err)
 	}
 	code, replayed, stderr := vacheck("replay", file)
 	if code != exitViolated {

@@ -303,6 +303,9 @@ func simCharts(c *urfave.Context, sim report.Sim, stderr io.Writer) error {
 	}
 	unordered := sim.Params["channels"] == "unordered"
 	add := func(title string, lines []string, t explorer.Trace) {
+		if cmd := sim.Run().RerunOf(t); cmd != "" {
+			lines = append(lines, "Re-run this scenario: "+cmd)
+		}
 		if ch, err := msc.Build(t, unordered); err == nil {
 			page.Sections = append(page.Sections, msc.Section{Title: title, Lines: lines, Explanation: t.Explanation, Chart: ch})
 		}
