@@ -62,6 +62,8 @@ var clusterRefused = []struct{ flag, why string }{
 	{"checkpoint-every", "a distributed run keeps no checkpoint"},
 	{"html", "a distributed run writes no chart"},
 	{"fair", "fairness is for liveness, which a distributed run does not check"},
+	{"per-initial-state", "a distributed run checks every initial state in one search"},
+	{"save-trace", "a distributed run saves no trace"},
 }
 
 // clusterConfig reads the distributed flags of c into a cluster.Config.

@@ -69,10 +69,8 @@ type perProperty struct {
 // else 3 if a search stopped at a limit, else 5 if one was bounded, else 0.
 func perInitial(c *urfave.Context, stderr io.Writer, spec specs.Spec, given map[string]string, params *specs.Params,
 	model explorer.Model, cfg explorer.Config, format string, views views) (int, error) {
-	for _, flag := range []string{"checkpoint", "html", "metric", "bitstate"} {
-		if c.IsSet(flag) {
-			return exitUsage, usagef("--per-initial-state checks each initial state on its own, which --%s does not combine with", flag)
-		}
+	if err := perInitialRefused(c); err != nil {
+		return exitUsage, err
 	}
 	// Name every initial state first: a spec that cannot is refused
 	// before anything is checked.
@@ -193,6 +191,20 @@ func perInitial(c *urfave.Context, stderr io.Writer, spec specs.Spec, given map[
 		fmt.Fprintf(stderr, "vacheck: warning: %v; the traces were not saved\n", err)
 	}
 	return code, nil
+}
+
+// perInitialRefused refuses, before anything is built or written, the flags
+// of check that --per-initial-state does not combine with.
+func perInitialRefused(c *urfave.Context) error {
+	if !c.Bool("per-initial-state") {
+		return nil
+	}
+	for _, flag := range []string{"checkpoint", "html", "metric", "bitstate", "shard", "cert"} {
+		if c.IsSet(flag) {
+			return usagef("--per-initial-state checks each initial state on its own, which --%s does not combine with", flag)
+		}
+	}
+	return nil
 }
 
 // worse returns the exit code of a check made of searches whose codes so

@@ -380,6 +380,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if c.IsSet("cluster") && (c.IsSet("shard") || c.IsSet("cert")) {
 		return exitUsage, usagef("--shard and --cert split a check by initial state into runs of their own; --cluster spreads one search over ranks: give one or the other")
 	}
+	if err := perInitialRefused(c); err != nil { // see perinitial.go
+		return exitUsage, err
+	}
 	if distributed, err := wantsCluster(c); err != nil || distributed {
 		if err != nil {
 			return exitUsage, err
