@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/vacheck/vacheck/channel"
@@ -152,6 +153,12 @@ func (sys *System[S, M, P]) Observe(o *explorer.Observation) (explorer.Model, er
 		}
 		cfg.Liveness = append(cfg.Liveness, l)
 	}
+	// New reads Constraint and Bound as one (cfg.constraint), and sys.cfg
+	// has both set to the model's own; the copy keeps only Bound.
+	cfg.Constraint, cfg.ConstraintDoc = nil, ""
+	if len(o.Constraints) > 0 {
+		cfg.Bound, cfg.BoundDoc = sys.observedConstraint(o.Constraints, len(cfg.Invariants), &cp)
+	}
 	var err error
 	if cp, err = New[S, M, P](cfg); err != nil {
 		return nil, err
@@ -162,6 +169,46 @@ func (sys *System[S, M, P]) Observe(o *explorer.Observation) (explorer.Model, er
 	}
 	cp.obs = &observer{o: o, base: base}
 	return cp, nil
+}
+
+// observedConstraint returns the conjunction of the model's own
+// constraint (Config.Bound, if any) and the Observation's constraints cs,
+// which read the state through *cp, and what it is in words: the model's
+// constraint, then each expression under its name, joined by "and". The
+// verdict of a constraint that reads only the processes is remembered as
+// an invariant's is, as the one of index base+k.
+func (sys *System[S, M, P]) observedConstraint(cs []explorer.StatePredicate, base int, cp **System[S, M, P]) (func(v *View[S, M]) bool, string) {
+	own := sys.cfg.Bound
+	var docs []string
+	if own != nil {
+		docs = append(docs, sys.cfg.BoundDoc)
+	}
+	for _, c := range cs {
+		if c.Doc != "" {
+			docs = append(docs, c.Doc)
+		} else {
+			docs = append(docs, c.Name)
+		}
+	}
+	cs = slices.Clone(cs)
+	return func(v *View[S, M]) bool {
+		if own != nil && !own(v) {
+			return false
+		}
+		st := (*cp).observed(v)
+		for k, c := range cs {
+			var ok bool
+			if c.ProcsOnly {
+				ok = st.remember(base+k, func() bool { return must(c.Holds(st)) })
+			} else {
+				ok = must(c.Holds(st))
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}, strings.Join(docs, " and ")
 }
 
 // must returns ok, or panics with err as a model error, which the worker

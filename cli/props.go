@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	urfave "github.com/urfave/cli/v2"
@@ -27,6 +28,7 @@ var propUsage = map[props.Kind]string{
 	props.LeadsTo:    "'P ~> Q': check that from every state satisfying P every fair execution reaches one satisfying Q (repeatable)",
 	props.Stable:     "check that every fair execution reaches a point after which EXPR holds forever (eventually always; repeatable)",
 	props.Action:     "check that every step satisfies EXPR, an expression over old and new, the states before and after it (repeatable)",
+	props.Constraint: "explore only the states that satisfy EXPR, as TLC's state constraints: the others are checked, not expanded, and counted apart; a run that cut a state is bounded, exit 5 (repeatable; with the spec's own constraint, a conjunction)",
 }
 
 // propFlags are the expression flags of `check`, and --fair.
@@ -88,11 +90,18 @@ func attachProps(c *urfave.Context, cfg explorer.Config, model explorer.Model, s
 		return nil, nil, fmt.Errorf("%s: the model refused the expression properties: %w", spec.Name, err)
 	}
 	var names []string
-	if c.IsSet("property") {
-		names = append(names, cfg.Properties...)
-	}
 	for _, p := range ps {
-		names = append(names, p.Expr)
+		if p.Kind != props.Constraint {
+			names = append(names, p.Expr)
+		}
+	}
+	if len(names) == 0 {
+		// Constraints only: the properties --property (or the spec's
+		// claims) name.
+		return m, cfg.Properties, nil
+	}
+	if c.IsSet("property") {
+		names = append(slices.Clone(cfg.Properties), names...)
 	}
 	return m, names, nil
 }

@@ -81,6 +81,13 @@ type Observation struct {
 	// When "When leads-to Goal") or properties.Stable ("eventually always
 	// Goal").
 	Liveness []LivePredicate
+	// Constraints narrow the part of the state space the search explores,
+	// together with the model's own constraint (a conjunction), and count
+	// as that does (see Bounder): a state where one of them is false is
+	// checked against the properties, not expanded, and counted in
+	// Result.Cut. Their Info names them (the expression) and says what
+	// they are; Kind is not read.
+	Constraints []StatePredicate
 }
 
 // StatePredicate is an invariant, or a reachability property, of an

@@ -2,8 +2,8 @@
 // expression language of github.com/expr-lang/expr) into properties the
 // explorer checks on any model that lets them read its states
 // (explorer.Observable, which every automaton.System is). It is what the
-// flags --invariant, --reach, --eventually, --leads-to, --stable and
-// --action of `vacheck check` use, and a Go user gets the same:
+// flags --invariant, --reach, --eventually, --leads-to, --stable,
+// --action and --constraint of `vacheck check` use, and a Go user gets the same:
 //
 //	m, err := props.Attach(model, map[string]any{"n": 4},
 //		props.Property{Kind: props.Invariant, Expr: `count(procs, .status == "chosen") <= 1`})
@@ -38,6 +38,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -74,6 +75,13 @@ const (
 	// Action holds when every transition satisfies it, an expression over
 	// old and new, the states before and after the transition.
 	Action
+	// Constraint is not a property but a state constraint, like TLC's:
+	// the search explores the states that satisfy it (and the model's own
+	// constraint, if it has one); a state that does not is checked
+	// against the properties, not expanded, and counted apart
+	// (explorer.Result.Cut), and a run that cut a state is bounded
+	// (automaton.Config.Constraint says how it counts).
+	Constraint
 )
 
 // kinds lists the kinds with their flags and what they say.
@@ -87,6 +95,7 @@ var kinds = []struct {
 	LeadsTo:    {"leads-to", "from every state where the left side holds, every fair execution reaches one where the right side holds", properties.Eventually},
 	Stable:     {"stable", "every fair execution reaches a point after which it holds forever", properties.Stable},
 	Action:     {"action", "every step, from old to new, satisfies it", properties.Action},
+	Constraint: {"constraint", "the search explores only the states that satisfy it", 0},
 }
 
 // Flag returns the command-line flag of the kind, without dashes:
@@ -101,10 +110,11 @@ func (k Kind) Flag() string {
 func (k Kind) String() string { return k.Flag() }
 
 // Kinds returns every kind, in the order of the flags' help.
-func Kinds() []Kind { return []Kind{Invariant, Reach, Eventually, LeadsTo, Stable, Action} }
+func Kinds() []Kind { return []Kind{Invariant, Reach, Eventually, LeadsTo, Stable, Action, Constraint} }
 
 // Property is a property written as an expression. Its name in results is
-// Expr itself.
+// Expr itself; a Constraint is not reported as a result, but in the run's
+// figures of states cut (explorer.Result.Cut).
 type Property struct {
 	Kind Kind
 	Expr string
@@ -207,6 +217,13 @@ func Compile(l explorer.Layout, params map[string]any, ps ...Property) (*explore
 				return nil, err
 			}
 			o.Actions = append(o.Actions, explorer.ActionPredicate{Info: info, Holds: e.action})
+		case Constraint:
+			e, err := sc.compile(p.Kind, p.Expr, p.Expr, 0, false)
+			if err != nil {
+				return nil, err
+			}
+			info.Doc = "--constraint " + strconv.Quote(p.Expr)
+			o.Constraints = append(o.Constraints, explorer.StatePredicate{Info: info, Holds: e.state, ProcsOnly: !e.chans})
 		}
 	}
 	return o, nil
