@@ -104,8 +104,7 @@ func (w *worker[S, M, P]) actionLabel(a action) string {
 		if _, err := sys.mc.dec(unsafe.Pointer(&m), seg[a.start:a.end], nil); err != nil {
 			return "a receive"
 		}
-		l := sys.cfg.Links[a.ch]
-		return fmt.Sprintf("receive(%s)_{%d,%d}", msgString(m), l.From+1, l.To+1)
+		return fmt.Sprintf("receive(%s)_{%s}", msgString(m), sys.chanName(a.ch))
 	case Fault:
 		if a.recover {
 			return fmt.Sprintf("recover_{%d}", a.proc+1)

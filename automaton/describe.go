@@ -46,12 +46,12 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 	if sys.disc == channel.Unordered {
 		kind = "bag"
 	}
-	for _, l := range sys.cfg.Links {
+	for c := range sys.cfg.Links {
 		msgs := []any{}
-		for _, m := range v.Chan(l.From, l.To) {
+		for _, m := range v.chanAt(c) {
 			msgs = append(msgs, display(reflect.ValueOf(m)))
 		}
-		vars = append(vars, explorer.Var{Name: fmt.Sprintf("%s_{%d,%d}", kind, l.From+1, l.To+1), Value: msgs})
+		vars = append(vars, explorer.Var{Name: fmt.Sprintf("%s_{%s}", kind, sys.chanName(c)), Value: msgs})
 	}
 	if sys.instSync {
 		waiting := []any{}
@@ -134,8 +134,7 @@ func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
 		if _, err := sys.mc.dec(unsafe.Pointer(&m), seg[act.start:act.end], nil); err != nil {
 			return "", err
 		}
-		l := sys.cfg.Links[act.ch]
-		return fmt.Sprintf("receive(%s)_{%d,%d}", msgString(m), l.From+1, l.To+1), nil
+		return fmt.Sprintf("receive(%s)_{%s}", msgString(m), sys.chanName(act.ch)), nil
 	case Fault:
 		if act.recover {
 			return fmt.Sprintf("recover_{%d}", act.proc+1), nil
@@ -147,7 +146,7 @@ func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
 		w.captureTo = st.To
 		w.apply(act)
 		if w.captured != nil {
-			return fmt.Sprintf("%s(%s)_{%d,%d}", st.Name, msgString(*w.captured), act.proc+1, st.To+1), nil
+			return fmt.Sprintf("%s(%s)_{%s}", st.Name, msgString(*w.captured), sys.chanName(w.capturedCh)), nil
 		}
 		return fmt.Sprintf("%s_{%d,%d}", st.Name, act.proc+1, st.To+1), nil
 	}

@@ -2,6 +2,7 @@ package automaton
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
@@ -44,8 +45,8 @@ func (sys *System[S, M, P]) Tasks() []string {
 	for i := 0; i < sys.n; i++ {
 		out = append(out, fmt.Sprintf("p%d", i+1))
 	}
-	for _, l := range sys.cfg.Links {
-		out = append(out, fmt.Sprintf("channel %d→%d", l.From+1, l.To+1))
+	for c := range sys.cfg.Links {
+		out = append(out, "channel "+strings.Replace(sys.chanName(c), ",", "→", 1))
 	}
 	return out
 }

@@ -24,8 +24,8 @@ func (sys *System[S, M, P]) Layout() explorer.Layout {
 	if len(sys.pc.fields) == 0 {
 		l.Vars = []string{"value"} // a process that is not a struct
 	}
-	for _, k := range sys.cfg.Links {
-		l.Chans = append(l.Chans, explorer.ChanLayout{From: k.From, To: k.To})
+	for c, k := range sys.cfg.Links {
+		l.Chans = append(l.Chans, explorer.ChanLayout{From: k.From, To: k.To, Port: sys.portOf(c)})
 	}
 	seen := map[reflect.Type]bool{}
 	for _, f := range sys.pc.fields {
@@ -84,6 +84,7 @@ func (sys *System[S, M, P]) Observe(o *explorer.Observation) (explorer.Model, er
 		return nil, fmt.Errorf("%w: observe the model before instrumenting it", ErrConfig)
 	}
 	cfg := sys.cfg
+	cfg.Links = sys.userLinks // New appends Config.Chans again
 	if sys.lazy {
 		cfg.Initial = nil // New takes the first of InitialSeq again
 	}
@@ -321,9 +322,8 @@ func (st *observedState[S, M]) Chan(c int) []any {
 	if st.got[c] {
 		return st.msgs[c]
 	}
-	l := st.sys.links[c]
 	out := st.msgs[c][:0]
-	for _, m := range st.v.Chan(l.From, l.To) {
+	for _, m := range st.v.chanAt(c) {
 		out = append(out, st.sys.o.Msg(plainValue(reflect.ValueOf(m))))
 	}
 	st.msgs[c], st.got[c] = out, true

@@ -196,6 +196,9 @@ type Effects[M Message] struct {
 	assert  func(name string, ok bool)
 	up      func(j int) bool
 	take    func(from int, m *M, match bool) M
+	// sendPort and port: SendPort and Port (ports.go).
+	sendPort func(to int, port string, m M)
+	port     string
 }
 
 // Assert checks a condition the algorithm asserts inside an effect; name

@@ -124,7 +124,12 @@ func (sys *System[S, M, P]) compileSymmetry() error {
 		}
 		from := make([]int, len(sys.cfg.Links))
 		for c, l := range sys.cfg.Links {
-			img := sys.chanIdx[to[l.From]*n+to[l.To]]
+			if refl && sys.portOf(c) != "" {
+				// A reflection turns a port such as clockwise into its
+				// opposite, which a name cannot say.
+				return fmt.Errorf("%w: Symmetry %s has reflections, which would map the channel %d->%d on port %q to a channel on the same port; use Rotations with ports", ErrConfig, kind, l.From+1, l.To+1, sys.portOf(c))
+			}
+			img := sys.portIndex(to[l.From], to[l.To], sys.portOf(c))
 			if img < 0 {
 				return fmt.Errorf("%w: Symmetry %s maps link %d->%d to %d->%d, which is not a link of the system", ErrConfig, kind, l.From+1, l.To+1, to[l.From]+1, to[l.To]+1)
 			}

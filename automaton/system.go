@@ -143,6 +143,11 @@ type Config[S any, M Message] struct {
 	// Links lists the channels; their order is the order in which
 	// deliveries are enumerated.
 	Links []Link
+	// Chans lists more channels, after those of Links: each with a port
+	// name, so that a pair of processes may have several channels (told
+	// apart by their ports), and with the messages it holds at the start
+	// (see Chan).
+	Chans []Chan[M]
 	// Channels is the channel discipline; FIFO when zero.
 	Channels channel.Discipline
 	// Capacity bounds every channel. A send that makes a channel hold more
@@ -265,16 +270,25 @@ type System[S any, M Message, P Process[S, M]] struct {
 	n        int
 	disc     channel.Discipline
 	capacity int
-	chanIdx  []int32 // from*n+to -> channel index, or -1
-	pc, mc   *codec
-	protos   []S
-	accepts  bool     // *S implements Acceptor[M]
-	joiner   bool     // *S implements Joiner[M]: steps may be shared actions
-	commuter bool     // a PartialOrder is set and *S implements Commuter[M]
-	silencer bool     // a PartialOrder is set and *S implements Silencer[M]
-	initial  [][]byte // all of them; only the first with InitialSeq
-	lazy     bool     // InitialSeq is set
-	props    []properties.Info
+	chanIdx  []int32 // from*n+to -> channel index, or -1 (or chanAmbiguous)
+	// userLinks is the Config's Links; cfg.Links lists every channel,
+	// those of Config.Chans after them (compileChans). ports names the
+	// port of each channel, showPort says whether traces show it, and
+	// portIdx finds a channel by pair and port; all three are nil without
+	// Config.Chans.
+	userLinks []Link
+	ports     []string
+	showPort  []bool
+	portIdx   map[portKey]int32
+	pc, mc    *codec
+	protos    []S
+	accepts   bool     // *S implements Acceptor[M]
+	joiner    bool     // *S implements Joiner[M]: steps may be shared actions
+	commuter  bool     // a PartialOrder is set and *S implements Commuter[M]
+	silencer  bool     // a PartialOrder is set and *S implements Silencer[M]
+	initial   [][]byte // all of them; only the first with InitialSeq
+	lazy      bool     // InitialSeq is set
+	props     []properties.Info
 	// Instrumentation for the metrics time, sync-delay and
 	// messages-per-entry (Instrument): what is tracked, and the bytes of
 	// the trailer of every process and message encoding.
@@ -363,19 +377,10 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	if sys.capacity == 0 {
 		sys.capacity = 16
 	}
-	sys.chanIdx = make([]int32, n*n)
-	for i := range sys.chanIdx {
-		sys.chanIdx[i] = -1
+	if err := sys.compileChans(); err != nil {
+		return nil, err
 	}
-	for c, l := range cfg.Links {
-		if l.From < 0 || l.From >= n || l.To < 0 || l.To >= n {
-			return nil, fmt.Errorf("%w: link %d->%d outside processes 0..%d", ErrConfig, l.From, l.To, n-1)
-		}
-		if sys.chanIdx[l.From*n+l.To] >= 0 {
-			return nil, fmt.Errorf("%w: link %d->%d listed twice", ErrConfig, l.From, l.To)
-		}
-		sys.chanIdx[l.From*n+l.To] = int32(c)
-	}
+	cfg.Links = sys.cfg.Links
 	var err error
 	if sys.pc, err = compile(reflect.TypeFor[S]()); err != nil {
 		return nil, err
@@ -680,8 +685,8 @@ func (sys *System[S, M, P]) encodeInitial(procs []S) []byte {
 		seg = sys.appendTrailer(seg, 0, 0)
 		out = appendSeg(out, seg)
 	}
-	for range sys.cfg.Links {
-		out = appendSeg(out, nil)
+	for c := range sys.cfg.Links {
+		out = sys.encodeInitialChan(out, c)
 	}
 	return out
 }

@@ -90,6 +90,7 @@ type viewSys[S any, M Message] interface {
 	numLinks() int
 	link(c int) Link
 	chanTable() []int32
+	portChan(from, to int, port string) int
 	crashes() int
 }
 
@@ -254,7 +255,8 @@ func (v *View[S, M]) resolve() {
 
 // Chan returns the messages in the channel from process from to process to,
 // head first (for an unordered channel, in canonical order), or nil if there
-// is no such channel.
+// is no such channel. Where the pair has several channels (Config.Chans),
+// it is the one without a port, or nil if each has one: see ChanPort.
 func (v *View[S, M]) Chan(from, to int) []M {
 	c := chanAt(v.chanIdx, len(v.procs), from, to)
 	if c < 0 {
@@ -262,6 +264,14 @@ func (v *View[S, M]) Chan(from, to int) []M {
 	}
 	if !v.chReady[c] {
 		v.decodeChan(c) // kept out of Chan, which stays short
+	}
+	return v.chans[c]
+}
+
+// chanAt returns the messages of channel c, as Chan does.
+func (v *View[S, M]) chanAt(c int) []M {
+	if !v.chReady[c] {
+		v.decodeChan(c)
 	}
 	return v.chans[c]
 }
@@ -291,7 +301,7 @@ func (v *View[S, M]) ChannelsEmpty() bool {
 func (v *View[S, M]) InTransit() int {
 	total := 0
 	for c := 0; c < v.sys.numLinks(); c++ {
-		total += len(v.Chan(v.sys.link(c).From, v.sys.link(c).To))
+		total += len(v.chanAt(c))
 	}
 	return total
 }

@@ -118,7 +118,8 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	sentTypes     []string // types of the messages the current transition sent to others
 	captureTo     int      // Label: record the first message sent to this process
 	captured      *M
-	measure       // the metrics time, sync-delay and messages-per-entry (measure.go)
+	capturedCh    int // the channel of captured
+	measure           // the metrics time, sync-delay and messages-per-entry (measure.go)
 	// keyed: Expand offers successors by keys computed before they are
 	// built (isKeyed).
 	keyed bool
@@ -179,7 +180,7 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 	w.memo = sys.memoizable()
 	w.keyed = w.isKeyed()
 	w.v.memos = w.memo
-	w.fx = Effects[M]{n: sys.n, send: w.send, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }, take: w.take}
+	w.fx = Effects[M]{n: sys.n, send: w.send, sendPort: w.sendPort, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }, take: w.take}
 	return w
 }
 
@@ -459,7 +460,9 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 			}
 			w.decodeWork(a.proc)
 			w.fx.self = a.proc
+			w.fx.port = sys.portOf(a.ch)
 			P(&w.work).Receive(sys.cfg.Links[a.ch].From, w.msg, &w.fx)
+			w.fx.port = ""
 			procChanged = true
 		}
 	case Fault:
@@ -566,11 +569,21 @@ func (w *worker[S, M, P]) send(to int, m M) {
 	sys, self := w.sys, w.fx.self
 	c := sys.chanIndex(self, to)
 	if c < 0 {
+		if c == chanAmbiguous {
+			panic(modelError{fmt.Sprintf("process %d sent %v to process %d, which it has several channels to, each with a port: send with SendPort", self+1, m, to+1)})
+		}
 		panic(modelError{fmt.Sprintf("process %d sent %v to process %d, but there is no channel %d→%d", self+1, m, to+1, self+1, to+1)})
 	}
+	w.sendOn(c, to, m)
+}
+
+// sendOn performs send(m)_{self,to} on channel c, one from the process to
+// process to.
+func (w *worker[S, M, P]) sendOn(c, to int, m M) {
+	sys, self := w.sys, w.fx.self
 	if w.captureTo == to && w.captured == nil {
 		mm := m
-		w.captured = &mm
+		w.captured, w.capturedCh = &mm, c
 	}
 	// Encode from a field: taking the address of m would move every
 	// message to the heap.

@@ -36,8 +36,12 @@ type Layout struct {
 	Fields []string
 }
 
-// ChanLayout is one channel of a Layout.
-type ChanLayout struct{ From, To int }
+// ChanLayout is one channel of a Layout. Port is its port name, or ""
+// (a pair of processes may have several channels, each with a port).
+type ChanLayout struct {
+	From, To int
+	Port     string
+}
 
 // State is one state of an Observable model as an Observation reads it.
 // What it returns must not be modified, nor kept after the call that

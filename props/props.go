@@ -16,7 +16,7 @@
 //     variables under the names traces print (p1.status reads as
 //     procs[0].status), and id, the process's number from 1;
 //   - chans: one entry per channel, each with from and to (process numbers
-//     from 1) and msgs, its messages, head first for a FIFO channel and
+//     from 1), port (its port name, or ""; automaton.Chan) and msgs, its messages, head first for a FIFO channel and
 //     in a canonical order for a bag; a message that is a struct has its
 //     fields under the names traces print;
 //   - the spec's parameters (n, ...), with a dash in a name written as an
@@ -268,7 +268,7 @@ func newScope(l explorer.Layout, params map[string]any) *scope {
 		sc.params[strings.ReplaceAll(name, "-", "_")] = plain(v)
 	}
 	sc.vars = append(append([]string(nil), l.Vars...), "id")
-	sc.members = append(append([]string(nil), sc.vars...), "from", "to", "msgs", "procs", "chans")
+	sc.members = append(append([]string(nil), sc.vars...), "from", "to", "port", "msgs", "procs", "chans")
 	sc.members = append(sc.members, l.Fields...)
 	for name := range sc.params {
 		sc.tops = append(sc.tops, name)
@@ -325,7 +325,7 @@ type env struct {
 	top      map[string]any // procs, chans and the parameters
 	procs    []any
 	chans    []any            // of chanObjs
-	chanObjs []map[string]any // from, to, msgs
+	chanObjs []map[string]any // from, to, port, msgs
 	act      map[string]any   // old, new and the parameters
 	old, new *env
 }
@@ -347,7 +347,7 @@ func (sc *scope) stateEnv() *env {
 	}
 	e.chans = make([]any, len(sc.l.Chans))
 	for c, ch := range sc.l.Chans {
-		m := map[string]any{"from": ch.From + 1, "to": ch.To + 1, "msgs": []any{}}
+		m := map[string]any{"from": ch.From + 1, "to": ch.To + 1, "port": ch.Port, "msgs": []any{}}
 		e.chanObjs = append(e.chanObjs, m)
 		e.chans[c] = m
 	}
