@@ -19,6 +19,14 @@ const (
 	crbCCW
 )
 
+// port returns the name of the port of direction d, for N = 2.
+func (d crbDir) port() string {
+	if d == crbCCW {
+		return "ccw"
+	}
+	return "cw"
+}
+
 func (d crbDir) String() string {
 	if d == crbCCW {
 		return "CCW"
@@ -33,8 +41,9 @@ func (d crbDir) String() string {
 // otherwise. The Choice of 1.4 is followed: the "random" direction is a
 // nondeterministic initial choice per process (2^N direction vectors per
 // arrangement). All processes start (st = cand initially); start_i is the only
-// locally controlled step. The ring needs N ≥ 3: with N = 2 both neighbours are
-// the same process and the two links would have to be told apart by port.
+// locally controlled step. With N = 2 both neighbours are the same process:
+// the two channels of each pair are told apart by their ports, cw and ccw
+// (automaton.Chan), as the port a message arrives on is its direction.
 type crbNode struct {
 	U       int
 	Dir     crbDir
@@ -71,7 +80,18 @@ func (p *crbNode) Do(s automaton.Step, fx *automaton.Effects[int]) {
 		panic(unknownStep("chang-roberts-bidirectional", s))
 	}
 	p.Started = true
-	fx.Send(crbPort(fx.Self(), fx.N(), p.Dir), p.U)
+	crbSend(fx, p.Dir, p.U)
+}
+
+// crbSend sends v from the effect's process on the port of direction d:
+// to the neighbour on that side, over that side's channel when N = 2.
+func crbSend(fx *automaton.Effects[int], d crbDir, v int) {
+	i, n := fx.Self(), fx.N()
+	if n == 2 {
+		fx.SendPort(crbPort(i, n, d), d.port(), v)
+		return
+	}
+	fx.Send(crbPort(i, n, d), v)
 }
 
 // Receive performs receive ELECT(v) on the port from: chosen on the own
@@ -79,7 +99,7 @@ func (p *crbNode) Do(s automaton.Step, fx *automaton.Effects[int]) {
 func (p *crbNode) Receive(from int, v int, fx *automaton.Effects[int]) {
 	i, n := fx.Self(), fx.N()
 	d := crbCW // the message travels away from from
-	if from == (i+1)%n {
+	if n == 2 && fx.Port() == crbCCW.port() || n > 2 && from == (i+1)%n {
 		d = crbCCW
 	}
 	if p.Broken {
@@ -90,7 +110,7 @@ func (p *crbNode) Receive(from int, v int, fx *automaton.Effects[int]) {
 		p.Chosen = true
 	case p.Obj.beats(v, p.Best):
 		p.Best = v
-		fx.Send(crbPort(i, n, d), v)
+		crbSend(fx, d, v)
 	default:
 		// v = best ≠ u would mean an ID visits a process twice.
 		fx.Assert(crbOnce, v != p.Best)
@@ -119,7 +139,7 @@ func changRobertsBidirectional(broken bool) Spec {
 		Section: "1.4",
 		Summary: "Chang-Roberts on a bidirectional ring: every ID goes in a direction of its own and is discarded by a process that has seen a better one",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes, at least 3"},
+			{Flag: "n", Default: "4", Usage: "number of processes, at least 2 (with N = 2 each pair has a channel per port, cw and ccw)"},
 			idsParam,
 			objectiveParam,
 			crbDirectionsParam,
@@ -134,10 +154,7 @@ func changRobertsBidirectional(broken bool) Spec {
 		s.Claims = []string{properties.Uniqueness, properties.DeadlockFreedom}
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		if v := p.String("n"); v == "1" || v == "2" {
-			return nil, Usagef("n", v, "allowed: 3 to %d (with N = 2 both ports lead to the same process, and the model's channels are per pair of processes)", maxN)
-		}
-		n, err := p.Int("n", 3, maxN)
+		n, err := p.Int("n", 2, maxN)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +181,7 @@ func changRobertsBidirectional(broken bool) Spec {
 			}
 			return crbNode{U: id, Best: id, Dir: dir, Obj: obj, Broken: broken}
 		}, func(p *crbNode) (int, bool) { return p.U, p.Dir == crbCCW })
-		return automaton.New(automaton.Config[crbNode, int]{
+		cfg := automaton.Config[crbNode, int]{
 			StepNames:    []string{"start"},
 			MessageTypes: idTypes(idsets),
 
@@ -172,7 +189,8 @@ func changRobertsBidirectional(broken bool) Spec {
 			InitialSample: initial.sample,
 			InitialAt:     initial.indexed(),
 			InitialParams: initial.params,
-			Links:         automaton.BiRing(n),
+			Links:         crbLinks(n),
+			Chans:         crbChans(n),
 			Symmetry:      automaton.Dihedral,
 			Channels:      disc,
 			Capacity:      capacity,
@@ -196,9 +214,33 @@ func changRobertsBidirectional(broken bool) Spec {
 					best: crbWinner, bestOf: "the winning ID", one: "chosen", many: "chosen",
 				}.explain(v)
 			},
-		})
+		}
+		return automaton.New(cfg)
 	}
 	return s
+}
+
+// crbLinks returns the channels of the ring for N ≥ 3, one per ordered
+// pair of neighbours; crbChans those for N = 2, where each pair has two,
+// one per port.
+func crbLinks(n int) []automaton.Link {
+	if n == 2 {
+		return nil
+	}
+	return automaton.BiRing(n)
+}
+
+func crbChans(n int) []automaton.Chan[int] {
+	if n != 2 {
+		return nil
+	}
+	var chans []automaton.Chan[int]
+	for i := 0; i < 2; i++ {
+		for _, d := range []crbDir{crbCW, crbCCW} {
+			chans = append(chans, automaton.Chan[int]{From: i, To: crbPort(i, 2, d), Port: d.port()})
+		}
+	}
+	return chans
 }
 
 // Permute implements automaton.Permuter: a reflection of the ring swaps
