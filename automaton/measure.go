@@ -27,12 +27,24 @@ type Mutex[S any, M Message] struct {
 	// User reads the user state of a process: trying, critical (neither
 	// means idle), and done, the number of critical sections it has left.
 	User func(p *S) (trying, critical bool, done int)
+	// UserAt, instead of User, reads it told the process's number i
+	// (0-based), for a user part that depends on which process it is.
+	// Set one of them.
+	UserAt func(i int, p *S) (trying, critical bool, done int)
 	// Serves returns the process (0-based) whose critical-section entry the
 	// message m, sent from process from to process to in the state v (the
 	// state before the step), serves, -1 for none, or InheritEntry.
 	Serves func(v *View[S, M], from, to int, m M) int
 	// Entries bounds the critical sections of one process (R).
 	Entries int
+}
+
+// user reads the user state of process i, p, through UserAt or User.
+func (mx *Mutex[S, M]) user(i int, p *S) (trying, critical bool, done int) {
+	if mx.UserAt != nil {
+		return mx.UserAt(i, p)
+	}
+	return mx.User(p)
 }
 
 // InheritEntry is what Mutex.Serves returns for a message that serves
@@ -68,6 +80,9 @@ func (sys *System[S, M, P]) Instrument(metrics []string) (explorer.Model, error)
 		case explorer.MetricSyncDelay, explorer.MetricMessagesPerEntry:
 			if sys.cfg.Mutex == nil {
 				return nil, fmt.Errorf("--metric %s: this spec does not describe its critical-section entries (it is not a mutual-exclusion spec wired to the metric)", name)
+			}
+			if (sys.cfg.Mutex.User == nil) == (sys.cfg.Mutex.UserAt == nil) {
+				return nil, fmt.Errorf("--metric %s: the spec's Mutex sets %s; set User or UserAt", name, map[bool]string{true: "neither User nor UserAt", false: "both User and UserAt"}[sys.cfg.Mutex.User == nil])
 			}
 			if sys.cfg.Mutex.Entries <= 0 {
 				return nil, fmt.Errorf("--metric %s: the spec's Mutex.Entries is %d; it must be positive", name, sys.cfg.Mutex.Entries)
@@ -206,15 +221,15 @@ func (w *worker[S, M, P]) syncStep(a action, g *globals) bool {
 		return false
 	}
 	mx, v := w.sys.cfg.Mutex, &w.v
-	preTry, preCrit, _ := mx.User(v.Proc(a.proc))
-	postTry, postCrit, _ := mx.User(&w.work)
+	preTry, preCrit, _ := mx.user(a.proc, v.Proc(a.proc))
+	postTry, postCrit, _ := mx.user(a.proc, &w.work)
 	local := a.kind == Output || a.kind == Internal
 	switch {
 	case local && preCrit && !postCrit: // exit
 		var armed uint64
 		for j := 0; j < w.sys.n; j++ {
 			if j != a.proc && v.Up(j) {
-				if try, _, done := mx.User(v.Proc(j)); try && !w.inTransitFor(j*mx.Entries+done) {
+				if try, _, done := mx.user(j, v.Proc(j)); try && !w.inTransitFor(j*mx.Entries+done) {
 					armed |= 1 << uint(j)
 				}
 			}
@@ -365,7 +380,7 @@ func (w *worker[S, M, P]) entryKeys(a action, procChanged bool) {
 		} else {
 			st = w.v.Proc(int(p))
 		}
-		try, crit, done := mx.User(st)
+		try, crit, done := mx.user(int(p), st)
 		k := done
 		if !try && !crit {
 			k--
@@ -421,7 +436,7 @@ func (w *worker[S, M, P]) Entered(s []byte, key int) (ok bool, err error) {
 	}()
 	r := w.sys.cfg.Mutex.Entries
 	w.load(&w.cv, s)
-	_, crit, done := w.sys.cfg.Mutex.User(w.cv.Proc(key / r))
+	_, crit, done := w.sys.cfg.Mutex.user(key/r, w.cv.Proc(key/r))
 	return done > key%r || (done == key%r && crit), nil
 }
 

@@ -149,7 +149,7 @@ func (w *worker[S, M, P]) commuting() (int, bool) {
 		if _, err := sys.mc.dec(unsafe.Pointer(&w.accMsg), seg[a.start:a.end], &v.arena); err != nil {
 			panic(err)
 		}
-		if !any(P(v.Proc(a.proc))).(Commuter[M]).Commutes(sys.cfg.Links[a.ch].From, w.accMsg) {
+		if !commutesMsg[S, M](P(v.Proc(a.proc)), a.proc, sys.cfg.Links[a.ch].From, w.accMsg) {
 			continue
 		}
 		if w.invisible1(a) {

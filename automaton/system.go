@@ -398,13 +398,22 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 		return nil, err
 	}
 	sys.protos = cfg.Initial[0]
-	_, sys.accepts = any(P(&sys.protos[0])).(Acceptor[M])
-	_, sys.joiner = any(P(&sys.protos[0])).(Joiner[M])
+	proto := P(&sys.protos[0])
+	_, accAt := any(proto).(AcceptorAt[M])
+	_, acc := any(proto).(Acceptor[M])
+	if sys.accepts, err = implementsSelf[S, M](proto, accAt, acc, "Accepts and AcceptsAt"); err != nil {
+		return nil, err
+	}
+	_, sys.joiner = any(proto).(Joiner[M])
 	if sys.joiner && cfg.PartialOrder != nil {
 		return nil, fmt.Errorf("%w: PartialOrder cannot be combined with shared actions: %T implements Joiner, so one step may change several processes at once, which the reduction's independence of processes does not allow; drop the PartialOrder (no --reduction por) or the shared steps", ErrConfig, new(S))
 	}
 	if cfg.PartialOrder != nil {
-		_, sys.commuter = any(P(&sys.protos[0])).(Commuter[M])
+		_, comAt := any(proto).(CommuterAt[M])
+		_, com := any(proto).(Commuter[M])
+		if sys.commuter, err = implementsSelf[S, M](proto, comAt, com, "Commutes and CommutesAt"); err != nil {
+			return nil, err
+		}
 		_, sys.silencer = any(P(&sys.protos[0])).(Silencer[M])
 	}
 	var nw *worker[S, M, P] // normalizes the initial states, one after the other
@@ -483,6 +492,7 @@ func checkOptionalMethods[S any, M Message]() error {
 	pv := reflect.New(reflect.TypeFor[S]())
 	for _, want := range []reflect.Type{
 		reflect.TypeFor[Acceptor[M]](), reflect.TypeFor[Commuter[M]](),
+		reflect.TypeFor[AcceptorAt[M]](), reflect.TypeFor[CommuterAt[M]](),
 		reflect.TypeFor[Silencer[M]](), reflect.TypeFor[Recoverer[M]](),
 		reflect.TypeFor[Joiner[M]](),
 	} {

@@ -91,6 +91,7 @@ type viewSys[S any, M Message] interface {
 	link(c int) Link
 	chanTable() []int32
 	portChan(from, to int, port string) int
+	steps(v *View[S, M], i int, out []Step) []Step
 	crashes() int
 }
 

@@ -229,13 +229,11 @@ func (w *worker[S, M, P]) enumerate() {
 		w.dl = sys.disc.Deliverables(seg, w.dl[:0])
 		for _, d := range w.dl {
 			if sys.accepts && v.Up(l.To) {
-				if acc, ok := any(P(v.Proc(l.To))).(Acceptor[M]); ok {
-					if _, err := sys.mc.dec(unsafe.Pointer(&w.accMsg), seg[d[0]:d[1]], &v.arena); err != nil {
-						panic(err)
-					}
-					if !acc.Accepts(l.From, w.accMsg) {
-						continue
-					}
+				if _, err := sys.mc.dec(unsafe.Pointer(&w.accMsg), seg[d[0]:d[1]], &v.arena); err != nil {
+					panic(err)
+				}
+				if !acceptsMsg[S, M](P(v.Proc(l.To)), l.To, l.From, w.accMsg) {
+					continue
 				}
 			}
 			acts = append(acts, action{kind: Input, proc: l.To, ch: c, start: d[0], end: d[1]})
