@@ -37,13 +37,14 @@ func checkpointFlags() []urfave.Flag {
 
 // resumeOverrides are the flags `resume` may change from the saved
 // command line: they bound or show the run, and do not change its results.
-var resumeOverrides = []string{"workers", "timeout", "max-memory", "max-states", "checkpoint-every", "format", "html"}
+var resumeOverrides = []string{"workers", "timeout", "max-memory", "max-states", "checkpoint-every", "format", "html", "save-trace"}
 
 // outputFlags are the flags of `check` that name a file or directory to
 // write. A checkpoint never keeps them in its command line: resume takes
-// them from its own (DIR, and --html), so that a checkpoint file, which
-// anybody may have written, cannot make resume write anywhere else.
-var outputFlags = []string{"html", "checkpoint"}
+// them from its own (DIR, --html and --save-trace), so that a checkpoint
+// file, which anybody may have written, cannot make resume write anywhere
+// else. --cert is refused with --checkpoint, and listed here all the same.
+var outputFlags = []string{"html", "checkpoint", "save-trace", "cert"}
 
 // flagName returns the name of the flag argument a ("--html=x" gives
 // html), and whether its value is in a itself.
@@ -82,7 +83,7 @@ func checkSavedCommandLine(dir string, saved []string) error {
 	flags, positional := splitArgs(saved[1:])
 	for _, a := range flags {
 		if name, _ := flagName(a); strings.HasPrefix(a, "-") && slices.Contains(outputFlags, name) {
-			return usagef("%s: the checkpoint's command line names an output (--%s), which vacheck never saves in a checkpoint: refused; give resume the output instead (vacheck resume DIR --html FILE)", dir, name)
+			return usagef("%s: the checkpoint's command line names an output (--%s), which vacheck never saves in a checkpoint: refused; give resume the output instead (vacheck resume DIR --html FILE, --save-trace FILE)", dir, name)
 		}
 	}
 	if len(positional) != 1 {

@@ -56,6 +56,25 @@ func TestResumeTakesOutputsFromItsOwnCommandLine(t *testing.T) {
 		t.Errorf("resume wrote the --html of the check it resumed: %v", err)
 	}
 
+	// The same for --save-trace: not kept, not written by resume, and
+	// written where resume's own --save-trace says.
+	trace := filepath.Join(t.TempDir(), "trace.json")
+	dir = brokenCheckpoint(t, "--save-trace", trace)
+	os.Remove(trace) // the stopped check writes it too, with what it found
+	if code, _, stderr := vacheck("resume", dir, "--max-states", "0", "--quiet"); code != exitViolated {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(trace); !os.IsNotExist(err) {
+		t.Errorf("resume wrote the --save-trace of the check it resumed: %v", err)
+	}
+	dir = brokenCheckpoint(t)
+	if code, _, stderr := vacheck("resume", dir, "--max-states", "0", "--quiet", "--save-trace", trace); code != exitViolated {
+		t.Fatalf("resume --save-trace: exit %d: %s", code, stderr)
+	}
+	if data, err := os.ReadFile(trace); err != nil || !strings.Contains(string(data), "chang-roberts-broken") {
+		t.Errorf("resume --save-trace %s: %v: %.200s", trace, err, data)
+	}
+
 	// resume --html FILE writes FILE.
 	dir = brokenCheckpoint(t)
 	if code, _, stderr := vacheck("resume", dir, "--max-states", "0", "--quiet", "--html", html); code != exitViolated {
@@ -70,7 +89,7 @@ func TestResumeTakesOutputsFromItsOwnCommandLine(t *testing.T) {
 	if err := os.WriteFile(victim, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, inject := range [][]string{{"--html", victim}, {"--html=" + victim}, {"-html", victim}, {"--checkpoint", t.TempDir()}} {
+	for _, inject := range [][]string{{"--html", victim}, {"--html=" + victim}, {"-html", victim}, {"--checkpoint", t.TempDir()}, {"--save-trace", victim}, {"--cert", victim}} {
 		dir = brokenCheckpoint(t)
 		rewriteHeader(t, filepath.Join(dir, checkpointFile), func(b string, meta []string) (string, []string) {
 			return b, append(meta, inject...)
