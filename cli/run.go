@@ -209,13 +209,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		},
 		Commands: []*urfave.Command{
 			{
-				Name:  "list",
-				Usage: "list the specs, their parameters and properties",
+				Name:      "list",
+				Usage:     "list the specs, their parameters and properties; FILTER keeps those whose name, summary or section contains it",
+				ArgsUsage: "[FILTER]",
+				Flags:     []urfave.Flag{&urfave.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"}},
 				Action: func(c *urfave.Context) error {
-					if c.NArg() > 0 {
-						return usagef("list takes no arguments, got %q", c.Args().First())
-					}
-					return list(c.App.Writer, catalog)
+					return listCommand(c, catalog)
 				},
 			},
 			{
@@ -288,7 +287,7 @@ func splitArgs(args []string) (flags, positional []string) {
 // positional argument, and people write `vacheck check chang-roberts --n 4`.
 func reorder(args []string) []string {
 	i := slices.IndexFunc(args, func(a string) bool {
-		return a == "check" || a == "sweep" || a == "quorums" || a == "resume" || a == "graph" || a == "explore" || a == "swarm" || a == "simulate" || a == "replay"
+		return a == "list" || a == "check" || a == "sweep" || a == "quorums" || a == "resume" || a == "graph" || a == "explore" || a == "swarm" || a == "simulate" || a == "replay"
 	})
 	if i < 0 {
 		return args
@@ -296,41 +295,6 @@ func reorder(args []string) []string {
 	flags, positional := splitArgs(args[i+1:])
 	out := append(append([]string(nil), args[:i+1]...), flags...)
 	return append(out, positional...)
-}
-
-// list prints every spec of catalog: `vacheck list`.
-func list(w io.Writer, catalog []specs.Spec) error {
-	width := 0
-	for _, s := range catalog {
-		width = max(width, len(s.Name))
-	}
-	indent := strings.Repeat(" ", width+1)
-	for _, s := range catalog {
-		fmt.Fprintf(w, "%-*s %s\n", width, s.Name, s.Summary)
-		if s.Bug != "" {
-			fmt.Fprintf(w, "%sbug: %s\n", indent, s.Bug)
-		}
-		if s.Provisional != "" {
-			fmt.Fprintf(w, "%sprovisional: %s\n", indent, s.Provisional)
-		}
-		var ps []string
-		for _, p := range s.Params {
-			if p.Default == "" {
-				ps = append(ps, "--"+p.Flag)
-			} else {
-				ps = append(ps, fmt.Sprintf("--%s (default %s)", p.Flag, p.Default))
-			}
-		}
-		fmt.Fprintf(w, "%sparameters: %s\n", indent, strings.Join(ps, ", "))
-		fmt.Fprintf(w, "%sclaims: %s\n", indent, strings.Join(s.Claims, ", "))
-		if all, err := s.Offered(); err == nil && len(all) > len(s.Claims) {
-			fmt.Fprintf(w, "%salso offers: %s\n", indent, strings.Join(all[len(s.Claims):], ", "))
-		}
-		if s.Page != "" {
-			fmt.Fprintf(w, "%sexplained in: %s\n", indent, s.Page)
-		}
-	}
-	return nil
 }
 
 func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, error) {
