@@ -57,7 +57,9 @@ func TestHelpAndVersionExit0(t *testing.T) {
 		{[]string{"--help"}, []string{"vacheck check SPEC", "COMMANDS", "sweep"}},
 		{[]string{"help"}, []string{"COMMANDS"}},
 		{[]string{"help", "check"}, []string{"--strategy", "--max-states"}},
-		{[]string{"check", "--help"}, []string{"--strategy", "--topology value", "a parameter whose meaning or values differ by spec; 'vacheck check SPEC --help' gives a spec's own"}},
+		{[]string{"check", "--help"}, []string{"--strategy", "--max-memory", "--invariant", "--checkpoint", "SPEC's parameters (--n, --ids, --channels, --capacity, ...) differ by spec: 'vacheck check SPEC --help'"}},
+		{[]string{"simulate", "lelann", "--help"}, []string{"usage: vacheck simulate lelann [parameters]", "claims (their safety properties are checked by default)", "simulate flags: --runs, --seed", "(see 'vacheck simulate --help'"}},
+		{[]string{"swarm", "lelann", "--help"}, []string{"usage: vacheck swarm lelann", "swarm flags: --jobs"}},
 		{[]string{"check", "raymond", "--help"}, []string{"--topology    a tree: line (1-2-...-N), star (centre 1)"}},
 		{[]string{"check", "chang-roberts", "--help"}, []string{
 			"chang-roberts: Chang-Roberts election", "explained in: docs/algorithms/chang-roberts.md", "--n ", "(default 5)", "--ids", "--channels",

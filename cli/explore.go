@@ -37,7 +37,7 @@ func exploreCommand(stdout, stderr io.Writer, code *int, catalog []specs.Spec) *
 		&urfave.StringFlag{Name: "max-states", Value: "0", Usage: "stop \"run to a violation\" after this many distinct states (0: no limit)"},
 		&urfave.StringFlag{Name: "workers", Value: strconv.Itoa(runtime.GOMAXPROCS(0)), Usage: "parallel workers of \"run to a violation\""},
 	}
-	flags = append(flags, specFlags(catalog)...)
+	flags = append(flags, hiddenSpecFlags(catalog)...)
 	return &urfave.Command{
 		Name:      "explore",
 		Usage:     "step through SPEC in the browser, choosing every transition yourself",
@@ -45,7 +45,7 @@ func exploreCommand(stdout, stderr io.Writer, code *int, catalog []specs.Spec) *
 		Description: "Starts a local web server and prints its URL as the first line of standard output; Ctrl-C\n" +
 			"stops it. The page shows the state of every process and channel, each property's truth, the\n" +
 			"enabled transitions as buttons, the history and its message sequence chart; the URL holds the\n" +
-			"path. The JSON API under /api/ is documented in docs/explore.md. Exit code: 0 stopped; 2 bad usage.",
+			"path. The JSON API under /api/ is documented in docs/explore.md. Exit code: 0 stopped; 2 bad usage.\n" + specParamsHelp("check"),
 		Flags: flags,
 		Action: func(c *urfave.Context) error {
 			var err error

@@ -31,7 +31,7 @@ func graphCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 		&urfave.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to this `FILE` instead of standard output"},
 		&urfave.StringFlag{Name: "max-states", Value: strconv.Itoa(graphDefaultStates), Usage: fmt.Sprintf("refuse a graph with more states than this (at most %d; a larger picture is unreadable)", graphMaxStates)},
 	}
-	flags = append(flags, specFlags(catalog)...)
+	flags = append(flags, hiddenSpecFlags(catalog)...)
 	return &urfave.Command{
 		Name:      "graph",
 		Usage:     "draw the whole state graph of a tiny instance of SPEC (DOT or SVG)",
@@ -39,7 +39,7 @@ func graphCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 		Description: "States are numbered in breadth-first order; initial states are drawn bold (DOT) or with a\n" +
 			"blue ring (SVG), terminal states double (DOT) or grey (SVG), deadlocks and states that violate\n" +
 			"an invariant or assertion red. Exit code: 0 written; 2 bad usage; 3 the graph has more states than\n" +
-			"--max-states (the message says how many), nothing written; 4 the model failed.",
+			"--max-states (the message says how many), nothing written; 4 the model failed.\n" + specParamsHelp("check"),
 		Flags: flags,
 		Action: func(c *urfave.Context) error {
 			var err error

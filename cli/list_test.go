@@ -92,3 +92,22 @@ func TestListSaysTheDefaultChannels(t *testing.T) {
 		t.Errorf("JSON leaves out %v", want)
 	}
 }
+
+// TestCheckHelpShowsEngineFlagsOnly: `check --help` without a spec lists
+// the engine flags and points to a spec's own parameters, rather than the
+// 60 parameters of the whole catalog (issue 34 item 7), and `simulate
+// SPEC --help` says simulate, not check.
+func TestCheckHelpShowsEngineFlagsOnly(t *testing.T) {
+	for _, cmd := range []string{"check", "simulate", "swarm", "graph", "explore"} {
+		_, out, _ := vacheck(cmd, "--help")
+		for _, param := range []string{"--topology value", "--ids value", "--quorums value", "differ by spec;"} {
+			if strings.Contains(out, param) {
+				t.Errorf("%s --help shows %s:\n%s", cmd, param, out)
+			}
+		}
+	}
+	_, out, _ := vacheck("simulate", "lelann", "--help")
+	if strings.Contains(out, "vacheck check") || strings.Contains(out, "engine flags") {
+		t.Errorf("simulate lelann --help speaks of check:\n%s", out)
+	}
+}

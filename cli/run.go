@@ -106,6 +106,23 @@ func specFlags(catalog []specs.Spec) []urfave.Flag {
 	return flags
 }
 
+// hiddenSpecFlags are specFlags left out of a command's --help: 60
+// parameters of 50 specs, most with "values differ by spec", buried the
+// engine flags. specParamsHelp points to where a spec's own are.
+func hiddenSpecFlags(catalog []specs.Spec) []urfave.Flag {
+	flags := specFlags(catalog)
+	for _, f := range flags {
+		f.(*urfave.StringFlag).Hidden = true
+	}
+	return flags
+}
+
+// specParamsHelp ends the help of a command whose spec parameters are
+// hidden (hiddenSpecFlags).
+func specParamsHelp(cmd string) string {
+	return fmt.Sprintf("\nSPEC's parameters (--n, --ids, --channels, --capacity, ...) differ by spec: 'vacheck %s SPEC --help'\nlists them; 'vacheck list' lists the specs.", cmd)
+}
+
 // runContext runs the command line args on the specs of catalog;
 // cancelling ctx stops a check as SIGINT does. Every path ends in one of
 // the documented exit codes; with --format json an error is a JSON object
@@ -183,16 +200,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			if err != nil {
 				return fail(exitUsage, err)
 			}
-			cmd := "check" // sweep's parameters are check's
-			if rest[0] == "swarm" {
-				cmd = "swarm"
-			}
-			specHelp(stdout, cmd, spec)
+			specHelp(stdout, rest[0], spec)
 			return exitOK
 		}
 	}
 	code = exitOK
-	checkFlags := append(append(append(append(append(engineFlags(), propFlags()...), checkpointFlags()...), clusterFlags()...), shardFlags()...), specFlags(catalog)...)
+	checkFlags := append(append(append(append(append(engineFlags(), propFlags()...), checkpointFlags()...), clusterFlags()...), shardFlags()...), hiddenSpecFlags(catalog)...)
 	app := &urfave.App{
 		Name:            "vacheck",
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
@@ -220,8 +233,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			{
 				Name:        "check",
 				Usage:       "explore every interleaving of SPEC and check its properties",
-				ArgsUsage:   "SPEC",
-				Description: exitCodesHelp,
+				ArgsUsage:   "SPEC [parameters]",
+				Description: exitCodesHelp + "\n" + specParamsHelp("check"),
 				Flags:       checkFlags,
 				Action: func(c *urfave.Context) error {
 					var err error

@@ -59,12 +59,12 @@ func simulateCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.
 		saveTraceFlag(),
 		coverageFlag(),
 	)
-	flags = append(flags, specFlags(catalog)...)
+	flags = append(flags, hiddenSpecFlags(catalog)...)
 	return &urfave.Command{
 		Name:        "simulate",
 		Usage:       "random runs of SPEC, checking its safety properties in every state; statistics of metrics",
 		ArgsUsage:   "SPEC [parameters] --runs R --seed S",
-		Description: simulateHelp,
+		Description: simulateHelp + "\n" + specParamsHelp("simulate"),
 		Flags:       flags,
 		Action: func(c *urfave.Context) error {
 			var err error

@@ -88,8 +88,8 @@ func swarmCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 			"report gives each job's figures, the shortest counterexample of each property violated,\n" +
 			"and the union of the jobs. Safety properties only. A job's result depends only on its seed,\n" +
 			"unless --time stops it. Exit code: 1 if a property is violated, 3 otherwise (a swarm never\n" +
-			"proves a property), 2 bad usage, 4 the model failed.",
-		Flags: append(swarmFlags(), specFlags(catalog)...),
+			"proves a property), 2 bad usage, 4 the model failed.\n" + specParamsHelp("swarm"),
+		Flags: append(swarmFlags(), hiddenSpecFlags(catalog)...),
 		Action: func(c *urfave.Context) error {
 			var err error
 			*code, err = swarm(c, stderr, catalog)

@@ -129,7 +129,7 @@ func specHelp(w io.Writer, cmd string, spec specs.Spec) error {
 	if spec.Page != "" {
 		fmt.Fprintf(w, "explained in: %s\n", spec.Page)
 	}
-	fmt.Fprintf(w, "\nusage: vacheck %s %s [parameters] [engine flags]\n\nparameters:\n", cmd, spec.Name)
+	fmt.Fprintf(w, "\nusage: vacheck %s %s [parameters] [%s flags]\n\nparameters:\n", cmd, spec.Name, flagsOf(cmd))
 	params := append(append([]specs.Param(nil), spec.Params...),
 		specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"},
 		specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error (default: the spec's)"})
@@ -144,20 +144,57 @@ func specHelp(w io.Writer, cmd string, spec specs.Spec) error {
 		}
 		fmt.Fprintf(w, "  --%-*s  %s%s\n", width, p.Flag, p.Usage, def)
 	}
-	fmt.Fprintf(w, "\nclaims (checked by default): %s\n", strings.Join(spec.Claims, ", "))
+	switch cmd {
+	case "simulate", "swarm":
+		fmt.Fprintf(w, "\nclaims (their safety properties are checked by default): %s\n", strings.Join(spec.Claims, ", "))
+	default:
+		fmt.Fprintf(w, "\nclaims (checked by default): %s\n", strings.Join(spec.Claims, ", "))
+	}
 	if all, err := spec.Offered(); err == nil && len(all) > len(spec.Claims) {
 		fmt.Fprintf(w, "also offers (--property NAME): %s\n", strings.Join(all[len(spec.Claims):], ", "))
 	}
-	flags := engineFlags()
-	if cmd == "swarm" {
-		flags = swarmFlags()
-	}
 	var engine []string
-	for _, f := range flags {
+	for _, f := range commandFlags(cmd) {
 		engine = append(engine, "--"+f.Names()[0])
 	}
-	fmt.Fprintf(w, "\nengine flags: %s\n(see 'vacheck %s --help' for what they do)\n", strings.Join(engine, ", "), cmd)
+	fmt.Fprintf(w, "\n%s flags: %s\n(see 'vacheck %s --help' for what they do)\n", flagsOf(cmd), strings.Join(engine, ", "), cmd)
 	return nil
+}
+
+// flagsOf names the flags of cmd that are not spec parameters, in
+// `vacheck CMD SPEC --help`.
+func flagsOf(cmd string) string {
+	if cmd == "check" || cmd == "sweep" {
+		return "engine"
+	}
+	return cmd
+}
+
+// commandFlags are the flags of the command cmd (check, sweep, swarm or
+// simulate) that are not spec parameters.
+func commandFlags(cmd string) []urfave.Flag {
+	var all []urfave.Flag
+	switch cmd {
+	case "swarm":
+		return swarmFlags()
+	case "simulate":
+		all = simulateCommand(io.Discard, new(int), nil).Flags
+	case "sweep":
+		all = sweepCommand(io.Discard, new(int), nil).Flags
+	default:
+		return engineFlags()
+	}
+	params := map[string]bool{}
+	for _, f := range specFlags(nil) {
+		params[f.Names()[0]] = true
+	}
+	var out []urfave.Flag
+	for _, f := range all {
+		if !params[f.Names()[0]] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // wantsJSON reports whether the command line asks for --format json, so
