@@ -148,11 +148,20 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		}()
 	}
 	stdout = out
+	prog := programName(args)
+	if prog != "vacheck" {
+		if _, ok := stderr.(*renamer); !ok {
+			stderr = &renamer{w: stderr, prog: prog}
+		}
+	}
 	fail := func(c int, err error) int {
 		if out.err != nil && errors.Is(err, out.err) {
 			told, err = true, fmt.Errorf("writing the output: %w", err)
 		}
-		msg := clipEcho(err.Error(), args[1:])
+		msg := clipEcho(userMessage(err.Error()), args[1:])
+		if prog != "vacheck" {
+			msg = strings.ReplaceAll(msg, "'vacheck ", "'"+prog+" ")
+		}
 		fmt.Fprintf(stderr, "vacheck: %s\n", msg)
 		if wantsJSON(args) {
 			jsonError(stdout, c, errors.New(msg))
@@ -171,7 +180,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 	if len(rest) > 0 {
 		switch w := rest[0]; {
 		case w == "--version" || w == "-version" || w == "-V" || w == "version":
-			fmt.Fprintln(stdout, version())
+			fmt.Fprintln(stdout, programVersion(prog))
 			return exitOK
 		case w == "help":
 			if len(rest) > 1 && rest[1] == "help" {
@@ -183,7 +192,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 					return fail(exitUsage, err)
 				}
 				if isSpec {
-					specHelp(stdout, "check", spec)
+					specHelp(stdout, prog, "check", spec)
 					return exitOK
 				}
 			}
@@ -200,16 +209,16 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			if err != nil {
 				return fail(exitUsage, err)
 			}
-			specHelp(stdout, rest[0], spec)
+			specHelp(stdout, prog, rest[0], spec)
 			return exitOK
 		}
 	}
 	code = exitOK
 	checkFlags := append(append(append(append(append(engineFlags(), propFlags()...), checkpointFlags()...), clusterFlags()...), shardFlags()...), hiddenSpecFlags(catalog)...)
 	app := &urfave.App{
-		Name:            "vacheck",
+		Name:            prog,
 		Usage:           "exhaustive model checker for distributed algorithms written as I/O automata",
-		UsageText:       "vacheck list\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck swarm SPEC [parameters] --jobs K --memory M --time T [--seed S]\n   vacheck simulate SPEC [parameters] --runs R --seed S [--metric messages]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck merge CERT...   (the parts of a check run with --shard k/K --cert FILE)\n   vacheck replay FILE   (the traces saved by check --save-trace FILE)\n   vacheck --version",
+		UsageText:       strings.ReplaceAll("vacheck list [FILTER]\n   vacheck check SPEC [parameters] [engine flags]   (vacheck check SPEC --help: its parameters and properties)\n   vacheck resume DIR   (a check run with --checkpoint DIR)\n   vacheck sweep SPEC --n 3..8 [--budget 10m]\n   vacheck swarm SPEC [parameters] --jobs K --memory M --time T [--seed S]\n   vacheck simulate SPEC [parameters] --runs R --seed S [--metric messages]\n   vacheck quorums SYSTEM --n N\n   vacheck explore SPEC [parameters]   (step through SPEC in the browser)\n   vacheck graph SPEC [parameters] --format dot|svg\n   vacheck merge CERT...   (the parts of a check run with --shard k/K --cert FILE)\n   vacheck replay FILE   (the traces saved by check --save-trace FILE)\n   vacheck --version", "vacheck ", prog+" "),
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Description:     exitCodesHelp,

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -79,6 +81,74 @@ func lookupSpec(name string, catalog []specs.Spec) (specs.Spec, error) {
 // modulePath is vacheck's module.
 const modulePath = "github.com/vacheck/vacheck"
 
+// sentinelPrefix matches what Go errors put before a message that a user
+// of the command line has no use for: a package's name ("explorer: ") and
+// a sentinel's words ("bad usage: ", "bad configuration: ").
+var sentinelPrefix = regexp.MustCompile(`(^|: |; |\()((explorer|automaton|specs|simulate|stategraph|props|channel|web|offheap|report|input|cli): )+|(^|: )(bad usage|bad configuration): `)
+
+// userMessage is an error's message without the package names and the
+// sentinels' words that wrap it: "checkpoint refused: ..." where Go says
+// "explorer: checkpoint refused: ...", and "invalid --topology ..." for
+// "bad usage: invalid --topology ...".
+func userMessage(msg string) string {
+	for {
+		out := sentinelPrefix.ReplaceAllString(msg, "$1$4")
+		if out == msg {
+			return out
+		}
+		msg = out
+	}
+}
+
+// programName is the name the command line calls the program by: the
+// base name of args[0], so that a user's binary built with Main names
+// itself in its help, version and messages; "vacheck" when args[0] says
+// nothing.
+func programName(args []string) string {
+	if len(args) == 0 {
+		return "vacheck"
+	}
+	name := strings.TrimSuffix(filepath.Base(args[0]), ".exe")
+	if name == "" || name == "." || name == string(filepath.Separator) {
+		return "vacheck"
+	}
+	return name
+}
+
+// programVersion is version as the program prog says it: a user's binary
+// named other than vacheck gives its own name first, then vacheck's
+// version: "mycheck, built on vacheck v0.4.0 (in example.com/my (devel)) go1.26.8".
+func programVersion(prog string) string {
+	if prog == "vacheck" {
+		return version()
+	}
+	return prog + ", built on " + version()
+}
+
+// renamer writes to w with the program name prog, rather than vacheck,
+// at the start of each line: the messages of a user's binary name it.
+type renamer struct {
+	w       io.Writer
+	prog    string
+	midLine bool // the last write did not end a line
+}
+
+func (r *renamer) Write(p []byte) (int, error) {
+	var b bytes.Buffer
+	for line := range bytes.SplitAfterSeq(p, []byte("\n")) {
+		if !r.midLine && bytes.HasPrefix(line, []byte("vacheck: ")) {
+			b.WriteString(r.prog)
+			line = line[len("vacheck"):]
+		}
+		b.Write(line)
+		r.midLine = !bytes.HasSuffix(line, []byte("\n"))
+	}
+	if _, err := r.w.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // version says which build this is: the module version and, when the
 // binary was built from a git checkout, the revision.
 func version() string {
@@ -121,7 +191,7 @@ func version() string {
 // specHelp prints what `vacheck list` says about one spec, with the usage
 // of each parameter, for the command cmd: `vacheck check SPEC --help`, or
 // swarm with its own flags.
-func specHelp(w io.Writer, cmd string, spec specs.Spec) error {
+func specHelp(w io.Writer, prog, cmd string, spec specs.Spec) error {
 	fmt.Fprintf(w, "%s: %s\n", spec.Name, spec.Summary)
 	if spec.Bug != "" {
 		fmt.Fprintf(w, "broken on purpose: %s\n", spec.Bug)
@@ -129,7 +199,7 @@ func specHelp(w io.Writer, cmd string, spec specs.Spec) error {
 	if spec.Page != "" {
 		fmt.Fprintf(w, "explained in: %s\n", spec.Page)
 	}
-	fmt.Fprintf(w, "\nusage: vacheck %s %s [parameters] [%s flags]\n\nparameters:\n", cmd, spec.Name, flagsOf(cmd))
+	fmt.Fprintf(w, "\nusage: %s %s %s [parameters] [%s flags]\n\nparameters:\n", prog, cmd, spec.Name, flagsOf(cmd))
 	params := append(append([]specs.Param(nil), spec.Params...),
 		specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"},
 		specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error (default: the spec's)"})
@@ -157,7 +227,7 @@ func specHelp(w io.Writer, cmd string, spec specs.Spec) error {
 	for _, f := range commandFlags(cmd) {
 		engine = append(engine, "--"+f.Names()[0])
 	}
-	fmt.Fprintf(w, "\n%s flags: %s\n(see 'vacheck %s --help' for what they do)\n", flagsOf(cmd), strings.Join(engine, ", "), cmd)
+	fmt.Fprintf(w, "\n%s flags: %s\n(see '%s %s --help' for what they do)\n", flagsOf(cmd), strings.Join(engine, ", "), prog, cmd)
 	return nil
 }
 
