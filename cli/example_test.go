@@ -90,7 +90,7 @@ func Example() {
 	//   channel-bound     holds     no channel holds more than 16 messages (the model's capacity; raise --capacity if a correct model needs more)
 	//   deadlock-freedom  holds     no reachable terminal state that is not a valid end state
 	//
-	// 7 distinct states, 6 transitions, depth 6, 1 terminal states
+	// 7 distinct states, 6 transitions, depth 6, 1 terminal state
 	// fingerprint collision probability 1.1e-18 (64-bit fingerprints)
 	//
 	// result: OK, every property holds

@@ -119,7 +119,7 @@ func graph(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if out == "" {
 		_, err = c.App.Writer.Write(b.Bytes())
 	} else if err = os.WriteFile(out, b.Bytes(), 0o644); err == nil {
-		fmt.Fprintf(stderr, "vacheck: wrote the graph of %d states and %d transitions to %s\n", len(g.Nodes), len(g.Edges), out)
+		fmt.Fprintf(stderr, "vacheck: wrote the graph of %s and %s to %s\n", report.Count(len(g.Nodes), "state"), report.Count(len(g.Edges), "transition"), out)
 	}
 	if err != nil {
 		return exitUsage, usagef("--output %s: %v", out, err)

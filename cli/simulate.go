@@ -218,7 +218,7 @@ func simulateSpec(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (in
 		return exitModel, err
 	}
 	if !quiet {
-		fmt.Fprintf(stderr, "vacheck: %s runs, %s steps in %s (%s steps/s) with %d worker%s\n", report.Group(int64(res.Runs)), report.Group(res.Steps),
+		fmt.Fprintf(stderr, "vacheck: %s, %s in %s (%s steps/s) with %d worker%s\n", report.Count(res.Runs, "run"), report.Count(res.Steps, "step"),
 			res.Elapsed.Round(time.Millisecond), report.Group(int64(float64(res.Steps)/max(res.Elapsed.Seconds(), 1e-9))), res.Workers, plural(res.Workers))
 	}
 	if err := simCharts(c, sim, stderr); err != nil {
@@ -315,7 +315,7 @@ func simCharts(c *urfave.Context, sim report.Sim, stderr io.Writer) error {
 		if v.Property == "deadlock-freedom" {
 			title = "DEADLOCK"
 		}
-		add(title, []string{fmt.Sprintf("The shortest run to it: run #%d, %d steps; trace (%s) from the run's initial state.", v.Run+1, v.Found, report.SimTraceKind(v))}, v.Trace)
+		add(title, []string{fmt.Sprintf("The shortest run to it: run #%d, %s; trace (%s) from the run's initial state.", v.Run+1, report.Count(v.Found, "step"), report.SimTraceKind(v))}, v.Trace)
 	}
 	if f := r.Failure; f != nil {
 		add("MODEL ERROR", []string{fmt.Sprintf("Run #%d: %v", f.Run+1, r.FailureErr)}, f.Trace)

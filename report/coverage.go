@@ -14,7 +14,7 @@ import (
 // that never fired, with the spec's explanation when it has one.
 func CoverageText(c *explorer.Coverage) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "coverage: %s transitions fired\n", Group(c.Transitions))
+	fmt.Fprintf(&b, "coverage: %s fired\n", Count(c.Transitions, "transition"))
 	rows := [][]string{{"step", "fired", ""}}
 	for _, s := range c.Steps {
 		rows = append(rows, []string{s.Name, Group(s.Fired), undeclared(s.Declared, c.DeclaresSteps)})

@@ -403,8 +403,8 @@ func Text(w io.Writer, run Run) error {
 		}
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "%s distinct states, %s transitions, depth %d, %s terminal states\n",
-		Group(r.States), Group(r.Transitions), r.Depth, Group(r.Terminal))
+	fmt.Fprintf(&b, "%s, %s, depth %d, %s\n",
+		Count(r.States, "distinct state"), Count(r.Transitions, "transition"), r.Depth, Count(r.Terminal, "terminal state"))
 	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
 		formatSeconds(r.Elapsed.Seconds()), Group(int64(r.StatesPerSecond())), FormatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
@@ -426,8 +426,8 @@ func Text(w io.Writer, run Run) error {
 		fmt.Fprintf(&b, "partial-order reduction: %s of the states were expanded with only some of their transitions; the counts are those of the reduced state space (safety properties only)\n", Group(r.Reduced))
 	}
 	if r.Symmetry != "" {
-		fmt.Fprintf(&b, "symmetry (%s): the counts are orbits; they hold %s states and %s terminal states of the model (%s)\n",
-			r.Symmetry, Group(r.RawStates), Group(r.RawTerminal), reductionFactor(r.RawStates, r.States))
+		fmt.Fprintf(&b, "symmetry (%s): the counts are orbits; they hold %s and %s of the model (%s)\n",
+			r.Symmetry, Count(r.RawStates, "state"), Count(r.RawTerminal, "terminal state"), reductionFactor(r.RawStates, r.States))
 	}
 	if r.Cut > 0 {
 		fmt.Fprintf(&b, "%s more %s outside the model's constraint%s: checked, not expanded, and not counted above\n", Group(r.Cut), states(r.Cut), boundDoc(run.BoundDoc))
@@ -454,10 +454,10 @@ func Text(w io.Writer, run Run) error {
 		}
 		switch {
 		case v.Unreached:
-			fmt.Fprintf(&b, "VIOLATED %s%s\nNo reachable state satisfies it: the search explored all %s states.\n", v.Property, doc, Group(r.States))
+			fmt.Fprintf(&b, "VIOLATED %s%s\nNo reachable state satisfies it: the search explored all %s.\n", v.Property, doc, Count(r.States, "state"))
 			continue
 		case v.Property == "deadlock-freedom":
-			fmt.Fprintf(&b, "DEADLOCK: a terminal state that is not a valid end state, after %d steps\n", len(v.Trace.Steps))
+			fmt.Fprintf(&b, "DEADLOCK: a terminal state that is not a valid end state, after %s\n", Count(len(v.Trace.Steps), "step"))
 		case len(v.Trace.Cycle) > 0 && v.Kind == properties.Stable:
 			fmt.Fprintf(&b, "VIOLATED %s%s%s\nA fair execution (%s fairness) that repeats forever a cycle through a state where it does not hold (the cycle's first):\n", v.Property, who, doc, r.Fairness)
 		case len(v.Trace.Cycle) > 0:
@@ -490,8 +490,8 @@ func Text(w io.Writer, run Run) error {
 		fmt.Fprintf(&b, "\n%s: not computed (%s)\n", strings.Join(names, ", "), why)
 	}
 	if r.Graph != nil {
-		fmt.Fprintf(&b, "\nliveness: %s fairness, state graph of %s states and %s edges, %s, built in %s\n",
-			r.Fairness, Group(r.Graph.States), Group(r.Graph.Edges), FormatBytes(r.Graph.Bytes), formatSeconds(r.Graph.Elapsed.Seconds()))
+		fmt.Fprintf(&b, "\nliveness: %s fairness, state graph of %s and %s, %s, built in %s\n",
+			r.Fairness, Count(r.Graph.States, "state"), Count(r.Graph.Edges, "edge"), FormatBytes(r.Graph.Bytes), formatSeconds(r.Graph.Elapsed.Seconds()))
 	}
 	if r.Coverage != nil {
 		b.WriteString("\n" + CoverageText(r.Coverage))
@@ -505,15 +505,15 @@ func Text(w io.Writer, run Run) error {
 	case explorer.OK:
 		fmt.Fprintf(&b, "result: %s\n", run.OKLine())
 	case explorer.Bounded:
-		fmt.Fprintf(&b, "result: BOUNDED, not a proof: no violation among the %s states within the model's constraint%s, but the runs leave it through %s more %s, checked and not expanded; the properties hold within the constraint only\n",
-			Group(r.States), boundDoc(run.BoundDoc), Group(r.Cut), states(r.Cut))
+		fmt.Fprintf(&b, "result: BOUNDED, not a proof: no violation among the %s within the model's constraint%s, but the runs leave it through %s more %s, checked and not expanded; the properties hold within the constraint only\n",
+			Count(r.States, "state"), boundDoc(run.BoundDoc), Group(r.Cut), states(r.Cut))
 	case explorer.Violated:
 		b.WriteString("result: VIOLATED\n")
 		if r.Reason != "" && r.Limit != explorer.BitstateLimit {
 			fmt.Fprintf(&b, "(the search also stopped early: %s)\n", r.Reason)
 		}
 	case explorer.Incomplete:
-		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s states explored\n", r.Reason, Group(r.States))
+		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s explored\n", r.Reason, Count(r.States, "state"))
 		if r.Failure == nil && r.Limit != explorer.BitstateLimit {
 			if run.Reducible && r.Reduction != explorer.PartialOrder {
 				b.WriteString("hint: this spec allows partial-order reduction; --reduction por checks its safety properties in far fewer states\n")
@@ -540,11 +540,11 @@ func Text(w io.Writer, run Run) error {
 func TraceKind(t explorer.Trace, st explorer.Strategy) string {
 	switch {
 	case len(t.Cycle) > 0:
-		return fmt.Sprintf("lasso: a prefix of %d steps, then a cycle of %d", len(t.Steps), len(t.Cycle))
+		return fmt.Sprintf("lasso: a prefix of %s, then a cycle of %d", Count(len(t.Steps), "step"), len(t.Cycle))
 	case st == explorer.DFS:
-		return fmt.Sprintf("depth-first, not necessarily shortest, %d steps", len(t.Steps))
+		return fmt.Sprintf("depth-first, not necessarily shortest, %s", Count(len(t.Steps), "step"))
 	}
-	return fmt.Sprintf("shortest, %d steps", len(t.Steps))
+	return fmt.Sprintf("shortest, %s", Count(len(t.Steps), "step"))
 }
 
 func writeTrace(b *strings.Builder, t explorer.Trace, st explorer.Strategy, run Run) {
@@ -587,7 +587,7 @@ func writeSteps(b *strings.Builder, t explorer.Trace, run Run) {
 		prev = s.State
 	}
 	if len(t.Cycle) > 0 {
-		fmt.Fprintf(b, "  Cycle (%d steps, back to the state after step %d), repeated forever", len(t.Cycle), len(t.Steps))
+		fmt.Fprintf(b, "  Cycle (%s, back to the state after step %d), repeated forever", Count(len(t.Cycle), "step"), len(t.Steps))
 		if len(t.CycleTasks) > 0 {
 			fmt.Fprintf(b, "; it takes the tasks %s", strings.Join(t.CycleTasks, ", "))
 		}
@@ -798,6 +798,16 @@ func Params(p map[string]any) string {
 		parts[i] = fmt.Sprintf("--%s %v", k, p[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// Count says n of a thing, with the noun's plural when n is not 1 (and
+// thousands separators): Count(1, "step") is "1 step", Count(1200,
+// "state") is "1,200 states".
+func Count[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Group(int64(n)) + " " + noun + "s"
 }
 
 func plural(n int) string {

@@ -85,7 +85,7 @@ func SimText(w io.Writer, sim Sim) error {
 	if sim.Bug != "" {
 		fmt.Fprintf(&b, "broken on purpose: %s\n", sim.Bug)
 	}
-	fmt.Fprintf(&b, "simulation: %s runs, seed %d, at most %s steps each\n\n", Group(int64(r.Asked)), r.Seed, Group(int64(r.MaxSteps)))
+	fmt.Fprintf(&b, "simulation: %s, seed %d, at most %s each\n\n", Count(r.Asked, "run"), r.Seed, Count(r.MaxSteps, "step"))
 	verdicts := make([]string, len(r.Properties))
 	width, vwidth := 0, 0
 	for i, p := range r.Properties {
@@ -126,7 +126,7 @@ func SimText(w io.Writer, sim Sim) error {
 	if r.Runs > 0 {
 		perRun = float64(r.Steps) / float64(r.Runs)
 	}
-	fmt.Fprintf(&b, "%s steps (%.1f per run), %s distinct states (estimate, ±%.0f%%)\n", Group(r.Steps), perRun, Estimate(r.Distinct), math.Ceil(200*simulate.SketchError))
+	fmt.Fprintf(&b, "%s (%.1f per run), %s distinct states (estimate, ±%.0f%%)\n", Count(r.Steps, "step"), perRun, Estimate(r.Distinct), math.Ceil(200*simulate.SketchError))
 	if r.Tracked != "" {
 		fmt.Fprintf(&b, "the states also hold %s\n", r.Tracked)
 	}
@@ -142,7 +142,7 @@ func SimText(w io.Writer, sim Sim) error {
 	}
 	if f := r.Failure; f != nil {
 		fmt.Fprintf(&b, "\nMODEL ERROR in run #%d: %s\nThe state where the model failed is reached by:\n", f.Run+1, r.FailureErr)
-		fmt.Fprintf(&b, "Trace (simulation, %d steps) from the run's initial state:\n", len(f.Trace.Steps))
+		fmt.Fprintf(&b, "Trace (simulation, %s) from the run's initial state:\n", Count(len(f.Trace.Steps), "step"))
 		writeSteps(&b, f.Trace, sim.run())
 		writeRerun(&b, f.Trace, sim.run())
 	}
@@ -159,7 +159,7 @@ func writeSimViolation(b *strings.Builder, v simulate.Violation, r *simulate.Res
 		}
 	}
 	if v.Property == properties.DeadlockFreedom {
-		fmt.Fprintf(b, "DEADLOCK: a terminal state that is not a valid end state, after %d steps\n", len(v.Trace.Steps))
+		fmt.Fprintf(b, "DEADLOCK: a terminal state that is not a valid end state, after %s\n", Count(len(v.Trace.Steps), "step"))
 	} else {
 		fmt.Fprintf(b, "VIOLATED %s%s\n", v.Property, doc)
 	}
@@ -169,14 +169,14 @@ func writeSimViolation(b *strings.Builder, v simulate.Violation, r *simulate.Res
 	case v.Kind == properties.Assertion:
 		b.WriteString("An assertion of the algorithm failed: a state its rules take to be impossible was reached (a bug of the algorithm, or of its model).\n")
 	}
-	shrunk := fmt.Sprintf("shrunk to %d in %s replays (%s steps)", len(v.Trace.Steps), Group(int64(v.Replays)), Group(v.ReplayedSteps))
+	shrunk := fmt.Sprintf("shrunk to %d in %s (%s)", len(v.Trace.Steps), Count(v.Replays, "replay"), Count(v.ReplayedSteps, "step"))
 	switch {
 	case !v.Shrunk:
 		shrunk = "not shrunk"
 	case v.Exhausted:
 		shrunk += "; the budget (--shrink-steps) ran out: it may shrink further"
 	}
-	fmt.Fprintf(b, "The shortest run to it: run #%d, %d steps; %s.\n", v.Run+1, v.Found, shrunk)
+	fmt.Fprintf(b, "The shortest run to it: run #%d, %s; %s.\n", v.Run+1, Count(v.Found, "step"), shrunk)
 	fmt.Fprintf(b, "Counterexample (%s) from the run's initial state:\n", SimTraceKind(v))
 	writeSteps(b, v.Trace, sim.run())
 	writeRerun(b, v.Trace, sim.run())
@@ -186,9 +186,9 @@ func writeSimViolation(b *strings.Builder, v simulate.Violation, r *simulate.Res
 // shrunk, 38 steps".
 func SimTraceKind(v simulate.Violation) string {
 	if !v.Shrunk {
-		return fmt.Sprintf("simulation, not shrunk, %d steps", len(v.Trace.Steps))
+		return fmt.Sprintf("simulation, not shrunk, %s", Count(len(v.Trace.Steps), "step"))
 	}
-	return fmt.Sprintf("simulation, shrunk, %d steps", len(v.Trace.Steps))
+	return fmt.Sprintf("simulation, shrunk, %s", Count(len(v.Trace.Steps), "step"))
 }
 
 // Estimate writes an estimated count with three significant digits and a

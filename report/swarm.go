@@ -45,7 +45,7 @@ func JobLine(job explorer.SwarmJob, jobs int) string {
 	if job.Err != nil {
 		return fmt.Sprintf("job %d/%d: error: %v", job.Index, jobs, job.Err)
 	}
-	return fmt.Sprintf("job %d/%d (seed %#x): %s, %s states, depth %d, %s", job.Index, jobs, job.Seed, jobOutcome(r), Group(r.States), r.Depth, formatSeconds(r.Elapsed.Seconds()))
+	return fmt.Sprintf("job %d/%d (seed %#x): %s, %s, depth %d, %s", job.Index, jobs, job.Seed, jobOutcome(r), Count(r.States, "state"), r.Depth, formatSeconds(r.Elapsed.Seconds()))
 }
 
 // jobOutcome says what a job found: the properties it violated, with the
@@ -55,7 +55,7 @@ func jobOutcome(r *explorer.Result) string {
 	case explorer.Violated:
 		var vs []string
 		for _, v := range r.Violations {
-			vs = append(vs, fmt.Sprintf("%s (%d steps)", v.Property, len(v.Trace.Steps)+len(v.Trace.Cycle)))
+			vs = append(vs, fmt.Sprintf("%s (%s)", v.Property, Count(len(v.Trace.Steps)+len(v.Trace.Cycle), "step")))
 		}
 		return "violated " + strings.Join(vs, ", ")
 	case explorer.Failed:
@@ -130,7 +130,7 @@ func SwarmText(w io.Writer, sr SwarmRun) error {
 	for _, v := range r.Violations {
 		b.WriteString("\n")
 		if v.Property == "deadlock-freedom" {
-			fmt.Fprintf(&b, "DEADLOCK: a terminal state that is not a valid end state, after %d steps", len(v.Trace.Steps))
+			fmt.Fprintf(&b, "DEADLOCK: a terminal state that is not a valid end state, after %s", Count(len(v.Trace.Steps), "step"))
 		} else {
 			fmt.Fprintf(&b, "VIOLATED %s", v.Property)
 		}

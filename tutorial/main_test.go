@@ -71,7 +71,7 @@ func Example() {
 	// deadlock-freedom holds
 	// progress holds
 	// starvation-freedom holds
-	// 41 distinct states, 60 transitions, depth 12, 1 terminal states
+	// 41 distinct states, 60 transitions, depth 12, 1 terminal state
 	// result: OK, every property holds
 	// exit code 0
 	// mutual-exclusion violated
