@@ -44,10 +44,10 @@ func TestUserBinaryNamesItself(t *testing.T) {
 	// A message split over writes is renamed once, at its line's start.
 	var b bytes.Buffer
 	r := &renamer{w: &b, prog: "tc"}
-	for _, w := range []string{"vacheck: a ", "vacheck: b\nvacheck: c\n", "x vacheck: d\n"} {
+	for _, w := range []string{"vacheck: a ", "vacheck: b\nvacheck: c\n", "x vacheck: d\n", "vacheck: e\n"} {
 		r.Write([]byte(w))
 	}
-	if want := "tc: a vacheck: b\ntc: c\nx vacheck: d\n"; b.String() != want {
+	if want := "tc: a vacheck: b\ntc: c\nx vacheck: d\ntc: e\n"; b.String() != want {
 		t.Errorf("renamer wrote %q, want %q", b.String(), want)
 	}
 }

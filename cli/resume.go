@@ -267,7 +267,7 @@ func resumeCommand(stdout, stderr io.Writer, code *int, catalog []specs.Spec) *u
 			if err := checkSavedCommandLine(dir, saved); err != nil {
 				return err
 			}
-			args := append([]string{"vacheck"}, saved...)
+			args := append([]string{c.App.Name}, saved...)
 			for _, name := range append(resumeOverrides, "quiet") {
 				if c.IsSet(name) {
 					if name == "quiet" {
@@ -279,12 +279,21 @@ func resumeCommand(stdout, stderr io.Writer, code *int, catalog []specs.Spec) *u
 			}
 			args = append(args, "--checkpoint", dir)
 			if !c.Bool("quiet") {
-				fmt.Fprintf(stderr, "vacheck: resuming %s at %s states, depth %d, after %s: vacheck %s\n",
-					info.Model, report.Group(info.States), info.Depth, info.Elapsed.Round(time.Second), strings.Join(saved, " "))
+				fmt.Fprintf(stderr, "vacheck: resuming %s at %s, depth %d, after %s already spent: %s %s\n",
+					info.Model, report.Count(info.States, "state"), info.Depth, roundElapsed(info.Elapsed), c.App.Name, strings.Join(saved, " "))
 			}
 			ctx := context.WithValue(c.Context, resumingKey{}, true)
 			*code = runContext(ctx, args, stdout, stderr, catalog)
 			return nil
 		},
 	}
+}
+
+// roundElapsed rounds the time a run took for a message: to the second,
+// to the millisecond below a second (never "0s" for a run that took some).
+func roundElapsed(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
 }

@@ -126,7 +126,8 @@ func programVersion(prog string) string {
 }
 
 // renamer writes to w with the program name prog, rather than vacheck,
-// at the start of each line: the messages of a user's binary name it.
+// at the start of each line and in the commands it quotes ('vacheck
+// resume DIR'): the messages of a user's binary name it.
 type renamer struct {
 	w       io.Writer
 	prog    string
@@ -136,11 +137,14 @@ type renamer struct {
 func (r *renamer) Write(p []byte) (int, error) {
 	var b bytes.Buffer
 	for line := range bytes.SplitAfterSeq(p, []byte("\n")) {
+		if len(line) == 0 {
+			continue // after the last newline
+		}
 		if !r.midLine && bytes.HasPrefix(line, []byte("vacheck: ")) {
 			b.WriteString(r.prog)
 			line = line[len("vacheck"):]
 		}
-		b.Write(line)
+		b.Write(bytes.ReplaceAll(line, []byte("'vacheck "), []byte("'"+r.prog+" ")))
 		r.midLine = !bytes.HasSuffix(line, []byte("\n"))
 	}
 	if _, err := r.w.Write(b.Bytes()); err != nil {

@@ -741,12 +741,9 @@ func (r *ckReader) info(file string) (CheckpointInfo, error) {
 		return CheckpointInfo{}, err
 	}
 	info := CheckpointInfo{Build: h.build, Model: h.model, Meta: h.meta, Bytes: size}
-	info.States = r.i64()
-	for range 4 {
-		r.i64()
-	}
-	info.Depth = int(r.i64())
-	info.Elapsed = time.Duration(r.i64())
+	var c ckCounters
+	c.read(r)
+	info.States, info.Depth, info.Elapsed = c.states, int(c.depth), c.prior
 	if r.err != nil {
 		return info, fmt.Errorf("%w: %s: malformed: %v", ErrCheckpoint, file, r.err)
 	}
