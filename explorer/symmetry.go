@@ -57,7 +57,6 @@ type symModel struct {
 	Model
 	sym     Symmetric
 	group   string
-	initial [][]byte
 	want    uint64 // the invariants whose verdicts must agree
 	checkDL bool
 }
@@ -74,26 +73,65 @@ func symmetric(m Model) (*symModel, error) {
 		e.cause = err
 		return nil, e
 	}
-	initial, err := m.Initial()
-	if err != nil {
-		return nil, fmt.Errorf("explorer: initial states: %w", err)
-	}
-	q := &symModel{Model: m, sym: sm, group: group, want: ^uint64(0), checkDL: true}
-	c := sm.NewCanonicalizer()
-	for k, st := range initial {
+	return &symModel{Model: m, sym: sm, group: group, want: ^uint64(0), checkDL: true}, nil
+}
+
+// InitialStates implements InitialStreamer: it yields the representatives
+// of the model's initial states one at a time, in the order of theirs
+// (initial state k of the quotient stands for initial state k of the
+// model), built as the search asks for them, so that the limits hold
+// while they are built, as without symmetry.
+func (q *symModel) InitialStates(yield func(st []byte) bool) error {
+	c := q.sym.NewCanonicalizer()
+	k := 0
+	var failed error
+	err := eachInitial(q.Model, func(st []byte) bool {
+		k++
 		rep, _, err := c.Canonical(st)
 		if err != nil {
-			return nil, fmt.Errorf("explorer: initial state %d: %w", k+1, err)
+			failed = fmt.Errorf("initial state %d: %w", k, err)
+			return false
 		}
-		q.initial = append(q.initial, append([]byte(nil), rep...))
+		return yield(append([]byte(nil), rep...))
+	})
+	if err != nil {
+		return err
 	}
-	return q, nil
+	return failed
 }
 
 // Initial returns the representatives of the model's initial states, in
-// the order of theirs: initial state k of the quotient stands for initial
-// state k of the model.
-func (q *symModel) Initial() ([][]byte, error) { return q.initial, nil }
+// the order of theirs. The search streams them (InitialStates) instead.
+func (q *symModel) Initial() ([][]byte, error) {
+	var all [][]byte
+	err := q.InitialStates(func(st []byte) bool {
+		all = append(all, st)
+		return true
+	})
+	return all, err
+}
+
+// nthInitial returns initial state k (from 0) of m, building the ones
+// before it only.
+func nthInitial(m Model, k int) ([]byte, error) {
+	var out []byte
+	i := 0
+	err := eachInitial(m, func(st []byte) bool {
+		if i == k {
+			out = append([]byte(nil), st...)
+			return false
+		}
+		i++
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, fmt.Errorf("explorer: no initial state %d", k)
+	}
+	return out, nil
+}
 
 // NewWorker returns a worker of the quotient.
 func (q *symModel) NewWorker() Worker {
@@ -406,17 +444,20 @@ func (s *search) checkSymmetry(live []LiveProperty) error {
 // the quotient's run reached. It returns the action indices of the real
 // run.
 func (q *symModel) concrete(init int, acts []uint32) ([]uint32, error) {
-	initial, err := q.Model.Initial()
+	if init < 0 {
+		return nil, fmt.Errorf("explorer: no initial state %d", init)
+	}
+	cur, err := nthInitial(q.Model, init)
 	if err != nil {
 		return nil, err
 	}
-	if init < 0 || init >= len(initial) {
-		return nil, fmt.Errorf("explorer: no initial state %d", init)
-	}
 	w := q.Model.NewWorker()
 	c := q.sym.NewCanonicalizer()
-	cur := append([]byte(nil), initial[init]...)
-	rep := append([]byte(nil), q.initial[init]...)
+	r0, _, err := c.Canonical(cur)
+	if err != nil {
+		return nil, err
+	}
+	rep := append([]byte(nil), r0...)
 	out := make([]uint32, 0, len(acts))
 	for _, a := range acts {
 		// The quotient's step: action a of the representative.
@@ -521,12 +562,11 @@ func sameState(m Model, init int, a, b []uint32) bool {
 }
 
 func endState(m Model, init int, acts []uint32) ([]byte, error) {
-	initial, err := m.Initial()
+	cur, err := nthInitial(m, init)
 	if err != nil {
 		return nil, err
 	}
 	w := m.NewWorker()
-	cur := append([]byte(nil), initial[init]...)
 	for _, a := range acts {
 		if cur, err = successor(w, cur, a); err != nil {
 			return nil, err

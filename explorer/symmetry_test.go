@@ -248,3 +248,58 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// streamSwap is swap whose initial states are every pair of counters, made
+// one at a time (an InitialStreamer) and counted in built; Initial, which
+// builds them all, fails.
+type streamSwap struct {
+	swap
+	built *int
+}
+
+func (m streamSwap) InitialStates(yield func(st []byte) bool) error {
+	for a := range byte(4) {
+		for b := range byte(4) {
+			*m.built++
+			if !yield([]byte{a, b}) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func (m streamSwap) Initial() ([][]byte, error) {
+	return nil, errors.New("Initial builds every initial state at once")
+}
+
+// TestSymmetryStreamsInitialStates: under symmetry the search builds the
+// initial states one at a time as the plain search does, so that a limit
+// holds while they are built (issue 34 item 8: the quotient called
+// m.Initial() and canonicalized them all before the search began), and
+// its counterexamples map back to real runs from the streamed states.
+func TestSymmetryStreamsInitialStates(t *testing.T) {
+	for _, strategy := range []explorer.Strategy{explorer.BFS, explorer.DFS} {
+		built := 0
+		m := streamSwap{swap: swap{bad: -1}, built: &built}
+		r := check(t, m, explorer.Config{Strategy: strategy, Workers: 1, Symmetry: true, MaxStates: 3})
+		if r.Status != explorer.Incomplete || r.Limit != explorer.StateLimit {
+			t.Errorf("%v: %v (%s); want incomplete at the state limit", strategy, r.Status, r.Reason)
+		}
+		if built > 6 {
+			t.Errorf("%v: %d of 16 initial states built for --max-states 3", strategy, built)
+		}
+		// All of them: 10 orbits of the 16 pairs, all initial.
+		built = 0
+		r = check(t, m, explorer.Config{Strategy: strategy, Workers: 1, Symmetry: true})
+		if r.Status != explorer.OK || r.States != 10 || r.RawStates != 16 {
+			t.Errorf("%v: %v, %d orbits of %d states; want ok, 10 of 16", strategy, r.Status, r.States, r.RawStates)
+		}
+		// A counterexample maps back to a real run from a streamed state.
+		m.bad = 5
+		r = check(t, m, explorer.Config{Strategy: strategy, Workers: 1, Symmetry: true})
+		if r.Status != explorer.Violated || len(r.Violations) == 0 {
+			t.Fatalf("%v: %v; want violated", strategy, r.Status)
+		}
+	}
+}
