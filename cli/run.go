@@ -402,6 +402,11 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err == nil {
 		err = checkTypedMetrics(spec.Name, res)
 	}
+	var ce *explorer.ConfigError
+	if errors.As(err, &ce) && ce.Field == "Symmetry" && strings.Contains(ce.Error(), "not closed under") &&
+		slices.ContainsFunc(spec.Params, func(p specs.Param) bool { return p.Flag == "ids" }) {
+		err = fmt.Errorf("%w (with IDs, give --ids all)", err)
+	}
 	if err != nil {
 		return exitUsage, err
 	}

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/bits"
 )
@@ -13,7 +14,10 @@ import (
 type Symmetric interface {
 	// Symmetry describes the group for reports ("rotations of the ring, 5
 	// elements"), or says why the model cannot be reduced by it (it
-	// declares none; its initial states are not a union of orbits).
+	// declares none). The initial states must be a union of whole orbits;
+	// Symmetry need not check it: the search does, as it builds them one
+	// at a time, under its limits, and refuses (ErrConfig) a model whose
+	// initial states are not.
 	Symmetry() (string, error)
 	// NewCanonicalizer returns a Canonicalizer with scratch memory of its
 	// own, for one goroutine.
@@ -81,23 +85,46 @@ func symmetric(m Model) (*symModel, error) {
 // (initial state k of the quotient stands for initial state k of the
 // model), built as the search asks for them, so that the limits hold
 // while they are built, as without symmetry.
+//
+// Once it has yielded them all, it checks that they are a union of whole
+// orbits, without which the quotient's counts would not be the model's:
+// the orbits of their representatives must hold as many states as there
+// are distinct initial states. It keeps a fingerprint of each, not the
+// states.
 func (q *symModel) InitialStates(yield func(st []byte) bool) error {
 	c := q.sym.NewCanonicalizer()
 	k := 0
 	var failed error
+	seen := map[uint64]struct{}{}
+	orbits := map[uint64]int{} // of each representative
+	complete := true
 	err := eachInitial(q.Model, func(st []byte) bool {
 		k++
-		rep, _, err := c.Canonical(st)
+		fp := fingerprint(st)
+		rep, orbit, err := c.Canonical(st)
 		if err != nil {
 			failed = fmt.Errorf("initial state %d: %w", k, err)
 			return false
 		}
-		return yield(append([]byte(nil), rep...))
+		seen[fp] = struct{}{}
+		orbits[fingerprint(rep)] = orbit
+		if !yield(append([]byte(nil), rep...)) {
+			complete = false
+			return false
+		}
+		return true
 	})
-	if err != nil {
+	if err = cmp.Or(err, failed); err != nil || !complete {
 		return err
 	}
-	return failed
+	total := 0
+	for _, o := range orbits {
+		total += o
+	}
+	if total != len(seen) {
+		return configError("Symmetry", "", "{Symmetry}: the initial states are not closed under the %s: %s, whose orbits hold %d", q.group, distinctInitial(len(seen)), total)
+	}
+	return nil
 }
 
 // Initial returns the representatives of the model's initial states, in
@@ -584,4 +611,12 @@ func (w *symWorker) Live(s []byte, k, i int) (when, goal bool, err error) {
 		return false, false, fmt.Errorf("explorer: the model's worker does not evaluate liveness predicates")
 	}
 	return lw.Live(s, k, i)
+}
+
+// distinctInitial says n distinct initial states.
+func distinctInitial(n int) string {
+	if n == 1 {
+		return "1 distinct initial state"
+	}
+	return fmt.Sprintf("%d distinct initial states", n)
 }

@@ -107,3 +107,57 @@ func TestCatalogStreamsInitialStates(t *testing.T) {
 		}
 	}
 }
+
+// TestSymmetryStreamsInitialStates checks every catalog spec that declares
+// a symmetry with --symmetry at the parameters of largeFlags and
+// --max-states 10: the search ends at the state limit having built few
+// initial states, within the budget of 4 MiB besides the search's own
+// fixed tables. The quotient used to build and canonicalize every initial
+// state (lelann --n 9 --ids all --initiators subsets: 9! × 511) before the
+// search began, and to check that they were whole orbits on a map of them
+// all (issue 34 item 8).
+func TestSymmetryStreamsInitialStates(t *testing.T) {
+	// What a search of one initial state allocates: its fixed tables.
+	base := func(s Spec) uint64 {
+		p, err := NewParams(s, map[string]string{"n": "3", "ids": "increasing"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := s.Build(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return allocated(func() { _, _ = explorer.Check(m, explorer.Config{Workers: 1, MaxStates: 10, Properties: []string{}}) })
+	}
+	for _, s := range Catalog() {
+		if s.Symmetry == "" {
+			continue
+		}
+		flags := largeFlags(s, false)
+		name := caseName(s.Name, flags)
+		var r *explorer.Result
+		var err error
+		got := allocated(func() {
+			var p *Params
+			if p, err = NewParams(s, flags); err != nil {
+				return
+			}
+			var m explorer.Model
+			if m, err = s.Build(p); err != nil {
+				return
+			}
+			r, err = explorer.Check(m, explorer.Config{Workers: 1, Symmetry: true, MaxStates: 10, Properties: []string{}})
+		})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if r.Status != explorer.Incomplete || r.Limit != explorer.StateLimit {
+			t.Errorf("%s: %v (%s); want incomplete at the state limit", name, r.Status, r.Reason)
+		}
+		if b := base(s); got > b+streamBudget {
+			t.Errorf("%s --symmetry --max-states 10 allocated %.1f MiB, %.1f MiB more than a search of one initial state (budget %d MiB)",
+				name, float64(got)/(1<<20), float64(got-b)/(1<<20), streamBudget>>20)
+		}
+	}
+}
