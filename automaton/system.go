@@ -444,10 +444,14 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 	if err := sys.compileSymmetry(); err != nil {
 		return nil, err
 	}
-	sys.props = append(sys.props, properties.Info{
-		Name: properties.ChannelBound, Kind: properties.Assertion,
-		Doc: fmt.Sprintf("no channel holds more than %s (the model's capacity; raise --capacity if a correct model needs more)", plural(sys.capacity, "message")),
-	})
+	if len(cfg.Links) > 0 {
+		// A system without channels has no channel to bound: no
+		// channel-bound line in its report.
+		sys.props = append(sys.props, properties.Info{
+			Name: properties.ChannelBound, Kind: properties.Assertion,
+			Doc: fmt.Sprintf("no channel holds more than %s (the model's capacity; raise --capacity if a correct model needs more)", plural(sys.capacity, "message")),
+		})
+	}
 	return sys, nil
 }
 
