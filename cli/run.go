@@ -413,7 +413,8 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	r, reducible := model.(explorer.Reducible)
 	reducible = reducible && r.Reducible()
 	run := report.Run{Spec: spec.Name, Bug: spec.Bug, Params: params.Canonical(), Result: res, Reducible: reducible,
-		Involved: views.involved, TraceDiff: views.diff, NotChecked: notChecked, NotCheckedWhy: safetyOnlyWhy(cfg), Metrics: cfg.Metrics,
+		DefaultChannels: defaultChannels(spec),
+		Involved:        views.involved, TraceDiff: views.diff, NotChecked: notChecked, NotCheckedWhy: safetyOnlyWhy(cfg), Metrics: cfg.Metrics,
 		Continue: cfg.Continue, Rerun: rerunBase(c, spec, given)}
 	if views.msc {
 		run.Show = "msc"

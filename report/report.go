@@ -57,6 +57,11 @@ type Run struct {
 	// parameters that name its initial state put over it (RerunCommand).
 	// Empty means `vacheck check SPEC` with the canonical Params.
 	Rerun []string
+	// DefaultChannels is the channel discipline the spec takes when
+	// --channels is not given ("fifo", "unordered"), for the verdict
+	// block to say whether the run's (Params["channels"]) is the default;
+	// "" if unknown.
+	DefaultChannels string
 }
 
 // missingMetrics returns the metrics asked for that the run did not
@@ -408,6 +413,9 @@ func Text(w io.Writer, run Run) error {
 	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
 		formatSeconds(r.Elapsed.Seconds()), Group(int64(r.StatesPerSecond())), FormatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
+	if line := run.channelsLine(); line != "" {
+		b.WriteString(line + "\n")
+	}
 	if r.Status == explorer.Violated && (!r.Exhaustive || r.Reason != "") {
 		switch {
 		case r.Limit == explorer.BitstateLimit:
@@ -532,6 +540,29 @@ func Text(w io.Writer, run Run) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// channelsLine says the run's channel discipline and capacity, and whether
+// the discipline is the spec's default, which differs by spec: "channels:
+// fifo (the default of this spec), at most 3 messages each"; "" for a
+// model without channels.
+func (run Run) channelsLine() string {
+	disc, ok := run.Params["channels"]
+	if !ok {
+		return ""
+	}
+	line := fmt.Sprintf("channels: %v", disc)
+	switch d := fmt.Sprint(disc); {
+	case run.DefaultChannels == "":
+	case d == run.DefaultChannels:
+		line += " (the default of this spec)"
+	default:
+		line += fmt.Sprintf(" (--channels; the default of this spec is %s)", run.DefaultChannels)
+	}
+	if c, ok := run.Params["capacity"].(int); ok {
+		line += fmt.Sprintf(", at most %s each", Count(c, "message"))
+	}
+	return line
 }
 
 // TraceKind describes a counterexample found by a search of strategy st:

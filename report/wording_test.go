@@ -37,3 +37,28 @@ func TestOneIsSingular(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictBlockSaysTheChannels: the verdict block says the channel
+// discipline, and whether it is the spec's default, which differs by spec
+// (issue 34 item 7); a model without channels has no such line.
+func TestVerdictBlockSaysTheChannels(t *testing.T) {
+	r := &explorer.Result{Status: explorer.OK, Workers: 1}
+	for _, tt := range []struct {
+		params map[string]any
+		def    string
+		want   string
+	}{
+		{map[string]any{"channels": "fifo", "capacity": 3}, "fifo", "\nchannels: fifo (the default of this spec), at most 3 messages each\n"},
+		{map[string]any{"channels": "fifo", "capacity": 1}, "unordered", "\nchannels: fifo (--channels; the default of this spec is unordered), at most 1 message each\n"},
+		{map[string]any{"n": 3}, "", ""},
+	} {
+		var b strings.Builder
+		if err := Text(&b, Run{Spec: "s", Params: tt.params, Result: r, DefaultChannels: tt.def}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if tt.want == "" && strings.Contains(out, "channels:") || tt.want != "" && !strings.Contains(out, tt.want) {
+			t.Errorf("%v: want %q in\n%s", tt.params, tt.want, out)
+		}
+	}
+}
