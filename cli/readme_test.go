@@ -24,13 +24,15 @@ import (
 // missing here fails the test, so that no document shows a command whose
 // outcome nobody checked.
 var readmeExits = map[string]int{
-	"vacheck list": 0,
-	"vacheck check chang-roberts --n 6 --ids all":               0,
-	"vacheck check chang-roberts --n 4 --ids 2,4,1,3":           0,
-	"vacheck check chang-roberts-broken --n 3 --ids increasing": 1,
-	"vacheck check chang-roberts --n 5 --metric messages":       0,
-	"vacheck check maekawa-basic --n 3":                         1,
-	"vacheck check chang-roberts --n 5 --format json":           0,
+	"vacheck list":                                                                            0,
+	"vacheck list mutex":                                                                      0,
+	"vacheck list lelann --format json":                                                       0,
+	"vacheck check chang-roberts --n 6 --ids all":                                             0,
+	"vacheck check chang-roberts --n 4 --ids 2,4,1,3":                                         0,
+	"vacheck check chang-roberts-broken --n 3 --ids increasing":                               1,
+	"vacheck check chang-roberts --n 5 --metric messages":                                     0,
+	"vacheck check maekawa-basic --n 3":                                                       1,
+	"vacheck check chang-roberts --n 5 --format json":                                         0,
 	"vacheck --version":                                                                       0,
 	"vacheck check chang-roberts --help":                                                      0,
 	"vacheck sweep chang-roberts --n 3..5":                                                    0,
