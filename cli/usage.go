@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/internal/input"
@@ -128,13 +129,18 @@ func programVersion(prog string) string {
 // renamer writes to w with the program name prog, rather than vacheck,
 // at the start of each line and in the commands it quotes ('vacheck
 // resume DIR'): the messages of a user's binary name it.
+// It may be written from several goroutines (progress lines and
+// messages), as os.Stderr may.
 type renamer struct {
 	w       io.Writer
 	prog    string
+	mu      sync.Mutex
 	midLine bool // the last write did not end a line
 }
 
 func (r *renamer) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var b bytes.Buffer
 	for line := range bytes.SplitAfterSeq(p, []byte("\n")) {
 		if len(line) == 0 {
