@@ -209,7 +209,7 @@ func specHelp(w io.Writer, prog, cmd string, spec specs.Spec) error {
 	if spec.Page != "" {
 		fmt.Fprintf(w, "explained in: %s\n", spec.Page)
 	}
-	fmt.Fprintf(w, "\nusage: %s %s %s [parameters] [%s flags]\n\nparameters:\n", prog, cmd, spec.Name, flagsOf(cmd))
+	fmt.Fprintf(w, "\nusage: %s %s %s [parameters] [%s flags]\n\nparameters:\n", prog, cmd, spec.Name, flagKind(cmd))
 	params := append(append([]specs.Param(nil), spec.Params...),
 		specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"},
 		specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error (default: the spec's)"})
@@ -237,13 +237,13 @@ func specHelp(w io.Writer, prog, cmd string, spec specs.Spec) error {
 	for _, f := range commandFlags(cmd) {
 		engine = append(engine, "--"+f.Names()[0])
 	}
-	fmt.Fprintf(w, "\n%s flags: %s\n(see '%s %s --help' for what they do)\n", flagsOf(cmd), strings.Join(engine, ", "), prog, cmd)
+	fmt.Fprintf(w, "\n%s flags: %s\n(see '%s %s --help' for what they do)\n", flagKind(cmd), strings.Join(engine, ", "), prog, cmd)
 	return nil
 }
 
-// flagsOf names the flags of cmd that are not spec parameters, in
+// flagKind names the flags of cmd that are not spec parameters, in
 // `vacheck CMD SPEC --help`.
-func flagsOf(cmd string) string {
+func flagKind(cmd string) string {
 	if cmd == "check" || cmd == "sweep" {
 		return "engine"
 	}
