@@ -374,16 +374,13 @@ func TestTutorialMatchesItsFiles(t *testing.T) {
 	}
 }
 
-// TestTutorialCopies follows the tutorial as a user would: a new module
-// that requires vacheck (here this clone, replaced, with the module cache
-// and no network) and holds copies of tutorial/main.go and main_test.go
-// must build and pass its tests, the Example that runs its command line
-// among them, so that the files' imports and package are those of a module
-// of one's own.
-func TestTutorialCopies(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module of its own; run without -short")
-	}
+// userModule makes a new module named module, as a user's own: vacheck
+// required and replaced by this clone, vacheck's go.sum, no network, and
+// the files of the repository given as {from, to}. It returns the
+// module's directory and a runner of commands in it (output and exit
+// code; a command that cannot start fails the test).
+func userModule(t *testing.T, module string, files [][2]string) (string, func(name string, args ...string) (string, int)) {
+	t.Helper()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH")
@@ -393,65 +390,12 @@ func TestTutorialCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil { // the checksums of vacheck's own requirements
-		t.Fatal(err)
-	}
-	for _, f := range tutorialFiles {
-		src, err := os.ReadFile(filepath.Join(root, "tutorial", f))
+	for _, f := range append([][2]string{{"go.sum", "go.sum"}}, files...) { // go.sum: the checksums of vacheck's own requirements
+		src, err := os.ReadFile(filepath.Join(root, f[0]))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f), src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(goCmd, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	run("mod", "init", "example.com/central")
-	run("mod", "edit", "-replace", "github.com/vacheck/vacheck="+root)
-	if out := run("test", "-count=1", "-v", "."); !strings.Contains(out, "--- PASS: Example") {
-		t.Errorf("go test in the new module ran no Example (the command line):\n%s", out)
-	}
-}
-
-// TestTutorialSharedCopies builds the tutorial's second example,
-// tutorial/ewd840/main.go, in a new module of its own as TestTutorialCopies
-// does the first, and runs its command line: ewd840 --n 4 holds with the
-// 1,566 states and 13,938 transitions that a literal model of EWD840.tla
-// counts (automaton's TestEWD840BothWays), and the broken twin is refuted
-// (exit code 1).
-func TestTutorialSharedCopies(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module of its own; run without -short")
-	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH")
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, f := range []struct{ from, to string }{{"go.sum", "go.sum"}, {"tutorial/ewd840/main.go", "main.go"}} {
-		src, err := os.ReadFile(filepath.Join(root, f.from))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f.to), src, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f[1]), src, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -470,10 +414,47 @@ func TestTutorialSharedCopies(t *testing.T) {
 		}
 		return string(out), 0
 	}
-	for _, args := range [][]string{{"mod", "init", "example.com/ewd840"}, {"mod", "edit", "-replace", "github.com/vacheck/vacheck=" + root}, {"build", "-o", "ewd840", "."}} {
+	for _, args := range [][]string{{"mod", "init", module}, {"mod", "edit", "-replace", "github.com/vacheck/vacheck=" + root}} {
 		if out, code := run(goCmd, args...); code != 0 {
 			t.Fatalf("go %s: exit %d\n%s", strings.Join(args, " "), code, out)
 		}
+	}
+	return dir, run
+}
+
+// TestTutorialCopies follows the tutorial as a user would: a new module
+// that requires vacheck (here this clone, replaced, with the module cache
+// and no network) and holds copies of tutorial/main.go and main_test.go
+// must build and pass its tests, the Example that runs its command line
+// among them, so that the files' imports and package are those of a module
+// of one's own.
+func TestTutorialCopies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own; run without -short")
+	}
+	var files [][2]string
+	for _, f := range tutorialFiles {
+		files = append(files, [2]string{filepath.Join("tutorial", f), f})
+	}
+	_, run := userModule(t, "example.com/central", files)
+	if out, code := run("go", "test", "-count=1", "-v", "."); code != 0 || !strings.Contains(out, "--- PASS: Example") {
+		t.Errorf("go test in the new module: exit %d, or it ran no Example (the command line):\n%s", code, out)
+	}
+}
+
+// TestTutorialSharedCopies builds the tutorial's second example,
+// tutorial/ewd840/main.go, in a new module of its own as TestTutorialCopies
+// does the first, and runs its command line: ewd840 --n 4 holds with the
+// 1,566 states and 13,938 transitions that a literal model of EWD840.tla
+// counts (automaton's TestEWD840BothWays), and the broken twin is refuted
+// (exit code 1).
+func TestTutorialSharedCopies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own; run without -short")
+	}
+	dir, run := userModule(t, "example.com/ewd840", [][2]string{{"tutorial/ewd840/main.go", "main.go"}})
+	if out, code := run("go", "build", "-o", "ewd840", "."); code != 0 {
+		t.Fatalf("go build: exit %d\n%s", code, out)
 	}
 	bin := filepath.Join(dir, "ewd840")
 	if out, code := run(bin, "check", "ewd840", "--n", "4"); code != 0 || !strings.Contains(out, "1,566 distinct states, 13,938 transitions") {
