@@ -7,6 +7,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/vacheck/vacheck/internal/hll"
 	"github.com/vacheck/vacheck/internal/offheap"
 )
 
@@ -242,7 +243,7 @@ func (s *search) startBitstate() {
 		return
 	}
 	s.bits = newBitstate(s.cfg.Bitstate, s.cfg.BitstateHashes, s.cfg.BitstateSeed)
-	s.sketch = new(distinctSketch)
+	s.sketch = new(hll.Sketch)
 }
 
 // endBitstate ends a bitstate search: one that ran to its end is
@@ -261,7 +262,7 @@ func (s *search) endBitstate() {
 // bitstate table.
 func (s *search) bitstateAdd(st []byte, fp uint64) {
 	if s.bits.add(st) {
-		s.sketch.add(fp)
+		s.sketch.Add(fp)
 	}
 }
 
@@ -269,7 +270,7 @@ func (s *search) bitstateAdd(st []byte, fp uint64) {
 // missing, of fingerprint fp.
 func (s *search) bitstateInsert(fp uint64) {
 	s.bits.insert()
-	s.sketch.add(fp)
+	s.sketch.Add(fp)
 }
 
 // shuffle puts xs in a random order drawn from the search's OrderSeed, if

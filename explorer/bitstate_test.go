@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/vacheck/vacheck/internal/hll"
 )
 
 // fillWithKeys adds n distinct states (8-byte counters) to a table of
@@ -148,28 +150,28 @@ func bitsCount(x uint64) int {
 	return n
 }
 
-// TestDistinctSketch checks the HyperLogLog's estimates within 3% (about 4
+// TestDistinctSketch checks the HyperLogLog (internal/hll) the swarm reads its union with:'s estimates within 3% (about 4
 // standard errors) from 10 to a million distinct fingerprints, repeats
 // ignored, and that merging two estimates their union.
 func TestDistinctSketch(t *testing.T) {
 	for _, n := range []int{10, 1000, 50_000, 1_000_000} {
-		var d distinctSketch
+		var d hll.Sketch
 		for i := 0; i < n; i++ {
 			h := splitmix(uint64(i))
-			d.add(h)
-			d.add(h)
+			d.Add(h)
+			d.Add(h)
 		}
-		if e := d.estimate(); math.Abs(e-float64(n)) > 0.03*float64(n)+1 {
+		if e := d.Estimate(); math.Abs(e-float64(n)) > 0.03*float64(n)+1 {
 			t.Errorf("%d distinct: estimate %.0f", n, e)
 		}
 	}
-	var a, b distinctSketch
+	var a, b hll.Sketch
 	for i := 0; i < 60_000; i++ {
-		a.add(splitmix(uint64(i)))
-		b.add(splitmix(uint64(i + 30_000)))
+		a.Add(splitmix(uint64(i)))
+		b.Add(splitmix(uint64(i + 30_000)))
 	}
-	a.merge(&b)
-	if e := a.estimate(); math.Abs(e-90_000) > 2700 {
+	a.Merge(&b)
+	if e := a.Estimate(); math.Abs(e-90_000) > 2700 {
 		t.Errorf("union of 0..60000 and 30000..90000: estimate %.0f, want 90000", e)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/vacheck/vacheck/internal/hll"
 	"github.com/vacheck/vacheck/properties"
 )
 
@@ -210,7 +211,7 @@ type Result struct {
 
 	// For Swarm's union over its jobs: the sketch of the distinct states
 	// stored (bitstate searches), and the coverage counter.
-	sketch *distinctSketch
+	sketch *hll.Sketch
 	cover  *CoverageCounter
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dolthub/swiss"
+	"github.com/vacheck/vacheck/internal/hll"
 	"github.com/vacheck/vacheck/internal/offheap"
 	"github.com/vacheck/vacheck/properties"
 	"golang.org/x/sync/errgroup"
@@ -96,7 +97,7 @@ type search struct {
 	// sketch estimates the distinct states it stored (bitstate.go); order
 	// draws the order of successors with Config.OrderSeed.
 	bits   *bitstate
-	sketch *distinctSketch
+	sketch *hll.Sketch
 	order  *rand.Rand
 	// cover counts each worker's transitions with Config.Coverage
 	// (coverage.go).

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vacheck/vacheck/internal/hll"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -245,7 +246,7 @@ func (cfg *SwarmConfig) partJobs() int {
 // summarize sets the swarm's verdicts, violations, union and status from
 // its jobs.
 func (r *SwarmResult) summarize(ctx context.Context, m Model) {
-	var union *distinctSketch
+	var union *hll.Sketch
 	var cover *CoverageCounter
 	found := map[string]*SwarmViolation{}
 	for _, job := range r.Jobs {
@@ -271,9 +272,9 @@ func (r *SwarmResult) summarize(ctx context.Context, m Model) {
 		}
 		if jr.sketch != nil {
 			if union == nil {
-				union = new(distinctSketch)
+				union = new(hll.Sketch)
 			}
-			union.merge(jr.sketch)
+			union.Merge(jr.sketch)
 		}
 		if jr.cover != nil {
 			if cover == nil {
@@ -310,7 +311,7 @@ func (r *SwarmResult) summarize(ctx context.Context, m Model) {
 		}
 	}
 	if union != nil {
-		r.States = union.estimate()
+		r.States = union.Estimate()
 	}
 	if cover != nil {
 		r.Coverage = cover.Coverage()

@@ -1,4 +1,4 @@
-package simulate
+package hll
 
 import (
 	"encoding/binary"
@@ -14,11 +14,11 @@ func hashOf(i int) uint64 {
 	return xxh3.Hash(b[:])
 }
 
-// TestSketchError checks the estimate against known counts: within three
-// standard errors (SketchError, 0.8%) from a hundred hashes to two
+// TestError checks the estimate against known counts: within three
+// standard errors (Error, 0.8%) from a hundred hashes to two
 // million, and within one hash of the truth below a hundred, where the
 // estimator is in effect linear counting.
-func TestSketchError(t *testing.T) {
+func TestError(t *testing.T) {
 	var s Sketch
 	if e := s.Estimate(); e != 0 {
 		t.Errorf("empty sketch: estimate %v, want 0", e)
@@ -33,8 +33,8 @@ func TestSketchError(t *testing.T) {
 		switch {
 		case n < 100 && math.Abs(e-float64(n)) > 1:
 			t.Errorf("%d distinct: estimate %.2f, want within 1", n, e)
-		case err > 3*SketchError:
-			t.Errorf("%d distinct: estimate %.0f, relative error %.2f%% > %.2f%%", n, e, 100*err, 300*SketchError)
+		case err > 3*Error:
+			t.Errorf("%d distinct: estimate %.0f, relative error %.2f%% > %.2f%%", n, e, 100*err, 300*Error)
 		}
 		t.Logf("%9d distinct: estimate %12.1f (%+.3f%%)", n, e, 100*(e-float64(n))/float64(n))
 	}
