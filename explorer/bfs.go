@@ -339,9 +339,15 @@ func (b *bfsRun) tally(l *bfsLevel) bool {
 		for _, c := range l.counts {
 			trans += c
 		}
-		if trans > 0 && s.newBeyond(b.cur) {
-			s.cutShort(DepthLimit, fmt.Sprintf("depth limit reached (--max-depth %d): states at depth %d have successors that were not explored", s.cfg.MaxDepth, b.depth))
-			return true
+		if trans > 0 {
+			beyond, stopped := s.newBeyond(b.cur)
+			if beyond {
+				s.cutShort(DepthLimit, fmt.Sprintf("depth limit reached (--max-depth %d): states at depth %d have successors that were not explored", s.cfg.MaxDepth, b.depth))
+				return true
+			}
+			if stopped {
+				return true // undecided: the stop's limit ends the search
+			}
 		}
 		// Nothing lies beyond: the end of the search.
 		s.exhausted = true
@@ -466,9 +472,11 @@ func (b *bfsRun) end(l *bfsLevel) bool {
 // all lead back to stored states ends the search as if it were the last.)
 // A state the search would not expand (it breaks an assertion, or lies
 // outside the model's bound) is left out; a successor the model cannot
-// compute, or a check that fails or panics, counts as new.
-func (s *search) newBeyond(cur *level) bool {
-	var found atomic.Bool
+// compute, or a check that fails or panics, counts as new. A stop ends the
+// look within 256 states of each worker: stopped then says that it did
+// not look at every state, and a false found decides nothing.
+func (s *search) newBeyond(cur *level) (beyond, stopped bool) {
+	var found, halted atomic.Bool
 	s.parallel(func(w int) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -478,6 +486,10 @@ func (s *search) newBeyond(cur *level) bool {
 		wk := s.workers[w]
 		lo, hi := split(cur.n, len(s.workers), w)
 		for r := lo; r < hi && !found.Load(); r++ {
+			if r&255 == 0 && s.stopped() {
+				halted.Store(true)
+				return
+			}
 			st, _, _ := cur.get(r)
 			if a := s.want & s.assert; a != 0 {
 				if mask, err := wk.Check(st, a); err != nil || mask != 0 {
@@ -503,7 +515,7 @@ func (s *search) newBeyond(cur *level) bool {
 			}
 		}
 	})
-	return found.Load()
+	return found.Load(), halted.Load()
 }
 
 // bfsKey is the canonical key of a successor in its level: its

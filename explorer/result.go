@@ -145,7 +145,12 @@ type Result struct {
 	// States counts the distinct states explored: reached, checked and
 	// expanded. Under a constraint (Bounder) the states outside it are
 	// counted in Cut instead.
-	States      int64
+	States int64
+	// Unchecked counts the states of States that a stop (Timeout,
+	// MaxMemory, Context) left stored and not yet checked against the
+	// properties: the verdicts say nothing of them. It is 0 but in an
+	// incomplete search that checked states as it expanded them.
+	Unchecked   int64
 	Transitions int64 // successors computed, including those already seen
 	Depth       int   // largest BFS level reached (DFS: largest stack depth)
 	Terminal    int64 // terminal states found
@@ -227,6 +232,9 @@ func (r *Result) StatesPerSecond() float64 {
 // of the search had the same 64-bit fingerprint, so that one of them was
 // never explored: n(n-1)/2 pairs, each colliding with probability 2^-64.
 func (r *Result) CollisionProbability() float64 {
+	if r.States < 2 {
+		return 0 // no pair: and never n(n-1) = -0 for n = 0
+	}
 	n := float64(r.States)
 	return n * (n - 1) / 2 / 18446744073709551616.0
 }
@@ -235,7 +243,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 	r := &Result{
 		Strategy: s.cfg.Strategy, Workers: s.cfg.Workers, Fairness: s.cfg.Fairness,
 		Graph: s.graph, Metrics: s.metrics,
-		States: s.states.Load() - s.cut.Load(), Transitions: s.transitions.Load(),
+		States: s.states.Load() - s.cut.Load(), Unchecked: s.unchecked.Load(), Transitions: s.transitions.Load(),
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
 		Elapsed: s.prior + time.Since(s.start), PeakMemory: s.peak.Load(),

@@ -53,6 +53,9 @@ type search struct {
 	stop                          atomic.Int32
 	peak                          atomic.Uint64
 	start                         time.Time
+	// unchecked counts the states stored and never checked: those a stop
+	// left in a level whose checks were deferred (checkLevel).
+	unchecked atomic.Int64
 
 	violations []found
 	failure    *found

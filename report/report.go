@@ -235,14 +235,16 @@ type jsonStats struct {
 }
 
 type jsonRun struct {
-	Spec        string         `json:"spec"`
-	Bug         string         `json:"bug,omitempty"`
-	Params      map[string]any `json:"params"`
-	Status      string         `json:"status"`
-	Reason      string         `json:"reason,omitempty"`
-	States      int64          `json:"states"`
-	Transitions int64          `json:"transitions"`
-	Depth       int            `json:"depth"`
+	Spec   string         `json:"spec"`
+	Bug    string         `json:"bug,omitempty"`
+	Params map[string]any `json:"params"`
+	Status string         `json:"status"`
+	Reason string         `json:"reason,omitempty"`
+	States int64          `json:"states"`
+	// Unchecked: of the states, those a stop left stored and not checked.
+	Unchecked   int64 `json:"unchecked_states,omitempty"`
+	Transitions int64 `json:"transitions"`
+	Depth       int   `json:"depth"`
 	// Exhaustive: the safety search explored every reachable state; false
 	// when it stopped at a violation or a limit, its figures partial.
 	Exhaustive bool           `json:"exhaustive"`
@@ -303,7 +305,7 @@ func JSON(w io.Writer, run Run) error {
 	r := run.Result
 	out := jsonRun{
 		Spec: run.Spec, Bug: run.Bug, Params: run.Params, Status: r.Status.String(), Reason: r.Reason,
-		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Exhaustive: r.Exhaustive, Elapsed: r.Elapsed.Seconds(),
+		States: r.States, Unchecked: r.Unchecked, Transitions: r.Transitions, Depth: r.Depth, Exhaustive: r.Exhaustive, Elapsed: r.Elapsed.Seconds(),
 		Properties: []jsonProperty{}, Violations: []jsonViolation{},
 		Stats: jsonStats{
 			Strategy: r.Strategy.String(), Workers: r.Workers, Terminal: r.Terminal, Cut: r.Cut,
@@ -521,7 +523,12 @@ func Text(w io.Writer, run Run) error {
 			fmt.Fprintf(&b, "(the search also stopped early: %s)\n", r.Reason)
 		}
 	case explorer.Incomplete:
-		fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s explored\n", r.Reason, Count(r.States, "state"))
+		if r.Unchecked > 0 {
+			fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s checked (%s more stored, not checked)\n",
+				r.Reason, Count(r.States-r.Unchecked, "state"), Group(r.Unchecked))
+		} else {
+			fmt.Fprintf(&b, "result: INCOMPLETE, %s; no violation among the %s explored\n", r.Reason, Count(r.States, "state"))
+		}
 		if r.Failure == nil && r.Limit != explorer.BitstateLimit {
 			if run.Reducible && r.Reduction != explorer.PartialOrder {
 				b.WriteString("hint: this spec allows partial-order reduction; --reduction por checks its safety properties in far fewer states\n")
