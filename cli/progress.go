@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,10 +18,16 @@ import (
 // stderr, whether or not stderr is a terminal (tests shorten it).
 var progressEvery = 3 * time.Second
 
+// rateWindow is the time constant of the rate a progress line shows: an
+// average of the rates since the lines before, weighted down by e every
+// rateWindow, so that one interval without a new state (a level being
+// stored) does not read as 0/s, nor the next as a burst.
+const rateWindow = 10 * time.Second
+
 // progressLine returns the explorer's Progress callback: one line per call
-// with the states, the rate since the previous line, the BFS level (with
-// how much of it is expanded) or DFS depth, the queue of states waiting,
-// the memory and the fingerprint collision estimate, e.g.
+// with the states, the rate, the BFS level (with how much of it is
+// expanded) or DFS depth, the queue of states waiting, the memory and the
+// fingerprint collision estimate, e.g.
 //
 //	vacheck: 6s  1,234,567 states (205,761/s)  level 14, 40% expanded  queue 45,678  512.3 MiB  collision 4.1e-08
 //
@@ -28,17 +35,29 @@ var progressEvery = 3 * time.Second
 // checked, it says so instead:
 //
 //	vacheck: 9s  2,345,678 states searched; building the state graph for liveness  1.2 GiB
+//
+// The rate is of the states expanded (Progress.Explored), which grows as
+// the search works, smoothed over about rateWindow: a BFS stores a level's
+// states all at once, so a rate of States swung between 0/s while a wide
+// level was expanded and hundreds of thousands per second as it merged.
 func progressLine(w io.Writer) func(explorer.Progress) {
 	var last explorer.Progress
+	rate, rated := 0.0, false
 	return func(p explorer.Progress) {
 		if p.Phase != explorer.Searching {
 			fmt.Fprintf(w, "vacheck: %.0fs  %s states searched; %s  %s\n",
 				p.Elapsed.Seconds(), report.Group(p.States), p.Phase, report.FormatBytes(p.Memory))
 			return
 		}
-		rate := 0.0
+		// Never backwards: a report read as a level begins may undercount.
+		p.Explored = max(p.Explored, last.Explored)
 		if dt := (p.Elapsed - last.Elapsed).Seconds(); dt > 0 {
-			rate = float64(p.States-last.States) / dt
+			now := float64(p.Explored-last.Explored) / dt
+			if !rated {
+				rate, rated = now, true // the first: the average since the start
+			} else {
+				rate += (1 - math.Exp(-dt/rateWindow.Seconds())) * (now - rate)
+			}
 		}
 		last = p
 		where := fmt.Sprintf("level %d", p.Depth)

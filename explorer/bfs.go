@@ -158,6 +158,14 @@ func (b *bfsRun) free() {
 // level's steps share, or nil when the search ends here.
 func (b *bfsRun) begin() *bfsLevel {
 	s, cur, depth, W := b.s, b.cur, b.depth, b.W
+	if depth > b.first {
+		// The level before is expanded: its states count in explored from
+		// now on, after expanded is cleared (a progress report read
+		// between the two undercounts for a moment; one read the other
+		// way would count the level twice).
+		s.expanded.Store(0)
+		s.explored.Add(int64(b.prevN))
+	}
 	l := &bfsLevel{shrink: 1}
 	if b.prevN > 0 {
 		l.shrink = float64(cur.n) / float64(b.prevN)

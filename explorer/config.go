@@ -201,6 +201,11 @@ type Progress struct {
 	// expanded the workers have expanded so far (States grows level by
 	// level, so a wide level can take a while without it changing).
 	Expanded int64
+	// Explored is about how many states the search has expanded in all:
+	// in a BFS, the levels before the one under way and Expanded of it; in
+	// a DFS, States. It grows as the search works, where States grows a
+	// level at a time, so a rate of it does not swing at level merges.
+	Explored int64
 	Elapsed  time.Duration
 	Memory   uint64
 }

@@ -56,6 +56,9 @@ type search struct {
 	// unchecked counts the states stored and never checked: those a stop
 	// left in a level whose checks were deferred (checkLevel).
 	unchecked atomic.Int64
+	// explored counts the states of the BFS levels expanded before the one
+	// under way (Progress.Explored).
+	explored atomic.Int64
 
 	violations []found
 	failure    *found
@@ -354,12 +357,17 @@ func (s *search) monitor(done <-chan struct{}) {
 			}
 			if s.cfg.Progress != nil && now.Sub(lastProgress) >= s.cfg.ProgressEvery {
 				lastProgress = now
-				s.cfg.Progress(Progress{
+				p := Progress{
 					Strategy: s.cfg.Strategy, Phase: Phase(s.phase.Load()),
 					States: s.states.Load(), Transitions: s.transitions.Load(),
 					Depth: int(s.depth.Load()), Queue: s.queue.Load(), Expanded: s.expanded.Load(),
 					Elapsed: now.Sub(s.start), Memory: mem,
-				})
+				}
+				p.Explored = p.States
+				if s.cfg.Strategy == BFS {
+					p.Explored = s.explored.Load() + p.Expanded
+				}
+				s.cfg.Progress(p)
 			}
 		}
 	}
