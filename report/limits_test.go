@@ -63,3 +63,47 @@ func TestCollisionProbabilityIsNeverNegativeZero(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackingNoteSitsNextToTheCount: a metric that tracks more in each
+// state says, next to the state count (text) and next to "states" (JSON),
+// that a plain run may have fewer; a metric that tracks nothing, or none,
+// adds no note (issue 34 item 7).
+func TestTrackingNoteSitsNextToTheCount(t *testing.T) {
+	for _, tc := range []struct {
+		metrics []string
+		tracked string
+		want    string
+	}{
+		{[]string{"time"}, "the causal depth", "with the tracking of --metric time: a plain run may have fewer"},
+		{[]string{"messages", "sync-delay", "messages-per-entry"}, "the hops", "with the tracking of --metric sync-delay, messages-per-entry: a plain run may have fewer"},
+		{[]string{"messages"}, "", ""},
+		{nil, "", ""},
+	} {
+		r := &explorer.Result{Status: explorer.OK, Workers: 1, States: 92, Transitions: 150, Depth: 10, Terminal: 3, Tracked: tc.tracked}
+		run := Run{Spec: "s", Result: r, Metrics: tc.metrics}
+		var b strings.Builder
+		if err := Text(&b, run); err != nil {
+			t.Fatal(err)
+		}
+		line := "92 distinct states, 150 transitions"
+		if tc.want != "" {
+			line = "92 distinct states (" + tc.want + "), 150 transitions"
+		}
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("%v: want %q in\n%s", tc.metrics, line, b.String())
+		}
+		var j strings.Builder
+		if err := JSON(&j, run); err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Note string `json:"states_note"`
+		}
+		if err := json.Unmarshal([]byte(j.String()), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Note != tc.want {
+			t.Errorf("%v: JSON states_note %q, want %q", tc.metrics, out.Note, tc.want)
+		}
+	}
+}

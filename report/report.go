@@ -64,6 +64,28 @@ type Run struct {
 	DefaultChannels string
 }
 
+// trackingNote says, next to the state count, that the metrics asked for
+// track more in each state than a plain run does, so that the count may be
+// larger than a plain run's ("with the tracking of --metric time: a plain
+// run may have fewer"); "" when none does (Result.Tracked).
+func (run Run) trackingNote() string {
+	if run.Result.Tracked == "" {
+		return ""
+	}
+	var names []string
+	for _, m := range run.Metrics {
+		switch m {
+		case explorer.MetricTime, explorer.MetricSyncDelay, explorer.MetricMessagesPerEntry:
+			names = append(names, m)
+		}
+	}
+	what := "the metrics"
+	if len(names) > 0 {
+		what = "--metric " + strings.Join(names, ", ")
+	}
+	return "with the tracking of " + what + ": a plain run may have fewer"
+}
+
 // missingMetrics returns the metrics asked for that the run did not
 // compute, and why.
 func (run Run) missingMetrics() (names []string, why string) {
@@ -241,6 +263,9 @@ type jsonRun struct {
 	Status string         `json:"status"`
 	Reason string         `json:"reason,omitempty"`
 	States int64          `json:"states"`
+	// StatesNote says that the metrics' tracking may make the states more
+	// than in a plain run (Run.trackingNote).
+	StatesNote string `json:"states_note,omitempty"`
 	// Unchecked: of the states, those a stop left stored and not checked.
 	Unchecked   int64 `json:"unchecked_states,omitempty"`
 	Transitions int64 `json:"transitions"`
@@ -305,7 +330,7 @@ func JSON(w io.Writer, run Run) error {
 	r := run.Result
 	out := jsonRun{
 		Spec: run.Spec, Bug: run.Bug, Params: run.Params, Status: r.Status.String(), Reason: r.Reason,
-		States: r.States, Unchecked: r.Unchecked, Transitions: r.Transitions, Depth: r.Depth, Exhaustive: r.Exhaustive, Elapsed: r.Elapsed.Seconds(),
+		States: r.States, StatesNote: run.trackingNote(), Unchecked: r.Unchecked, Transitions: r.Transitions, Depth: r.Depth, Exhaustive: r.Exhaustive, Elapsed: r.Elapsed.Seconds(),
 		Properties: []jsonProperty{}, Violations: []jsonViolation{},
 		Stats: jsonStats{
 			Strategy: r.Strategy.String(), Workers: r.Workers, Terminal: r.Terminal, Cut: r.Cut,
@@ -410,8 +435,12 @@ func Text(w io.Writer, run Run) error {
 		}
 	}
 	b.WriteString("\n")
+	count := Count(r.States, "distinct state")
+	if note := run.trackingNote(); note != "" {
+		count += " (" + note + ")"
+	}
 	fmt.Fprintf(&b, "%s, %s, depth %d, %s\n",
-		Count(r.States, "distinct state"), Count(r.Transitions, "transition"), r.Depth, Count(r.Terminal, "terminal state"))
+		count, Count(r.Transitions, "transition"), r.Depth, Count(r.Terminal, "terminal state"))
 	fmt.Fprintf(&b, "%s, %s states/s, peak memory %s, %s with %d worker%s\n",
 		formatSeconds(r.Elapsed.Seconds()), Group(int64(r.StatesPerSecond())), FormatBytes(r.PeakMemory),
 		r.Strategy, r.Workers, plural(r.Workers))
@@ -443,7 +472,7 @@ func Text(w io.Writer, run Run) error {
 		fmt.Fprintf(&b, "%s more %s outside the model's constraint%s: checked, not expanded, and not counted above\n", Group(r.Cut), states(r.Cut), boundDoc(run.BoundDoc))
 	}
 	if r.Tracked != "" {
-		fmt.Fprintf(&b, "the states also hold %s, so there may be more of them than in a run without the metric\n", r.Tracked)
+		fmt.Fprintf(&b, "the states also hold %s\n", r.Tracked)
 	}
 	if r.Bitstate != nil {
 		b.WriteString(BitstateLine(r.Bitstate) + "\n")
