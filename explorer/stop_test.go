@@ -209,3 +209,48 @@ func TestStopDuringDepthLimitLook(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressExploredGrowsWithinALevel: Progress.Explored counts the
+// states expanded as a wide level is expanded, where States stays put
+// until the level is stored, and never exceeds States (a state is stored
+// before it is expanded).
+func TestProgressExploredGrowsWithinALevel(t *testing.T) {
+	// 0 → 1..N, each slow to expand, → N+1..2N.
+	g := &graph{init: []int{0}, next: func(s int) []int {
+		switch {
+		case s == 0:
+			out := make([]int, stopWide)
+			for i := range out {
+				out[i] = i + 1
+			}
+			return out
+		case s <= stopWide:
+			if s%100 == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			return []int{s + stopWide}
+		}
+		return nil
+	}}
+	var mu sync.Mutex
+	var reports []explorer.Progress
+	cfg := explorer.Config{Workers: 2, ProgressEvery: time.Millisecond, Progress: func(p explorer.Progress) {
+		mu.Lock()
+		reports = append(reports, p)
+		mu.Unlock()
+	}}
+	check(t, g, cfg)
+	mu.Lock()
+	defer mu.Unlock()
+	within := false
+	for _, p := range reports {
+		if p.Explored > p.States {
+			t.Errorf("%d states explored of %d stored", p.Explored, p.States)
+		}
+		// Level 1 under way: stored, partly expanded.
+		within = within || p.Depth == 1 && p.States == 1+stopWide && p.Explored > 1 && p.Explored < 1+stopWide
+	}
+	if !within {
+		t.Errorf("no report while level 1 was expanded counted its states in Explored: %+v", reports)
+	}
+}
