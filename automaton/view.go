@@ -41,6 +41,10 @@ type View[S any, M Message] struct {
 	// obs reads the view for an explorer.Observation (System.observed),
 	// once one has asked.
 	obs *observedState[S, M]
+	// loads counts the states loaded (load and reload): the worker's
+	// ExpandPick knows by it that the view still holds the state it
+	// picked a successor of.
+	loads uint64
 }
 
 // procCacheSize is the number of entries of a view's cache per process: a
@@ -137,6 +141,68 @@ func (v *View[S, M]) makeCache() {
 func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 	v.state = s
 	v.keys = nil
+	v.loads++
+	v.split(s)
+	// Loops the compiler does not turn into calls of the runtime's
+	// memclr, which cost more than these few stores.
+	for cur, i := v.cur, 0; i < len(cur); i++ {
+		cur[i] = nil
+	}
+	for ready, c := v.chReady, 0; c < len(ready); c++ {
+		ready[c] = false
+	}
+	v.arena.reset()
+	if v.obs != nil {
+		clear(v.obs.got) // the channels are to be read again
+	}
+	if decodeGlobals == nil {
+		v.g = globals{}
+	} else {
+		v.g = decodeGlobals(v.seg(0))
+	}
+}
+
+// reload points the view at s, the state it has loaded with the segments
+// changed (0 the environment, 1..N the processes, then the channels)
+// replaced, and forgets only what it had decoded of those: the processes
+// it decoded keep their values, which live in its cache, not in the
+// state. The channels it decoded keep theirs too when keepChans says that
+// messages hold no slices (whose memory, in the view's arena, is reused);
+// otherwise they are decoded again. The keys, when the view has them, are
+// the caller's to update for the segments changed, before a process is
+// read.
+func (v *View[S, M]) reload(s []byte, changed []int, decodeGlobals func([]byte) globals, keepChans bool) {
+	v.state = s
+	v.loads++
+	v.split(s)
+	n := len(v.procs)
+	globalsChanged := false
+	for _, k := range changed {
+		switch {
+		case k == 0:
+			globalsChanged = true
+		case k <= n:
+			v.cur[k-1] = nil
+		case keepChans:
+			v.chReady[k-1-n] = false
+		}
+	}
+	if !keepChans {
+		for ready, c := v.chReady, 0; c < len(ready); c++ {
+			ready[c] = false
+		}
+	}
+	v.arena.reset()
+	if v.obs != nil {
+		clear(v.obs.got)
+	}
+	if globalsChanged && decodeGlobals != nil {
+		v.g = decodeGlobals(v.seg(0))
+	}
+}
+
+// split points the view's segments (segs, bounds) at those of state s.
+func (v *View[S, M]) split(s []byte) {
 	off, segs := 0, v.segs
 	bounds := v.bounds[:len(segs)]
 	for k := range segs {
@@ -155,23 +221,6 @@ func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 		// short payload in one load.
 		segs[k] = s[off:end]
 		off = end
-	}
-	// Loops the compiler does not turn into calls of the runtime's
-	// memclr, which cost more than these few stores.
-	for cur, i := v.cur, 0; i < len(cur); i++ {
-		cur[i] = nil
-	}
-	for ready, c := v.chReady, 0; c < len(ready); c++ {
-		ready[c] = false
-	}
-	v.arena.reset()
-	if v.obs != nil {
-		clear(v.obs.got) // the channels are to be read again
-	}
-	if decodeGlobals == nil {
-		v.g = globals{}
-	} else {
-		v.g = decodeGlobals(v.seg(0))
 	}
 }
 

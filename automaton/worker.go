@@ -141,7 +141,8 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	jenc          [][]byte
 	jkey          []uint64
 	took          bool
-	ckey          []byte // Constant's scratch
+	ckey          []byte    // Constant's scratch
+	pick          pickState // ExpandPick (pick.go)
 	_             [cacheLine]byte
 }
 

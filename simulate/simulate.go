@@ -307,6 +307,7 @@ var errTimeout = errors.New("simulate: timeout")
 type runner struct {
 	s    *sim
 	wk   explorer.Worker
+	pw   pickExpander // wk, when it is one
 	bd   explorer.Bounder
 	tw   explorer.TypedWorker
 	mw   explorer.MeasureWorker
@@ -343,6 +344,16 @@ type runner struct {
 	failure  *found
 }
 
+// pickExpander is a worker that can expand a state for a caller that
+// keeps one successor (automaton's workers): Offer is asked about every
+// enabled transition, with its Action, Task and Fault only, before any is
+// performed, and Emit is called with the one Offer took last. A run takes
+// the same transitions through it as through Expand, for less work: the
+// worker performs one transition per state instead of all.
+type pickExpander interface {
+	ExpandPick(s []byte, x *explorer.Expansion) (explorer.Expanded, error)
+}
+
 // found is a run that violated a property or failed: which run, its
 // initial state and the actions it took.
 type found struct {
@@ -369,6 +380,7 @@ func (s *sim) newRunner() *runner {
 	}
 	r.rng = rand.New(r.src)
 	r.bd, _ = r.wk.(explorer.Bounder)
+	r.pw, _ = r.wk.(pickExpander)
 	r.tw, _ = r.wk.(explorer.TypedWorker)
 	r.mw, _ = r.wk.(explorer.MeasureWorker)
 	for k := range r.tallies {
@@ -485,7 +497,12 @@ func (r *runner) do(k int) error {
 			}
 		}
 		r.k, r.live = 0, 0
-		res, err := r.wk.Expand(r.cur, &r.x)
+		var res explorer.Expanded
+		if r.pw != nil {
+			res, err = r.pw.ExpandPick(r.cur, &r.x)
+		} else {
+			res, err = r.wk.Expand(r.cur, &r.x)
+		}
 		if err == nil {
 			err = res.CheckErr
 		}
