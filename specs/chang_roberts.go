@@ -106,15 +106,36 @@ func crMax(v *crView) int {
 // TestChangRobertsLemma1 compares it with the lemma as stated,
 // crLemma1Literal in the tests.
 func crLemma1(v *crView) bool {
-	n, imax := v.N(), crMax(v)
-	var far [maxN + 1]int8 // far[u]-1: the farthest distance of a holder of u
+	n := v.N()
+	if n > maxN {
+		return crLemma1Ring(v, crMax(v))
+	}
+	// One pass reads each process once: its ID and buffer, and i_max as
+	// crMax finds it (the first best).
+	var ids [maxN]int
+	var sends [maxN][]int
+	imax, table := 0, true
 	for i := 0; i < n; i++ {
-		u := v.Proc(i).U
-		if u < 1 || u > maxN {
-			return crLemma1Ring(v, imax)
+		p := v.Proc(i)
+		ids[i], sends[i] = p.U, p.Send
+		if i > 0 && p.Obj.beats(p.U, ids[imax]) {
+			imax = i
 		}
-		if d := int8((i-imax+n)%n) + 1; d > far[u] {
-			far[u] = d
+		if p.U < 1 || p.U > maxN {
+			table = false
+		}
+	}
+	if !table {
+		return crLemma1Ring(v, imax)
+	}
+	var far [maxN + 1]int8 // far[u]-1: the farthest distance of a holder of u
+	for i, u := range ids[:n] {
+		d := i - imax
+		if d < 0 {
+			d += n
+		}
+		if int8(d+1) > far[u] {
+			far[u] = int8(d + 1)
 		}
 	}
 	ahead := func(vals []int, d int) bool {
@@ -133,8 +154,11 @@ func crLemma1(v *crView) bool {
 		if next == imax {
 			continue // [i_max, i_max) is empty
 		}
-		d := (next - imax + n) % n
-		if ahead(v.Proc(j).Send, d) || ahead(v.Chan(j, next), d) {
+		d := next - imax
+		if d < 0 {
+			d += n
+		}
+		if ahead(sends[j], d) || ahead(v.Chan(j, next), d) {
 			return false
 		}
 	}
