@@ -237,12 +237,9 @@ func adExplain(v *adView) []string {
 	return lines
 }
 
-// adoptionSpecs returns adoption and its broken twin.
-func adoptionSpecs() []Spec {
-	return []Spec{adoption(false), adoption(true)}
-}
-
-func adoption(broken bool) Spec {
+// adoption returns adoption (docs/algorithms/adoption.md), which declares its
+// broken twin.
+func adoption() Spec {
 	s := Spec{
 		Name:    "adoption",
 		Section: "1.12",
@@ -255,13 +252,13 @@ func adoption(broken bool) Spec {
 			objectiveParam,
 		},
 		Claims: []string{properties.Uniqueness, properties.Validity, adCaseDParent, adCaseCOld, adEchoMark, adEchoParent, properties.DeadlockFreedom},
-	}
-	if broken {
-		s.Name = "adoption-broken"
-		s.Summary = "Echo election by adoption, with a bug"
-		s.Bug = `case (d) read as "send the received explorer back": the weaker wave takes the edge as finished, completes, and two initiators win`
+		Broken: &Twin{
+			Summary: "Echo election by adoption, with a bug",
+			Bug:     `case (d) read as "send the received explorer back": the weaker wave takes the edge as finished, completes, and two initiators win`,
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		g, err := parseGraphTopology(p)
 		if err != nil {
 			return nil, err

@@ -220,7 +220,7 @@ func adReference(t testing.TB, p *Params) refFigures {
 // objective elects process 1 after 2E messages.
 func TestAdoptionObjectiveMin(t *testing.T) {
 	t.Parallel()
-	m := buildSpec(t, adoption(false), map[string]string{"n": "3", "topology": "line", "objective": "min", "initiators": "3"})
+	m := buildSpec(t, adoption(), map[string]string{"n": "3", "topology": "line", "objective": "min", "initiators": "3"})
 	if lo, hi := messageRange(t, m); lo != 4 || hi != 4 {
 		t.Errorf("single initiator on a line of 3: messages %d…%d, want 2E = 4", lo, hi)
 	}
@@ -244,7 +244,7 @@ func TestAdoptionSingleInitiatorMessages(t *testing.T) {
 		for _, obj := range []string{"max", "min"} {
 			for _, init := range []string{"one", fmt.Sprint(tt.n)} {
 				t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s/%s", tt.n, tt.topology, init, obj), func(t *testing.T) {
-					m := buildSpec(t, adoption(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": init, "objective": obj})
+					m := buildSpec(t, adoption(), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": init, "objective": obj})
 					if lo, hi := messageRange(t, m); lo != 2*g.NumEdges() || hi != 2*g.NumEdges() {
 						t.Errorf("messages %d…%d, want exactly 2E = %d", lo, hi, 2*g.NumEdges())
 					}
@@ -292,13 +292,13 @@ func TestAdoptionVersusExtinction(t *testing.T) {
 				skipUnlessLong(t) // hundreds of thousands of states; the chord, adoption's range over all its states
 			}
 			flags := map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": "subsets", "ids": "all"}
-			lo, hi := messageRange(t, buildSpec(t, adoption(false), flags))
+			lo, hi := messageRange(t, buildSpec(t, adoption(), flags))
 			if lo != tt.adLo || hi != tt.adHi {
 				t.Errorf("adoption: messages %d…%d, want %d…%d", lo, hi, tt.adLo, tt.adHi)
 			}
 			elo, ehi := tt.echoLo, tt.echoHi
 			if !tt.echoLarge {
-				elo, ehi = messageRange(t, buildSpec(t, echoElection(false), flags))
+				elo, ehi = messageRange(t, buildSpec(t, echoElection(), flags))
 				if elo != tt.echoLo || ehi != tt.echoHi {
 					t.Errorf("echo-election: messages %d…%d, want %d…%d", elo, ehi, tt.echoLo, tt.echoHi)
 				}
@@ -397,7 +397,7 @@ func TestAdoptionUsageErrors(t *testing.T) {
 		{map[string]string{"channels": "lossy"}, []string{"--channels lossy"}},
 		{map[string]string{"capacity": "0"}, []string{"--capacity"}},
 	} {
-		s := adoption(false)
+		s := adoption()
 		err := buildErr(s, tt.flags)
 		if err == nil || !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: %v, want an ErrUsage error", tt.flags, err)

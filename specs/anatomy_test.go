@@ -121,11 +121,45 @@ func TestWithTwins(t *testing.T) {
 	if !slices.Equal(built, []bool{false, true}) {
 		t.Errorf("Broken() in Build: %v", built)
 	}
-	for _, name := range []string{"chang-roberts", "lelann", "raymond"} {
-		s, _ := Lookup(name)
-		twin, err := Lookup(name + "-broken")
-		if err != nil || s.Broken == nil || twin.Bug != s.Broken.Bug {
-			t.Errorf("%s: twin %v", name, err)
+	odd := Spec{Name: "z", Section: "9.8", Params: []Param{{Flag: "n"}, {Flag: "k"}},
+		Broken: &Twin{Name: "z-basic", Section: "9.7", Bug: "b"}}
+	odd.Broken.Params = withoutParams(odd.Params, "k")
+	if twin := twinOf(odd); twin.Name != "z-basic" || twin.Section != "9.7" || len(twin.Params) != 1 || len(odd.Params) != 2 {
+		t.Errorf("twin with its own name, section and parameters: %+v", twin)
+	}
+}
+
+// TestEveryAlgorithmDeclaresOneTwin: every algorithm of the catalog
+// declares its broken twin as a field (Spec.Broken) and none registers a
+// twin of its own, so the catalog is exactly the algorithms and their
+// twins, each twin right after the expansion with its algorithm's page.
+// TestBrokenTwinsUnderContinue checks that each twin yields a
+// counterexample.
+func TestEveryAlgorithmDeclaresOneTwin(t *testing.T) {
+	t.Parallel()
+	algs := algorithms()
+	catalog := Catalog()
+	if len(catalog) != 2*len(algs) {
+		t.Errorf("%d specs in the catalog of %d algorithms", len(catalog), len(algs))
+	}
+	for _, s := range algs {
+		if s.Broken == nil || s.Bug != "" || s.Broken.Bug == "" {
+			t.Errorf("%s: Broken %v, Bug %q: an algorithm declares its twin", s.Name, s.Broken, s.Bug)
+			continue
+		}
+		var twins []Spec
+		for _, c := range catalog {
+			if c.Bug != "" && c.Name == s.TwinName() {
+				twins = append(twins, c)
+			}
+		}
+		if len(twins) != 1 {
+			t.Errorf("%s: %d twins named %s", s.Name, len(twins), s.TwinName())
+			continue
+		}
+		own, _ := Lookup(s.Name)
+		if tw := twins[0]; tw.Bug != s.Broken.Bug || tw.Summary != s.Broken.Summary || tw.Page != own.Page || tw.Broken != nil || !tw.twin {
+			t.Errorf("%s: twin %s has bug %q, page %q (want %q)", s.Name, tw.Name, tw.Bug, tw.Page, own.Page)
 		}
 	}
 }

@@ -420,11 +420,9 @@ func buChoice(p *Params, flag, first, second string) (bool, error) {
 	}
 }
 
-// bullySpecs returns the Bully algorithm (docs/algorithms/bully.md) and its
+// bully returns bully (docs/algorithms/bully.md), which declares its
 // broken twin.
-func bullySpecs() []Spec { return []Spec{bully(false), bully(true)} }
-
-func bully(broken bool) Spec {
+func bully() Spec {
 	s := Spec{
 		Name:    "bully",
 		Section: "1.14",
@@ -441,14 +439,14 @@ func bully(broken bool) Spec {
 			{Flag: "premature", Default: "1", Usage: "budget of premature timeouts, with --timeouts unrestricted"},
 		},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-stale-coordinator", properties.DeadlockFreedom},
-	}
-	if broken {
-		s.Name = "bully-broken"
-		s.Summary = "Bully with a bug"
-		s.Bug = "timeoutAnswer fires once no ANSWER is in transit, without waiting for the larger processes to be crashed, so a process announces itself before a live larger one could answer"
-		s.Claims = []string{properties.Uniqueness, properties.Agreement, properties.Validity, properties.DeadlockFreedom}
+		Broken: &Twin{
+			Summary: "Bully with a bug",
+			Bug:     "timeoutAnswer fires once no ANSWER is in transit, without waiting for the larger processes to be crashed, so a process announces itself before a live larger one could answer",
+			Claims:  []string{properties.Uniqueness, properties.Agreement, properties.Validity, properties.DeadlockFreedom},
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n, err := p.Int("n", 1, maxN)
 		if err != nil {
 			return nil, err

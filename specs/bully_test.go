@@ -264,7 +264,7 @@ func TestBullyMessages(t *testing.T) {
 	t.Parallel()
 	for _, tt := range buCrashFigures {
 		t.Run(fmt.Sprintf("n=%d/detectors=%s", tt.n, tt.detectors), func(t *testing.T) {
-			m := buildSpec(t, bullySpecs()[0], map[string]string{"n": fmt.Sprint(tt.n), "crashes": "1", "detectors": tt.detectors})
+			m := buildSpec(t, bully(), map[string]string{"n": fmt.Sprint(tt.n), "crashes": "1", "detectors": tt.detectors})
 			lo, hi := buMessages(t, m, buAfterCrash(t, m, fmt.Sprintf("crash_{%d}", tt.n)))
 			if lo != tt.lo || hi != tt.hi {
 				t.Errorf("messages after crash_{%d}: min %d, max %d; want %d, %d", tt.n, lo, hi, tt.lo, tt.hi)
@@ -306,9 +306,9 @@ func TestBullyCounterexamples(t *testing.T) {
 		{false, map[string]string{"timeouts": "unrestricted"}, properties.Uniqueness, properties.Uniqueness,
 			"crash_{4} detect_{1} timeoutAnswer_{1} detect_{3} timeoutAnswer_{3}"},
 	} {
-		sp := bullySpecs()[0]
+		sp := bully()
 		if tt.broken {
-			sp = bullySpecs()[1]
+			sp = twinOf(bully())
 		}
 		t.Run(fmt.Sprintf("%s/%v/%s", sp.Name, tt.flags, tt.property), func(t *testing.T) {
 			m := buildSpec(t, sp, tt.flags)
@@ -370,7 +370,7 @@ func TestBullyUsage(t *testing.T) {
 		{map[string]string{"timeouts": "unrestricted", "premature": "-1"}, "--premature"},
 		{map[string]string{"channels": "lossy"}, "--channels"},
 	} {
-		for _, sp := range bullySpecs() {
+		for _, sp := range withTwin(bully()) {
 			err := buildErr(sp, tt.flags)
 			if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.flag) {
 				t.Errorf("%s %v: error %v, want a usage error naming %s", sp.Name, tt.flags, err, tt.flag)
@@ -447,8 +447,8 @@ func TestBullyStartCrashed(t *testing.T) {
 	t.Parallel()
 	for _, tt := range buCrashFigures {
 		flags := map[string]string{"n": fmt.Sprint(tt.n), "detectors": tt.detectors}
-		stable := buildSpec(t, bullySpecs()[0], mergeFlags(flags, map[string]string{"crashes": "1"}))
-		crashed := buildSpec(t, bullySpecs()[0], mergeFlags(flags, map[string]string{"crashes": "0", "start": "crashed"}))
+		stable := buildSpec(t, bully(), mergeFlags(flags, map[string]string{"crashes": "1"}))
+		crashed := buildSpec(t, bully(), mergeFlags(flags, map[string]string{"crashes": "0", "start": "crashed"}))
 		init, err := crashed.Initial()
 		if err != nil {
 			t.Fatal(err)

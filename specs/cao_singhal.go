@@ -397,11 +397,9 @@ func csExplain(v *csView) []string {
 	return lines
 }
 
-// caoSinghalSpecs returns cao-singhal and its broken twin
-// (docs/algorithms/cao-singhal.md).
-func caoSinghalSpecs() []Spec { return []Spec{caoSinghal(false), caoSinghal(true)} }
-
-func caoSinghal(broken bool) Spec {
+// caoSinghal returns cao-singhal (docs/algorithms/cao-singhal.md), which declares its
+// broken twin.
+func caoSinghal() Spec {
 	s := Spec{
 		Name:    "cao-singhal",
 		Section: "2.8",
@@ -411,13 +409,13 @@ func caoSinghal(broken bool) Spec {
 			quorumsParam, requestsParam, requestersParam,
 		},
 		Claims: []string{properties.MutualExclusion, "one-permission", properties.DeadlockFreedom, properties.Progress},
-	}
-	if broken {
-		s.Name = "cao-singhal-broken"
-		s.Summary = "Cao–Singhal with a bug"
-		s.Bug = "the arbiter takes every plain RELEASE as its holder's: when the process a permission was forwarded to releases before the forwarder's RELEASE(k) arrives, the arbiter grants the permission a second time"
+		Broken: &Twin{
+			Summary: "Cao–Singhal with a bug",
+			Bug:     "the arbiter takes every plain RELEASE as its holder's: when the process a permission was forwarded to releases before the forwarder's RELEASE(k) arrives, the arbiter grants the permission a second time",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		qs := p.quorums(n)
 		users := p.mutexUsers(n)

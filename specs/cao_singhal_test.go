@@ -221,11 +221,11 @@ func TestCaoSinghalUsage(t *testing.T) {
 		{map[string]string{"requesters": "1,1"}, "--requesters 1,1"},
 		{map[string]string{"channels": "lossy"}, "--channels lossy"},
 	} {
-		p, err := NewParams(caoSinghal(false), c.flags)
+		p, err := NewParams(caoSinghal(), c.flags)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = caoSinghal(false).Build(p)
+		_, err = caoSinghal().Build(p)
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want a usage error containing %q", c.flags, err, c.want)
 		}

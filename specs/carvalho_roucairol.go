@@ -167,14 +167,10 @@ func cvExplain(v *cvView) []string {
 	return lines
 }
 
-// cvSpecs returns carvalho-roucairol and its broken twin
-// (docs/algorithms/carvalho-roucairol.md).
-func cvSpecs() []Spec { return []Spec{carvalhoRoucairol(false), carvalhoRoucairol(true)} }
-
 // carvalhoRoucairol returns the spec carvalho-roucairol of
-// docs/algorithms/carvalho-roucairol.md or, when broken is set,
-// carvalho-roucairol-broken.
-func carvalhoRoucairol(broken bool) Spec {
+// docs/algorithms/carvalho-roucairol.md, which
+// declares its broken twin carvalho-roucairol-broken.
+func carvalhoRoucairol() Spec {
 	s := Spec{
 		Name:    "carvalho-roucairol",
 		Section: "2.4",
@@ -186,17 +182,17 @@ func carvalhoRoucairol(broken bool) Spec {
 			{Flag: "permissions", Default: "none", Usage: "initial permissions: none (everybody asks everybody at first) or ordered (process i holds the permission of every j > i)"},
 		},
 		Claims: []string{properties.MutualExclusion, properties.Progress, properties.StarvationFreedom, cvNoMutualPermission, cvOneRequestAssert, properties.DeadlockFreedom},
+		Broken: &Twin{
+			Summary: "Carvalho-Roucairol with a bug",
+			Bug:     "a process that replies to a REQUEST keeps the permission it gives away, so both hold each other's permission and both enter",
+			Claims:  []string{properties.MutualExclusion, properties.DeadlockFreedom},
+		},
 	}
-	if broken {
-		s.Name = "carvalho-roucairol-broken"
-		s.Summary = "Carvalho-Roucairol with a bug"
-		s.Bug = "a process that replies to a REQUEST keeps the permission it gives away, so both hold each other's permission and both enter"
-		s.Claims = []string{properties.MutualExclusion, properties.DeadlockFreedom}
-		// GA1 needs a second request: a kept permission is used only by
-		// a later entry (N=2: 11 steps).
-		s.Params = []Param{s.Params[0], {Flag: "requests", Default: "2", Usage: requestsParam.Usage}, requestersParam, s.Params[3]}
-	}
+	// GA1 needs a second request: a kept permission is used only by a
+	// later entry (N=2: 11 steps).
+	s.Broken.Params = withParams(s.Params, Param{Flag: "requests", Default: "2", Usage: requestsParam.Usage})
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		users := p.mutexUsers(n)
 		ordered := false

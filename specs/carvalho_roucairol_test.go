@@ -17,7 +17,7 @@ import (
 // without asking.
 func TestCarvalhoRoucairolTimestampOrder(t *testing.T) {
 	t.Parallel()
-	if slices.Contains(carvalhoRoucairol(false).Claims, properties.TimestampOrder) {
+	if slices.Contains(carvalhoRoucairol().Claims, properties.TimestampOrder) {
 		t.Error("timestamp-order is claimed")
 	}
 	want := []string{
@@ -56,7 +56,7 @@ func TestCarvalhoRoucairolBroken(t *testing.T) {
 	if r.Status != explorer.Violated || len(r.Violations[0].Trace.Steps) != 8 {
 		t.Errorf("no-mutual-permission on the twin: %v, want violated in 8 steps", r.Status)
 	}
-	if s := carvalhoRoucairol(true); s.Bug == "" || s.Name != "carvalho-roucairol-broken" {
+	if s := twinOf(carvalhoRoucairol()); s.Bug == "" || s.Name != "carvalho-roucairol-broken" {
 		t.Errorf("twin: name %q, bug %q", s.Name, s.Bug)
 	}
 }
@@ -65,7 +65,7 @@ func TestCarvalhoRoucairolBroken(t *testing.T) {
 // values are usage errors naming the flag.
 func TestCarvalhoRoucairolParams(t *testing.T) {
 	t.Parallel()
-	s := carvalhoRoucairol(false)
+	s := carvalhoRoucairol()
 	p, err := NewParams(s, nil)
 	if err != nil {
 		t.Fatal(err)

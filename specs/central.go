@@ -171,13 +171,9 @@ func ctExplain(v *ctView) []string {
 	return lines
 }
 
-// centralSpecs returns central and its broken twin
-// (docs/algorithms/central.md).
-func centralSpecs() []Spec { return []Spec{central(false), central(true)} }
-
-// central returns the spec central of docs/algorithms/central.md or, when
-// broken is set, central-broken.
-func central(broken bool) Spec {
+// central returns the spec central of docs/algorithms/central.md, which declares its
+// broken twin central-broken.
+func central() Spec {
 	s := Spec{
 		Name:    "central",
 		Section: "2.1",
@@ -189,14 +185,14 @@ func central(broken bool) Spec {
 			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, at any process (K included), 0 to N"},
 		},
 		Claims: []string{properties.MutualExclusion, properties.Progress, properties.StarvationFreedom, properties.DeadlockFreedom, ctHolderAssertion},
-	}
-	if broken {
-		s.Name = "central-broken"
-		s.Summary = "central coordinator with a bug"
-		s.Bug = "the coordinator grants every REQUEST at once without checking busy, so two clients hold a REPLY and both enter"
-		s.Claims = []string{properties.MutualExclusion, properties.DeadlockFreedom}
+		Broken: &Twin{
+			Summary: "central coordinator with a bug",
+			Bug:     "the coordinator grants every REQUEST at once without checking busy, so two clients hold a REPLY and both enter",
+			Claims:  []string{properties.MutualExclusion, properties.DeadlockFreedom},
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN-1)
 		users := p.mutexUsers(n)
 		crashes := p.IntFlag("crashes", 0, n)

@@ -22,7 +22,7 @@ func TestCentralBroken(t *testing.T) {
 	if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, want) {
 		t.Errorf("counterexample %q, want %q", got, want)
 	}
-	if s := central(true); s.Bug == "" || s.Name != "central-broken" {
+	if s := twinOf(central()); s.Bug == "" || s.Name != "central-broken" {
 		t.Errorf("twin: name %q, bug %q", s.Name, s.Bug)
 	}
 	// The holder assertion is not vacuous: the twin overwrites holder, so
@@ -62,7 +62,7 @@ func TestCentralCrash(t *testing.T) {
 // usage errors naming the flag.
 func TestCentralParams(t *testing.T) {
 	t.Parallel()
-	s := central(false)
+	s := central()
 	p, err := NewParams(s, map[string]string{"requesters": "3,1"})
 	if err != nil {
 		t.Fatal(err)

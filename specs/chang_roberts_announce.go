@@ -104,7 +104,9 @@ func craIsLeader(p *craNode) bool {
 	return p.Status == craChosen || (p.Status == craDone && p.Leader == p.U)
 }
 
-func changRobertsAnnounce(broken bool) Spec {
+// changRobertsAnnounce returns chang-roberts-announce (docs/algorithms/chang-roberts-announce.md), which declares its
+// broken twin.
+func changRobertsAnnounce() Spec {
 	s := Spec{
 		Name:    "chang-roberts-announce",
 		Section: "1.2",
@@ -115,13 +117,13 @@ func changRobertsAnnounce(broken bool) Spec {
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done",
 			properties.DeadlockFreedom, properties.Termination},
 		Symmetry: "rotations",
-	}
-	if broken {
-		s.Name = "chang-roberts-announce-broken"
-		s.Summary = "Chang-Roberts with announcement, with a bug"
-		s.Bug = "a process that learns the leader from ELECTED does not pass it on, so the others never learn it"
+		Broken: &Twin{
+			Summary: "Chang-Roberts with announcement, with a bug",
+			Bug:     "a process that learns the leader from ELECTED does not pass it on, so the others never learn it",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n, err := p.Int("n", 1, maxN)
 		if err != nil {
 			return nil, err

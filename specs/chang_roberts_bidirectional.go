@@ -129,11 +129,9 @@ func crbWinner(v *crbView) int {
 	return v.Proc(0).Obj.winner(ids)
 }
 
-func changRobertsBidirectionalSpecs() []Spec {
-	return []Spec{changRobertsBidirectional(false), changRobertsBidirectional(true)}
-}
-
-func changRobertsBidirectional(broken bool) Spec {
+// changRobertsBidirectional returns chang-roberts-bidirectional (docs/algorithms/chang-roberts-bidirectional.md), which declares its
+// broken twin.
+func changRobertsBidirectional() Spec {
 	s := Spec{
 		Name:    "chang-roberts-bidirectional",
 		Section: "1.4",
@@ -146,14 +144,14 @@ func changRobertsBidirectional(broken bool) Spec {
 		},
 		Claims:   []string{properties.Uniqueness, properties.Validity, crbOnce, properties.Quiescence, properties.DeadlockFreedom},
 		Symmetry: "dihedral",
-	}
-	if broken {
-		s.Name = "chang-roberts-bidirectional-broken"
-		s.Summary = "Chang-Roberts on a bidirectional ring with a port mix-up"
-		s.Bug = "a process forwards an ID on the port it arrived on instead of the opposite one, so the ID bounces back to its origin, which is chosen"
-		s.Claims = []string{properties.Uniqueness, properties.DeadlockFreedom}
+		Broken: &Twin{
+			Summary: "Chang-Roberts on a bidirectional ring with a port mix-up",
+			Bug:     "a process forwards an ID on the port it arrived on instead of the opposite one, so the ID bounces back to its origin, which is chosen",
+			Claims:  []string{properties.Uniqueness, properties.DeadlockFreedom},
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n, err := p.Int("n", 2, maxN)
 		if err != nil {
 			return nil, err

@@ -13,7 +13,7 @@ import (
 func TestChangRobertsBidirectionalSafety(t *testing.T) {
 	t.Parallel()
 	for _, f := range []map[string]string{{"n": "3", "channels": "unordered"}, {"n": "3", "objective": "min"}} {
-		r, err := explorer.Check(build(t, "chang-roberts-bidirectional", f), explorer.Config{Properties: changRobertsBidirectional(false).Claims})
+		r, err := explorer.Check(build(t, "chang-roberts-bidirectional", f), explorer.Config{Properties: changRobertsBidirectional().Claims})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func TestChangRobertsBidirectionalSafety(t *testing.T) {
 func TestChangRobertsBidirectionalBroken(t *testing.T) {
 	t.Parallel()
 	r, err := explorer.Check(build(t, "chang-roberts-bidirectional-broken", map[string]string{"n": "3"}),
-		explorer.Config{Properties: changRobertsBidirectional(true).Claims})
+		explorer.Config{Properties: twinOf(changRobertsBidirectional()).Claims})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestChangRobertsBidirectionalUsage(t *testing.T) {
 // rotation the orbits hold the 100 states.
 func TestChangRobertsBidirectionalTwo(t *testing.T) {
 	m := build(t, "chang-roberts-bidirectional", map[string]string{"n": "2", "ids": "all"})
-	r, err := explorer.Check(m, explorer.Config{Workers: 1, Metrics: []string{"messages"}, Properties: changRobertsBidirectional(false).Claims})
+	r, err := explorer.Check(m, explorer.Config{Workers: 1, Metrics: []string{"messages"}, Properties: changRobertsBidirectional().Claims})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -260,12 +260,9 @@ func crwQuiet(v *crwView) bool {
 	return true
 }
 
-// changRobertsWakeupSpecs returns chang-roberts-wakeup and its broken twin.
-func changRobertsWakeupSpecs() []Spec {
-	return []Spec{changRobertsWakeup(false), changRobertsWakeup(true)}
-}
-
-func changRobertsWakeup(broken bool) Spec {
+// changRobertsWakeup returns chang-roberts-wakeup (docs/algorithms/chang-roberts-wakeup.md), which declares its
+// broken twin.
+func changRobertsWakeup() Spec {
 	s := Spec{
 		Name:    "chang-roberts-wakeup",
 		Section: "1.3",
@@ -282,15 +279,15 @@ func changRobertsWakeup(broken bool) Spec {
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, crwElectable,
 			properties.Quiescence, properties.DeadlockFreedom},
 		Symmetry: "rotations",
+		Broken: &Twin{
+			Summary: "Chang-Roberts with spontaneous start and relaying, without the wake-up rule",
+			Bug:     "start_i lacks its st = asleep precondition, so an initiator that has relayed a smaller ID may still start: two processes are chosen",
+			Claims:  []string{properties.Uniqueness, properties.DeadlockFreedom},
+		},
 	}
-	if broken {
-		s.Name = "chang-roberts-wakeup-broken"
-		s.Summary = "Chang-Roberts with spontaneous start and relaying, without the wake-up rule"
-		s.Bug = "start_i lacks its st = asleep precondition, so an initiator that has relayed a smaller ID may still start: two processes are chosen"
-		s.Params[3] = Param{Flag: "wakeup", Default: "relay", Usage: "relay only: the wake-up rule matters only when woken processes relay"}
-		s.Claims = []string{properties.Uniqueness, properties.DeadlockFreedom}
-	}
+	s.Broken.Params = withParams(s.Params, Param{Flag: "wakeup", Default: "relay", Usage: "relay only: the wake-up rule matters only when woken processes relay"})
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n, err := p.Int("n", 1, maxN)
 		if err != nil {
 			return nil, err

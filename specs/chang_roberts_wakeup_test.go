@@ -262,7 +262,7 @@ func TestChangRobertsWakeupRelayPerM(t *testing.T) {
 func TestChangRobertsWakeupBroken(t *testing.T) {
 	t.Parallel()
 	m := build(t, "chang-roberts-wakeup-broken", map[string]string{"n": "3"})
-	r, err := explorer.Check(m, explorer.Config{Properties: changRobertsWakeup(true).Claims})
+	r, err := explorer.Check(m, explorer.Config{Properties: twinOf(changRobertsWakeup()).Claims})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestChangRobertsWakeupObjectiveMin(t *testing.T) {
 	for _, wake := range []string{"join", "join-opt", "relay"} {
 		f := crwFlags(3, wake, "own", "on")
 		f["objective"] = "min"
-		r, err := explorer.Check(build(t, "chang-roberts-wakeup", f), explorer.Config{Properties: append(slices.Clone(changRobertsWakeup(false).Claims), properties.Termination)})
+		r, err := explorer.Check(build(t, "chang-roberts-wakeup", f), explorer.Config{Properties: append(slices.Clone(changRobertsWakeup().Claims), properties.Termination)})
 		if err != nil {
 			t.Fatal(err)
 		}

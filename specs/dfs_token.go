@@ -207,10 +207,7 @@ func dtExplain(v *dtView) []string {
 	return lines
 }
 
-// dfsTokenSpecs returns dfs-token and its broken twin.
-func dfsTokenSpecs() []Spec { return []Spec{dfsToken(false), dfsToken(true)} }
-
-func dfsToken(broken bool) Spec {
+func dfsToken() Spec {
 	ids := idsParam
 	ids.Default = "increasing"
 	s := Spec{
@@ -226,13 +223,13 @@ func dfsToken(broken bool) Spec {
 			objectiveParam,
 		},
 		Claims: []string{properties.Uniqueness, properties.Validity, dtBounce, properties.DeadlockFreedom},
-	}
-	if broken {
-		s.Name = "dfs-token-broken"
-		s.Summary = "DFS token election with a bug"
-		s.Bug = "the wake-up rule is dropped: a process woken by a token may still start, after the election, and its token wins a second one"
+		Broken: &Twin{
+			Summary: "DFS token election with a bug",
+			Bug:     "the wake-up rule is dropped: a process woken by a token may still start, after the election, and its token wins a second one",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		g, err := parseGraphTopology(p)
 		if err != nil {
 			return nil, err

@@ -117,7 +117,7 @@ func TestDFSTokenUsageErrors(t *testing.T) {
 		{map[string]string{"ids": "1,1,2,3"}, []string{"--ids 1,1,2,3", "twice"}},
 		{map[string]string{"topology": "hypercube"}, []string{"--topology hypercube", "allowed"}},
 	} {
-		s := dfsToken(false)
+		s := dfsToken()
 		err := buildErr(s, tt.flags)
 		wantUsage(t, err, tt.flags, tt.want...)
 	}

@@ -411,16 +411,11 @@ func parseGraphTopology(p *Params) (topology.Graph, error) {
 	return g, nil
 }
 
-// echoElectionSpecs returns echo-election and its broken twin.
-func echoElectionSpecs() []Spec {
-	return []Spec{echoElection(false), echoElection(true)}
-}
-
-func echoElection(broken bool) Spec { return echoElectionWith(broken, 0) }
+func echoElection() Spec { return echoElectionWith(0) }
 
 // echoElectionWith is echoElection with the processes' bug seeded by mutant
 // (tests only: echoMutant).
-func echoElectionWith(broken bool, mutant echoMutant) Spec {
+func echoElectionWith(mutant echoMutant) Spec {
 	claims := []string{properties.Uniqueness, properties.Validity, echoLabel, "winner-final", properties.DeadlockFreedom}
 	s := Spec{
 		Name:    "echo-election",
@@ -434,13 +429,13 @@ func echoElectionWith(broken bool, mutant echoMutant) Spec {
 			objectiveParam,
 		},
 		Claims: claims,
-	}
-	if broken {
-		s.Name = "echo-election-broken"
-		s.Summary = "Echo/Election with extinction, with a bug"
-		s.Bug = "a conquered initiator keeps its virtual tree edge, so it never echoes to the stronger wave, which then never completes"
+		Broken: &Twin{
+			Summary: "Echo/Election with extinction, with a bug",
+			Bug:     "a conquered initiator keeps its virtual tree edge, so it never echoes to the stronger wave, which then never completes",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		g, err := parseGraphTopology(p)
 		if err != nil {
 			return nil, err

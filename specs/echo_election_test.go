@@ -34,7 +34,7 @@ func TestEchoElectionSingleInitiatorMessages(t *testing.T) {
 		}
 		for _, init := range []string{"one", fmt.Sprint(tt.n)} {
 			t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s", tt.n, tt.topology, init), func(t *testing.T) {
-				m := buildSpec(t, echoElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": init})
+				m := buildSpec(t, echoElection(), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": init})
 				lo, hi := messageRange(t, m)
 				if want := 2 * g.NumEdges(); lo != want || hi != want {
 					t.Errorf("messages %d…%d, want exactly 2E = %d", lo, hi, want)
@@ -87,7 +87,7 @@ func TestEchoElectionReferenceMessages(t *testing.T) {
 			if tt.large {
 				skipUnlessLong(t) // the chord: 2.8 million states; the pendant: a second each
 			}
-			m := buildSpec(t, echoElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": tt.initiators, "ids": "all"})
+			m := buildSpec(t, echoElection(), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": tt.initiators, "ids": "all"})
 			if lo, hi := messageRange(t, m); lo != tt.lo || hi != tt.hi {
 				t.Errorf("%s: messages %d…%d, want %d…%d", tt.description, lo, hi, tt.lo, tt.hi)
 			}
@@ -174,7 +174,7 @@ func TestEchoElectionUsageErrors(t *testing.T) {
 		{map[string]string{"ids": "all", "n": "10"}, []string{"--n 10", "--ids all"}},
 		{map[string]string{"channels": "lossy"}, []string{"--channels lossy"}},
 	} {
-		err := buildErr(echoElection(false), tt.flags)
+		err := buildErr(echoElection(), tt.flags)
 		if err == nil {
 			t.Errorf("%v: no error", tt.flags)
 			continue
@@ -195,7 +195,7 @@ func TestEchoElectionUsageErrors(t *testing.T) {
 func TestEchoElectionTopologyFile(t *testing.T) {
 	t.Parallel()
 	path := echoWriteGraph(t, "bowtie.txt", "# two triangles sharing node 3\n1 2\n2 3\n3 1\n3 4\n4 5\n5 3\n")
-	s := echoElection(false)
+	s := echoElection()
 	p, err := NewParams(s, map[string]string{"topology": path, "initiators": "5,1"})
 	if err != nil {
 		t.Fatal(err)
@@ -392,7 +392,7 @@ func TestEchoElectionMutantsUnderReduction(t *testing.T) {
 		{echoDemote, ""},               // harmless here: the winner is never conquered
 		{echoOldCommutes, ""},
 	} {
-		s := echoElectionWith(false, c.mutant)
+		s := echoElectionWith(c.mutant)
 		m := buildSpec(t, s, flags)
 		for _, cfg := range []explorer.Config{
 			{}, {Reduction: explorer.PartialOrder}, {Strategy: explorer.DFS, Reduction: explorer.PartialOrder},

@@ -152,10 +152,9 @@ func fmExplain(v *fmView) []string {
 	return lines
 }
 
-// floodmaxSpecs returns floodmax and its broken twin.
-func floodmaxSpecs() []Spec { return []Spec{floodmax(false), floodmax(true)} }
-
-func floodmax(broken bool) Spec {
+// floodmax returns floodmax (docs/algorithms/floodmax.md), which declares its
+// broken twin.
+func floodmax() Spec {
 	s := Spec{
 		Name:    "floodmax",
 		Section: "1.9",
@@ -169,14 +168,14 @@ func floodmax(broken bool) Spec {
 		},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, fmRoundSync,
 			properties.DeadlockFreedom, properties.Termination},
+		Broken: &Twin{
+			Summary: "FloodMax with a bug",
+			Bug:     "every process takes D = the graph's diameter − 1, one round too few: the ends of a longest path never hear of each other",
+		},
 	}
-	if broken {
-		s.Name = "floodmax-broken"
-		s.Summary = "FloodMax with a bug"
-		s.Bug = "every process takes D = the graph's diameter − 1, one round too few: the ends of a longest path never hear of each other"
-		s.Params = append(s.Params[:3:3], objectiveParam)
-	}
+	s.Broken.Params = withoutParams(s.Params, "diameter")
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		g, err := parseGraphTopology(p)
 		if err != nil {
 			return nil, err

@@ -111,7 +111,7 @@ func TestFloodmaxMessages(t *testing.T) {
 		{5, "random:1:5", "graph", 20},
 	} {
 		t.Run(fmt.Sprintf("n=%d/%s/D=%s", tt.n, tt.topology, tt.d), func(t *testing.T) {
-			m := buildSpec(t, floodmax(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "diameter": tt.d, "ids": "increasing"})
+			m := buildSpec(t, floodmax(), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "diameter": tt.d, "ids": "increasing"})
 			r := automatontest.Check(t, m, explorer.Config{Properties: []string{}, Metrics: []string{"messages", "messages:MAX"}})
 			if all, typed := r.Metrics[0], r.Metrics[1]; all.Min != tt.want || all.Max != tt.want || typed.Min != tt.want || typed.Max != tt.want {
 				t.Errorf("messages %d…%d (MAX %d…%d), want exactly 2ED = %d", all.Min, all.Max, typed.Min, typed.Max, tt.want)
@@ -130,11 +130,11 @@ func TestFloodmaxDiameterTooSmall(t *testing.T) {
 		spec  Spec
 		flags map[string]string
 	}{
-		{floodmax(false), map[string]string{"n": "3", "ids": "3,1,2", "diameter": "1"}},
-		{floodmax(false), map[string]string{"n": "4", "ids": "all", "diameter": "2"}},
-		{floodmax(false), map[string]string{"n": "5", "topology": "ring", "ids": "3,1,5,2,4", "diameter": "1"}},
-		{floodmax(true), map[string]string{"n": "3", "ids": "3,1,2"}},
-		{floodmax(true), map[string]string{}},
+		{floodmax(), map[string]string{"n": "3", "ids": "3,1,2", "diameter": "1"}},
+		{floodmax(), map[string]string{"n": "4", "ids": "all", "diameter": "2"}},
+		{floodmax(), map[string]string{"n": "5", "topology": "ring", "ids": "3,1,5,2,4", "diameter": "1"}},
+		{twinOf(floodmax()), map[string]string{"n": "3", "ids": "3,1,2"}},
+		{twinOf(floodmax()), map[string]string{}},
 	} {
 		if tt.flags["ids"] == "all" && testing.Short() {
 			continue // 24 arrangements; run without -short
@@ -157,7 +157,7 @@ func TestFloodmaxDiameterTooSmall(t *testing.T) {
 // a round-r one on its link, and round-sync fails.
 func TestFloodmaxUnordered(t *testing.T) {
 	t.Parallel()
-	m := buildSpec(t, floodmax(false), map[string]string{"n": "3", "ids": "increasing", "channels": "unordered"})
+	m := buildSpec(t, floodmax(), map[string]string{"n": "3", "ids": "increasing", "channels": "unordered"})
 	if r := automatontest.Check(t, m, explorer.Config{Properties: []string{fmRoundSync}}); r.Status != explorer.Violated {
 		t.Errorf("round-sync under unordered channels: status %v, want violated", r.Status)
 	}
@@ -170,12 +170,12 @@ func TestFloodmaxUsageErrors(t *testing.T) {
 		flags map[string]string
 		want  []string
 	}{
-		{floodmax(false), map[string]string{"diameter": "0"}, []string{"--diameter 0", "graph (the graph's diameter, 3)"}},
-		{floodmax(false), map[string]string{"diameter": "two"}, []string{"--diameter two", "allowed"}},
-		{floodmax(false), map[string]string{"objective": "mean"}, []string{"--objective mean", "max or min"}},
-		{floodmax(false), map[string]string{"topology": "random:1:2", "n": "4"}, []string{"--topology random:1:2", "EDGES"}},
-		{floodmax(true), map[string]string{"topology": "complete"}, []string{"--topology complete", "diameter 1", "at least 2"}},
-		{floodmax(true), map[string]string{"diameter": "2"}, []string{"--diameter does not apply"}},
+		{floodmax(), map[string]string{"diameter": "0"}, []string{"--diameter 0", "graph (the graph's diameter, 3)"}},
+		{floodmax(), map[string]string{"diameter": "two"}, []string{"--diameter two", "allowed"}},
+		{floodmax(), map[string]string{"objective": "mean"}, []string{"--objective mean", "max or min"}},
+		{floodmax(), map[string]string{"topology": "random:1:2", "n": "4"}, []string{"--topology random:1:2", "EDGES"}},
+		{twinOf(floodmax()), map[string]string{"topology": "complete"}, []string{"--topology complete", "diameter 1", "at least 2"}},
+		{twinOf(floodmax()), map[string]string{"diameter": "2"}, []string{"--diameter does not apply"}},
 	} {
 		err := buildErr(tt.spec, tt.flags)
 		wantUsage(t, err, tt.flags, tt.want...)

@@ -81,3 +81,25 @@ func permutations(n int) [][]int {
 	rec(0)
 	return out
 }
+
+// twinOf returns the broken twin that s declares (Spec.Broken), as the
+// catalog expands it.
+func twinOf(s Spec) Spec {
+	c := WithTwins([]Spec{s})
+	if len(c) != 2 {
+		panic(s.Name + " declares no broken twin")
+	}
+	return c[1]
+}
+
+// withTwin returns s and the broken twin it declares.
+func withTwin(s Spec) []Spec { return WithTwins([]Spec{s}) }
+
+// maekawaForm returns maekawa when full, else its deadlocking form
+// maekawa-basic (its declared twin).
+func maekawaForm(full bool) Spec {
+	if full {
+		return maekawa()
+	}
+	return twinOf(maekawa())
+}

@@ -358,17 +358,13 @@ func lamportExplain(v *lamportView) []string {
 	return lines
 }
 
-// lamportSpecs returns lamport and its broken twin lamport-broken
-// (docs/algorithms/lamport.md).
-func lamportSpecs() []Spec { return []Spec{lamport(false), lamport(true)} }
-
-// lamport returns the spec lamport of docs/algorithms/lamport.md or, when
-// broken is set, its broken twin lamport-broken.
-func lamport(broken bool) Spec { return lamportWith(broken, 0) }
+// lamport returns the spec lamport of docs/algorithms/lamport.md, which declares its
+// broken twin lamport-broken.
+func lamport() Spec { return lamportWith(0) }
 
 // lamportWith is lamport with the processes' bug seeded by mutant (tests
 // only: lamportMutant).
-func lamportWith(broken bool, mutant lamportMutant) Spec {
+func lamportWith(mutant lamportMutant) Spec {
 	s := Spec{
 		Name:    "lamport",
 		Section: "2.2",
@@ -382,12 +378,11 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (one crash blocks every entry: progress fails); not with --clocks minimal or --reduction por"},
 		},
 		Claims: []string{properties.MutualExclusion, properties.TimestampOrder, properties.DeadlockFreedom},
-	}
-	if broken {
-		s.Name = "lamport-broken"
-		s.Summary = "Lamport's mutual exclusion with a bug"
-		s.Bug = "the entry condition checks only that the own request heads the local queue and forgets to wait for a later-stamped message from every other process"
-		s.Claims = []string{properties.MutualExclusion, properties.DeadlockFreedom}
+		Broken: &Twin{
+			Summary: "Lamport's mutual exclusion with a bug",
+			Bug:     "the entry condition checks only that the own request heads the local queue and forgets to wait for a later-stamped message from every other process",
+			Claims:  []string{properties.MutualExclusion, properties.DeadlockFreedom},
+		},
 	}
 	s.Hint = func(p *Params) string {
 		if p.String("clocks") == "minimal" {
@@ -396,6 +391,7 @@ func lamportWith(broken bool, mutant lamportMutant) Spec {
 		return "--clocks minimal stores only the timestamps a later step can still tell apart, exactly: N=3 has 36,481 states instead of 470,392 (22,109 with --reduction por)"
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		users := p.mutexUsersUpTo(n, lamportMaxRequests)
 		limit := p.IntFlag("clock-limit", 0, 1<<20)

@@ -111,7 +111,7 @@ func TestLamportMutantsUnderEveryReduction(t *testing.T) {
 			for k, v := range c.flags {
 				flags[k] = v
 			}
-			s := lamportWith(false, c.mutant)
+			s := lamportWith(c.mutant)
 			props := c.props
 			if props == nil {
 				props = s.Claims
@@ -142,7 +142,7 @@ func TestLamportAssumptionsHold(t *testing.T) {
 			want = explorer.Violated
 		}
 		for _, f := range lamportReductionFlags {
-			s := lamport(false)
+			s := lamport()
 			m := buildSpec(t, s, map[string]string{"n": "2", "requests": "2", "clocks": f.clocks, "channels": ch})
 			r, err := explorer.Check(m, explorer.Config{Properties: s.Claims, Reduction: f.red})
 			if err != nil {

@@ -40,7 +40,7 @@ func TestLamportBroken(t *testing.T) {
 			}
 		}
 	}
-	if s := lamport(true); s.Bug == "" || s.Name != "lamport-broken" || slices.Contains(s.Claims, properties.TimestampOrder) {
+	if s := twinOf(lamport()); s.Bug == "" || s.Name != "lamport-broken" || slices.Contains(s.Claims, properties.TimestampOrder) {
 		t.Errorf("lamport-broken: name %q, bug %q, claims %v", s.Name, s.Bug, s.Claims)
 	}
 }
@@ -115,7 +115,7 @@ func TestLamportMessages(t *testing.T) {
 			if c.large && testing.Short() {
 				t.Skip("hundreds of thousands of states: skipped in -short")
 			}
-			m := buildSpec(t, lamport(false), c.flags)
+			m := buildSpec(t, lamport(), c.flags)
 			lo, hi := messageRange(t, m)
 			want := 3 * (c.n - 1) * c.entries
 			if lo != want || hi != want {
@@ -156,11 +156,11 @@ func TestLamportClockLimit(t *testing.T) {
 	if r.Cut != 0 || r.States != 1763 {
 		t.Errorf("--clock-limit 1000: %d states, %d cut; want 1763, 0", r.States, r.Cut)
 	}
-	m := buildSpec(t, lamport(false), map[string]string{"clock-limit": "4"})
+	m := buildSpec(t, lamport(), map[string]string{"clock-limit": "4"})
 	if b, ok := m.(interface{ BoundDoc() string }); !ok || !strings.Contains(b.BoundDoc(), "at most 4") {
 		t.Errorf("the model does not document its bound")
 	}
-	if b, ok := buildSpec(t, lamport(false), nil).(interface{ BoundDoc() string }); ok && b.BoundDoc() != "" {
+	if b, ok := buildSpec(t, lamport(), nil).(interface{ BoundDoc() string }); ok && b.BoundDoc() != "" {
 		t.Errorf("without --clock-limit the model declares a bound: %q", b.BoundDoc())
 	}
 }
@@ -169,7 +169,7 @@ func TestLamportClockLimit(t *testing.T) {
 // values, and that bad values are usage errors naming the flag.
 func TestLamportParams(t *testing.T) {
 	t.Parallel()
-	s := lamport(false)
+	s := lamport()
 	p, err := NewParams(s, map[string]string{"requesters": "3, 1"})
 	if err != nil {
 		t.Fatal(err)

@@ -450,15 +450,9 @@ func parseQuorums(p *Params, n int) (quorum.System, error) {
 	return s, nil
 }
 
-// maekawaSpecs returns maekawa (2.7) and its deadlocking form maekawa-basic
-// (2.6).
-func maekawaSpecs() []Spec {
-	return []Spec{maekawa(true), maekawa(false)}
-}
-
 // maekawa returns the spec of Maekawa's algorithm (docs/algorithms/maekawa.md;
-// Maekawa 1985) or, unless full, the basic algorithm of 2.6, its
-// deadlocking form.
+// Maekawa 1985), whose broken twin is the basic algorithm of 2.6, its
+// deadlocking form maekawa-basic.
 //
 // A finding, as 2.7 asks: rule B is deadlock-free on the reference quorum
 // systems (fpp, majority), but with choice (3), no late FAILED to a
@@ -466,7 +460,7 @@ func maekawaSpecs() []Spec {
 // and all quorums: a process that got INQUIRE and no FAILED keeps its
 // grants while it waits for an arbiter locked for the older request
 // (TestMaekawaRuleBWithoutLateFailed).
-func maekawa(full bool) Spec {
+func maekawa() Spec {
 	s := Spec{
 		Name:    "maekawa",
 		Section: "2.7",
@@ -477,16 +471,16 @@ func maekawa(full bool) Spec {
 			{Flag: "yield", Default: "b", Usage: "when a requester gives a grant back on INQUIRE: a (after a FAILED) or b (also after having yielded)"},
 		},
 		Claims: []string{properties.MutualExclusion, properties.DeadlockFreedom},
+		Broken: &Twin{
+			Name:    "maekawa-basic",
+			Section: "2.6",
+			Summary: "Maekawa's basic quorum-based mutual exclusion (REQUEST, LOCKED, RELEASE)",
+			Bug:     "basic Maekawa without FAILED/INQUIRE/RELINQUISH: requesters can wait for each other in a cycle",
+		},
 	}
-	if !full {
-		s.Name = "maekawa-basic"
-		s.Section = "2.6"
-		s.Page = "docs/algorithms/maekawa.md" // the page of both forms
-		s.Summary = "Maekawa's basic quorum-based mutual exclusion (REQUEST, LOCKED, RELEASE)"
-		s.Bug = "basic Maekawa without FAILED/INQUIRE/RELINQUISH: requesters can wait for each other in a cycle"
-		s.Params = s.Params[:4]
-	}
+	s.Broken.Params = withoutParams(s.Params, "yield")
 	s.Build = func(p *Params) (explorer.Model, error) {
+		full := !p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		qs := p.quorums(n)
 		users := p.mutexUsers(n)

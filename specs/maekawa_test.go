@@ -51,11 +51,11 @@ func TestMaekawaMessages(t *testing.T) {
 		{true, map[string]string{"n": "3", "requests": "2"}, 18, 29, true},
 	}
 	for _, c := range cases {
-		t.Run(maekawa(c.full).Name+flagString(c.flags), func(t *testing.T) {
+		t.Run(maekawaForm(c.full).Name+flagString(c.flags), func(t *testing.T) {
 			if c.large {
 				skipUnlessLong(t) // 261,435 and 1,760,119 states
 			}
-			if lo, hi := messageRange(t, buildSpec(t, maekawa(c.full), c.flags)); lo != c.min || hi != c.max {
+			if lo, hi := messageRange(t, buildSpec(t, maekawaForm(c.full), c.flags)); lo != c.min || hi != c.max {
 				t.Errorf("messages %d…%d, want %d…%d", lo, hi, c.min, c.max)
 			}
 		})
@@ -233,11 +233,11 @@ func TestMaekawaYieldADeadlock(t *testing.T) {
 // other than the default.
 func TestMaekawaParams(t *testing.T) {
 	t.Parallel()
-	p, err := NewParams(maekawa(true), map[string]string{"n": "7", "requesters": "3,1", "requests": "2"})
+	p, err := NewParams(maekawa(), map[string]string{"n": "7", "requesters": "3,1", "requests": "2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := maekawa(true).Build(p); err != nil {
+	if _, err := maekawa().Build(p); err != nil {
 		t.Fatal(err)
 	}
 	c := p.Canonical()
@@ -250,7 +250,7 @@ func TestMaekawaParams(t *testing.T) {
 			t.Errorf("--quorums %s: %v %+v", q, r.Status, r.Violations)
 		}
 	}
-	if slices.ContainsFunc(maekawa(false).Params, func(p Param) bool { return p.Flag == "yield" }) {
+	if slices.ContainsFunc(twinOf(maekawa()).Params, func(p Param) bool { return p.Flag == "yield" }) {
 		t.Error("maekawa-basic takes --yield")
 	}
 }
@@ -285,7 +285,7 @@ func TestMaekawaBadParams(t *testing.T) {
 		{true, map[string]string{"n": "0"}, []string{"--n 0"}, nil},
 	}
 	for _, c := range cases {
-		s := maekawa(c.full)
+		s := maekawaForm(c.full)
 		err := buildErr(s, c.flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want a usage error", c.flags, err)

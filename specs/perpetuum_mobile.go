@@ -111,7 +111,9 @@ func pmExplain(v *pmView) []string {
 	return lines
 }
 
-func perpetuumMobile(broken bool) Spec {
+// perpetuumMobile returns perpetuum-mobile (docs/algorithms/perpetuum-mobile.md), which declares its
+// broken twin.
+func perpetuumMobile() Spec {
 	s := Spec{
 		Name:    "perpetuum-mobile",
 		Section: "2.9",
@@ -121,13 +123,13 @@ func perpetuumMobile(broken bool) Spec {
 			{Flag: "requests", Default: "1", Usage: "critical-section entries per process"},
 		},
 		Claims: []string{properties.MutualExclusion, properties.TokenUniqueness, properties.DeadlockFreedom, properties.StarvationFreedom},
-	}
-	if broken {
-		s.Name = "perpetuum-mobile-broken"
-		s.Summary = "perpetuum mobile with a bug"
-		s.Bug = "the token may be handed to any process, not just the next on the ring, so a trying process can starve"
+		Broken: &Twin{
+			Summary: "perpetuum mobile with a bug",
+			Bug:     "the token may be handed to any process, not just the next on the ring, so a trying process can starve",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n := p.IntFlag("n", 2, maxN)
 		r := p.IntFlag("requests", 1, maxRequests)
 		disc, capacity := p.ChannelFlags(channel.FIFO, 1)

@@ -184,9 +184,9 @@ func ptExplain(v *ptView) []string {
 // process is i_max" (1.6, "Leader identity").
 const ptElectedIsExtremum = "elected-is-imax"
 
-func petersonSpecs() []Spec { return []Spec{peterson(false), peterson(true)} }
-
-func peterson(broken bool) Spec {
+// peterson returns peterson (docs/algorithms/peterson.md), which declares its
+// broken twin.
+func peterson() Spec {
 	s := Spec{
 		Name:    "peterson",
 		Section: "1.6",
@@ -205,14 +205,13 @@ func peterson(broken bool) Spec {
 			{Metric: "messages", Stat: "max", Expr: "2*n*floor(log2(n))+n", Source: "Peterson 1982; Dolev, Klawe and Rodeh 1982"},
 			{Metric: "messages", Stat: "min", Expr: "3*n", Source: "a single survivor after the first phase (N ≥ 2)"},
 		},
-	}
-	if broken {
-		s.Formulas = nil // the bug breaks them
-		s.Name = "peterson-broken"
-		s.Summary = "Peterson's election with a bug"
-		s.Bug = "a survivor keeps its own temporary ID instead of adopting its predecessor's (tid := first left out), so a non-maximal value can be elected"
+		Broken: &Twin{
+			Summary: "Peterson's election with a bug",
+			Bug:     "a survivor keeps its own temporary ID instead of adopting its predecessor's (tid := first left out), so a non-maximal value can be elected",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n, err := p.Int("n", 1, maxN)
 		if err != nil {
 			return nil, err

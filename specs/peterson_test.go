@@ -137,7 +137,7 @@ func ptRunMessages(idsets [][]int) (minMsgs, maxMsgs int) {
 
 func ptIDs(t testing.TB, n int, mode string) [][]int {
 	t.Helper()
-	p, err := NewParams(peterson(false), map[string]string{"n": fmt.Sprint(n), "ids": mode})
+	p, err := NewParams(peterson(), map[string]string{"n": fmt.Sprint(n), "ids": mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestPetersonMessages(t *testing.T) {
 func TestPetersonObjectiveMin(t *testing.T) {
 	t.Parallel()
 	m := build(t, "peterson", map[string]string{"n": "4", "objective": "min"})
-	r, err := explorer.Check(m, explorer.Config{Properties: peterson(false).Claims, Metrics: []string{"messages"}})
+	r, err := explorer.Check(m, explorer.Config{Properties: peterson().Claims, Metrics: []string{"messages"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestPetersonUnordered(t *testing.T) {
 // "Leader identity"): the holder of the maximum never survives phase 1.
 func TestPetersonElectedIsNotIMax(t *testing.T) {
 	t.Parallel()
-	if !slices.Contains(mustOffered(t, peterson(false)), ptElectedIsExtremum) || slices.Contains(peterson(false).Claims, ptElectedIsExtremum) {
+	if !slices.Contains(mustOffered(t, peterson()), ptElectedIsExtremum) || slices.Contains(peterson().Claims, ptElectedIsExtremum) {
 		t.Fatalf("%s must be offered and not claimed", ptElectedIsExtremum)
 	}
 	for n := 2; n <= 4; n++ {
@@ -284,7 +284,7 @@ func TestPetersonUsage(t *testing.T) {
 		{"channels": "lossy"},
 		{"capacity": "0"},
 	} {
-		err := buildErr(peterson(false), flags)
+		err := buildErr(peterson(), flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)
 		}

@@ -178,14 +178,10 @@ func raExplain(v *raView) []string {
 	return lines
 }
 
-// raSpecs returns ricart-agrawala and its broken twin
-// (docs/algorithms/ricart-agrawala.md).
-func raSpecs() []Spec { return []Spec{ricartAgrawala(false), ricartAgrawala(true)} }
-
 // ricartAgrawala returns the spec ricart-agrawala of
-// docs/algorithms/ricart-agrawala.md or, when broken is set,
-// ricart-agrawala-broken.
-func ricartAgrawala(broken bool) Spec {
+// docs/algorithms/ricart-agrawala.md, which
+// declares its broken twin ricart-agrawala-broken.
+func ricartAgrawala() Spec {
 	s := Spec{
 		Name:    "ricart-agrawala",
 		Section: "2.3",
@@ -196,14 +192,14 @@ func ricartAgrawala(broken bool) Spec {
 			requestersParam,
 		},
 		Claims: []string{properties.MutualExclusion, properties.Progress, properties.StarvationFreedom, properties.TimestampOrder, properties.DeadlockFreedom},
-	}
-	if broken {
-		s.Name = "ricart-agrawala-broken"
-		s.Summary = "Ricart-Agrawala with a bug"
-		s.Bug = "a process does not update its clock on REQUEST, so after replying while idle it can request with an older (ts, ID) than the request it replied to, and both enter"
-		s.Claims = []string{properties.MutualExclusion, properties.DeadlockFreedom}
+		Broken: &Twin{
+			Summary: "Ricart-Agrawala with a bug",
+			Bug:     "a process does not update its clock on REQUEST, so after replying while idle it can request with an older (ts, ID) than the request it replied to, and both enter",
+			Claims:  []string{properties.MutualExclusion, properties.DeadlockFreedom},
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		users := p.mutexUsers(n)
 		// A channel i→j holds at most one REQUEST of i (i enters, and may

@@ -162,7 +162,7 @@ func TestRicartAgrawalaBroken(t *testing.T) {
 			t.Errorf("explanation %q", expl)
 		}
 	}
-	if s := ricartAgrawala(true); s.Bug == "" || s.Name != "ricart-agrawala-broken" {
+	if s := twinOf(ricartAgrawala()); s.Bug == "" || s.Name != "ricart-agrawala-broken" {
 		t.Errorf("twin: name %q, bug %q", s.Name, s.Bug)
 	}
 	// FAIR-TS is not vacuous: the twin violates it as well.
@@ -176,7 +176,7 @@ func TestRicartAgrawalaBroken(t *testing.T) {
 // the flag.
 func TestRicartAgrawalaParams(t *testing.T) {
 	t.Parallel()
-	s := ricartAgrawala(false)
+	s := ricartAgrawala()
 	p, err := NewParams(s, nil)
 	if err != nil {
 		t.Fatal(err)

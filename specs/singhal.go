@@ -262,11 +262,9 @@ func sgExplain(v *sgView) []string {
 	return lines
 }
 
-// singhalSpecs returns singhal and its broken twin
-// (docs/algorithms/singhal.md).
-func singhalSpecs() []Spec { return []Spec{singhal(false), singhal(true)} }
-
-func singhal(broken bool) Spec {
+// singhal returns singhal (docs/algorithms/singhal.md), which declares its
+// broken twin.
+func singhal() Spec {
 	s := Spec{
 		Name:    "singhal",
 		Section: "2.12",
@@ -279,13 +277,13 @@ func singhal(broken bool) Spec {
 		},
 		Claims: []string{properties.MutualExclusion, properties.TokenUniqueness, properties.DeadlockFreedom,
 			properties.Progress, properties.StarvationFreedom},
-	}
-	if broken {
-		s.Name = "singhal-broken"
-		s.Summary = "Singhal's algorithm with a bug"
-		s.Bug = "a requesting process that learns of another requester j (case R of receive REQUEST) marks j as requesting but does not send j its own request, so a request can miss the token holder for good"
+		Broken: &Twin{
+			Summary: "Singhal's algorithm with a bug",
+			Bug:     "a requesting process that learns of another requester j (case R of receive REQUEST) marks j as requesting but does not send j its own request, so a request can miss the token holder for good",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		users := p.mutexUsers(n)
 		choice := p.String("choice")

@@ -105,7 +105,7 @@ func TestSinghalBroken(t *testing.T) {
 	if r.Status != explorer.Violated {
 		t.Errorf("progress: status %v, want violated", r.Status)
 	}
-	if s := singhal(true); s.Name != "singhal-broken" || s.Bug == "" {
+	if s := twinOf(singhal()); s.Name != "singhal-broken" || s.Bug == "" {
 		t.Errorf("twin %q, bug %q", s.Name, s.Bug)
 	}
 }
@@ -116,7 +116,7 @@ func TestSinghalUsage(t *testing.T) {
 	for _, flags := range []map[string]string{
 		{"n": "0"}, {"requests": "0"}, {"requesters": "5"}, {"choice": "random"}, {"channels": "x"},
 	} {
-		s := singhal(false)
+		s := singhal()
 		err := buildErr(s, flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)

@@ -96,15 +96,35 @@ type Formula struct {
 }
 
 // Twin declares a spec's broken twin: the same algorithm with a bug put in
-// on purpose, which must yield a counterexample. Its name, section,
-// parameters, symmetry and Build are the spec's; Build tells the two apart
-// with Params.Broken.
+// on purpose, which must yield a counterexample. Its symmetry, hint, page
+// and Build are the spec's, and so are its name, section and parameters
+// unless the fields below say otherwise; Build tells the two apart with
+// Params.Broken.
 type Twin struct {
 	Summary string
 	// Bug says in one line what was broken on purpose (Spec.Bug).
 	Bug string
 	// Claims are the twin's claims; nil means the spec's.
 	Claims []string
+	// Params are the twin's parameters, for a bug that shows only with
+	// other defaults or without some parameter; nil means the spec's.
+	Params []Param
+	// Name is the twin's name; "" means the spec's name + "-broken".
+	Name string
+	// Section is the twin's section; "" means the spec's.
+	Section string
+}
+
+// TwinName returns the name of the broken twin s declares (Spec.Broken),
+// or "" when it declares none.
+func (s Spec) TwinName() string {
+	switch {
+	case s.Broken == nil:
+		return ""
+	case s.Broken.Name != "":
+		return s.Broken.Name
+	}
+	return s.Name + "-broken"
 }
 
 // WithTwins returns catalog with the broken twin of every spec that
@@ -114,7 +134,7 @@ type Twin struct {
 func WithTwins(catalog []Spec) []Spec {
 	var out []Spec
 	for k, s := range catalog {
-		if s.Broken == nil || slices.ContainsFunc(catalog, func(c Spec) bool { return c.Name == s.Name+"-broken" }) {
+		if s.Broken == nil || slices.ContainsFunc(catalog, func(c Spec) bool { return c.Name == s.TwinName() }) {
 			if out != nil {
 				out = append(out, s)
 			}
@@ -124,10 +144,16 @@ func WithTwins(catalog []Spec) []Spec {
 			out = append(make([]Spec, 0, len(catalog)+1), catalog[:k]...)
 		}
 		t := s
-		t.Name, t.Summary, t.Bug, t.Broken, t.twin = s.Name+"-broken", s.Broken.Summary, s.Broken.Bug, nil, true
+		t.Name, t.Summary, t.Bug, t.Broken, t.twin = s.TwinName(), s.Broken.Summary, s.Broken.Bug, nil, true
 		t.Formulas = nil // the bug breaks them
 		if s.Broken.Claims != nil {
 			t.Claims = s.Broken.Claims
+		}
+		if s.Broken.Params != nil {
+			t.Params = s.Broken.Params
+		}
+		if s.Broken.Section != "" {
+			t.Section = s.Broken.Section
 		}
 		out = append(out, s, t)
 	}
@@ -137,43 +163,27 @@ func WithTwins(catalog []Spec) []Spec {
 	return out
 }
 
+// algorithms returns the catalog's algorithms, each declaring its broken
+// twin (Spec.Broken), which Catalog expands.
+func algorithms() []Spec {
+	return []Spec{
+		changRoberts(), changRobertsAnnounce(), changRobertsWakeup(), changRobertsBidirectional(),
+		lelann(), peterson(), tokenRingRecovery(), bully(), floodmax(), treeElection(),
+		echoElection(), adoption(), waiting(), dfsToken(), virtualTree(),
+		central(), lamport(), ricartAgrawala(), carvalhoRoucairol(), suzukiKasami(),
+		singhal(), raymond(), maekawa(), perpetuumMobile(), caoSinghal(),
+	}
+}
+
 // Catalog returns every spec, ordered by section then name.
 func Catalog() []Spec {
-	all := []Spec{
-		changRoberts(),
-		lelann(),
-		raymond(),
-		changRobertsAnnounce(false),
-		changRobertsAnnounce(true),
-		perpetuumMobile(false),
-		perpetuumMobile(true),
-	}
-	all = append(all, maekawaSpecs()...)
-	all = append(all, bullySpecs()...)
-	all = append(all, echoElectionSpecs()...)
-	all = append(all, adoptionSpecs()...)
-	all = append(all, waitingSpecs()...)
-	all = append(all, virtualTreeSpecs()...)
-	all = append(all, lamportSpecs()...)
-	all = append(all, suzukiKasamiSpecs()...)
-	all = append(all, singhalSpecs()...)
-	all = append(all, changRobertsWakeupSpecs()...)
-	all = append(all, changRobertsBidirectionalSpecs()...)
-	all = append(all, treeElectionSpecs()...)
-	all = append(all, floodmaxSpecs()...)
-	all = append(all, dfsTokenSpecs()...)
-	all = append(all, petersonSpecs()...)
-	all = append(all, tokenRingRecoverySpecs()...)
-	all = append(all, raSpecs()...)
-	all = append(all, centralSpecs()...)
-	all = append(all, cvSpecs()...)
-	all = append(all, caoSinghalSpecs()...)
-	all = WithTwins(all)
+	all := algorithms()
 	for k := range all {
 		if all[k].Page == "" {
-			all[k].Page = "docs/algorithms/" + strings.TrimSuffix(all[k].Name, "-broken") + ".md"
+			all[k].Page = "docs/algorithms/" + all[k].Name + ".md"
 		}
 	}
+	all = WithTwins(all) // a twin's page is its algorithm's
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Section != all[j].Section {
 			return sectionLess(all[i].Section, all[j].Section)
@@ -453,4 +463,25 @@ func (s Spec) Offered() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// withParams returns a copy of params in which each parameter with the
+// flag of one of repl is repl's, for a broken twin's parameters
+// (Twin.Params) that differ in a default or a usage.
+func withParams(params []Param, repl ...Param) []Param {
+	out := slices.Clone(params)
+	for _, r := range repl {
+		for k := range out {
+			if out[k].Flag == r.Flag {
+				out[k] = r
+			}
+		}
+	}
+	return out
+}
+
+// withoutParams returns a copy of params without the given flags, for a
+// broken twin that lacks a parameter (Twin.Params).
+func withoutParams(params []Param, flags ...string) []Param {
+	return slices.DeleteFunc(slices.Clone(params), func(q Param) bool { return slices.Contains(flags, q.Flag) })
 }

@@ -257,11 +257,9 @@ func skExplain(v *skView) []string {
 // skTokenToTryingName is the spec-specific property of 2.10.
 const skTokenToTryingName = "token-to-trying"
 
-// suzukiKasamiSpecs returns suzuki-kasami and its broken twin
-// (docs/algorithms/suzuki-kasami.md).
-func suzukiKasamiSpecs() []Spec { return []Spec{suzukiKasami(false), suzukiKasami(true)} }
-
-func suzukiKasami(broken bool) Spec {
+// suzukiKasami returns suzuki-kasami (docs/algorithms/suzuki-kasami.md), which declares its
+// broken twin.
+func suzukiKasami() Spec {
 	s := Spec{
 		Name:    "suzuki-kasami",
 		Section: "2.10",
@@ -274,13 +272,13 @@ func suzukiKasami(broken bool) Spec {
 		},
 		Claims: []string{properties.MutualExclusion, properties.TokenUniqueness, skTokenToTryingName,
 			properties.DeadlockFreedom, properties.Progress, properties.StarvationFreedom},
-	}
-	if broken {
-		s.Name = "suzuki-kasami-broken"
-		s.Summary = "Suzuki-Kasami with a bug"
-		s.Bug = "exit_i forgets LN[i] := RN[i], so a served request still looks outstanding and the token is later sent to an idle process"
+		Broken: &Twin{
+			Summary: "Suzuki-Kasami with a bug",
+			Bug:     "exit_i forgets LN[i] := RN[i], so a served request still looks outstanding and the token is later sent to an idle process",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		users := p.mutexUsers(n)
 		crashes := p.IntFlag("crashes", 0, n-1)

@@ -199,7 +199,7 @@ func TestSuzukiKasamiBroken(t *testing.T) {
 	if expl := strings.Join(v.Trace.Explanation, "\n"); !strings.Contains(expl, "process 2 is idle and a TOKEN is on its way to it") {
 		t.Errorf("explanation %q", expl)
 	}
-	if s := suzukiKasami(true); s.Name != "suzuki-kasami-broken" || s.Bug == "" {
+	if s := twinOf(suzukiKasami()); s.Name != "suzuki-kasami-broken" || s.Bug == "" {
 		t.Errorf("twin %q, bug %q", s.Name, s.Bug)
 	}
 }
@@ -237,7 +237,7 @@ func TestSuzukiKasamiUsage(t *testing.T) {
 		{"n": "0"}, {"n": "x"}, {"requests": "0"}, {"requests": "9"}, {"requesters": "4"},
 		{"requesters": "1,1"}, {"crashes": "3"}, {"crashes": "-1"}, {"channels": "lifo"}, {"capacity": "0"},
 	} {
-		s := suzukiKasami(false)
+		s := suzukiKasami()
 		err := buildErr(s, flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)

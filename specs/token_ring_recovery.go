@@ -188,11 +188,9 @@ func trExplain(v *trView) []string {
 	return append(out, fmt.Sprintf("%d token(s) in all", trTokens(v)))
 }
 
-func tokenRingRecoverySpecs() []Spec {
-	return []Spec{tokenRingRecovery(false), tokenRingRecovery(true)}
-}
-
-func tokenRingRecovery(broken bool) Spec {
+// tokenRingRecovery returns token-ring-recovery (docs/algorithms/token-ring-recovery.md), which declares its
+// broken twin.
+func tokenRingRecovery() Spec {
 	s := Spec{
 		Name:    "token-ring-recovery",
 		Section: "1.7",
@@ -206,13 +204,13 @@ func tokenRingRecovery(broken bool) Spec {
 			objectiveParam,
 		},
 		Claims: []string{properties.TokenUniqueness, properties.DeadlockFreedom, "recovery"},
-	}
-	if broken {
-		s.Name = "token-ring-recovery-broken"
-		s.Summary = "token ring with recovery, with a bug"
-		s.Bug = "receiving the token does not end a process's election mode, so after a recovery some processes stay in election for ever (their timer never runs again)"
+		Broken: &Twin{
+			Summary: "token ring with recovery, with a bug",
+			Bug:     "receiving the token does not end a process's election mode, so after a recovery some processes stay in election for ever (their timer never runs again)",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		n, err := p.Int("n", 1, maxN)
 		if err != nil {
 			return nil, err

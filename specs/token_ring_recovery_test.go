@@ -208,7 +208,7 @@ func TestTokenRingRecoveryLiteral(t *testing.T) {
 		{3, 0, "perfect"}, {2, 1, "perfect"}, {3, 1, "perfect"}, {3, 2, "perfect"},
 		{4, 1, "perfect"}, {4, 2, "perfect"}, {3, 0, "unrestricted"}, {3, 1, "unrestricted"},
 	} {
-		p, err := NewParams(tokenRingRecovery(false), map[string]string{"n": fmt.Sprint(tt.n), "losses": fmt.Sprint(tt.losses), "timeouts": tt.timeouts})
+		p, err := NewParams(tokenRingRecovery(), map[string]string{"n": fmt.Sprint(tt.n), "losses": fmt.Sprint(tt.losses), "timeouts": tt.timeouts})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +259,7 @@ func TestTokenRingRecoveryUnrestricted(t *testing.T) {
 func TestTokenRingRecoveryBroken(t *testing.T) {
 	t.Parallel()
 	m := build(t, "token-ring-recovery-broken", map[string]string{"n": "3", "ids": "1,2,3"})
-	r, err := explorer.Check(m, explorer.Config{Properties: tokenRingRecovery(true).Claims})
+	r, err := explorer.Check(m, explorer.Config{Properties: twinOf(tokenRingRecovery()).Claims})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestTokenRingRecoveryUsage(t *testing.T) {
 		{"n": "3", "ids": "1,2"},
 		{"channels": "lossy"},
 	} {
-		err := buildErr(tokenRingRecovery(false), flags)
+		err := buildErr(tokenRingRecovery(), flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: error %v, want ErrUsage", flags, err)
 		}

@@ -266,10 +266,9 @@ func teExplain(v *teView) []string {
 	return lines
 }
 
-// treeElectionSpecs returns tree-election and its broken twin.
-func treeElectionSpecs() []Spec { return []Spec{treeElection(false), treeElection(true)} }
-
-func treeElection(broken bool) Spec {
+// treeElection returns tree-election (docs/algorithms/tree-election.md), which declares its
+// broken twin.
+func treeElection() Spec {
 	s := Spec{
 		Name:    "tree-election",
 		Section: "1.8",
@@ -285,13 +284,13 @@ func treeElection(broken bool) Spec {
 		},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, teParentPort,
 			properties.Quiescence, properties.DeadlockFreedom, properties.Termination},
-	}
-	if broken {
-		s.Name = "tree-election-broken"
-		s.Summary = "tree election with a bug"
-		s.Bug = "a node proposes its own ID instead of the best ID of the subtree behind it, so the saturated pair decides on too little"
+		Broken: &Twin{
+			Summary: "tree election with a bug",
+			Bug:     "a node proposes its own ID instead of the best ID of the subtree behind it, so the saturated pair decides on too little",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		g, err := parseGraphTopology(p)
 		if err != nil {
 			return nil, err

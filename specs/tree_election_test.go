@@ -183,7 +183,7 @@ func teReference(t testing.TB, p *Params) refFigures {
 func TestTreeElectionKnowFailsWithoutInfo(t *testing.T) {
 	t.Parallel()
 	for _, wakeup := range []string{"flood", "assumed"} {
-		m := buildSpec(t, treeElection(false), map[string]string{"n": "3", "info": "off", "wakeup": wakeup})
+		m := buildSpec(t, treeElection(), map[string]string{"n": "3", "info": "off", "wakeup": wakeup})
 		r := automatontest.Check(t, m, explorer.Config{Properties: []string{properties.Termination}})
 		if r.Status != explorer.Violated || r.Violations[0].Property != properties.Termination {
 			t.Errorf("%s: status %v %+v, want termination violated", wakeup, r.Status, r.Violations)
@@ -207,7 +207,7 @@ func TestTreeElectionMessages(t *testing.T) {
 		n := int64(tt.n)
 		for _, init := range []string{"one", "all"} {
 			t.Run(fmt.Sprintf("n=%d/%s/%s", tt.n, tt.topology, init), func(t *testing.T) {
-				m := buildSpec(t, treeElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "ids": "increasing", "initiators": init})
+				m := buildSpec(t, treeElection(), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "ids": "increasing", "initiators": init})
 				r := automatontest.Check(t, m, explorer.Config{Properties: []string{}, Metrics: metrics})
 				ex, pr, re := r.Metrics[0], r.Metrics[1], r.Metrics[2]
 				exMax := 2 * (n - 1)
@@ -223,7 +223,7 @@ func TestTreeElectionMessages(t *testing.T) {
 			})
 		}
 		t.Run(fmt.Sprintf("n=%d/%s/assumed", tt.n, tt.topology), func(t *testing.T) {
-			m := buildSpec(t, treeElection(false), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "ids": "increasing", "wakeup": "assumed"})
+			m := buildSpec(t, treeElection(), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "ids": "increasing", "wakeup": "assumed"})
 			r := automatontest.Check(t, m, explorer.Config{Properties: []string{}, Metrics: metrics})
 			ex, pr, re, all := r.Metrics[0], r.Metrics[1], r.Metrics[2], r.Metrics[3]
 			if ex.Max != 0 || pr.Min < n-1 || pr.Max > n || re.Min < n-2 || re.Max > n-1 || all.Min != 2*n-2 || all.Max != 2*n-2 {
@@ -261,7 +261,7 @@ func TestTreeElectionUsageErrors(t *testing.T) {
 		{map[string]string{"initiators": "9"}, []string{"--initiators 9", "no process 9"}},
 		{map[string]string{"n": "0"}, []string{"--n", "allowed"}},
 	} {
-		s := treeElection(false)
+		s := treeElection()
 		err := buildErr(s, tt.flags)
 		wantUsage(t, err, tt.flags, tt.want...)
 	}

@@ -326,12 +326,9 @@ func vtExplain(v *vtView) []string {
 	return lines
 }
 
-// virtualTreeSpecs returns virtual-tree and its broken twin.
-func virtualTreeSpecs() []Spec {
-	return []Spec{virtualTree(false), virtualTree(true)}
-}
-
-func virtualTree(naive bool) Spec {
+// virtualTree returns virtual-tree (docs/algorithms/virtual-tree.md), which declares its
+// broken twin.
+func virtualTree() Spec {
 	s := Spec{
 		Name:    "virtual-tree",
 		Section: "1.15",
@@ -341,14 +338,14 @@ func virtualTree(naive bool) Spec {
 			{Flag: "link-failures", Default: "0", Usage: "budget of breakLink faults (each removes one link and repairs its ends)"},
 		},
 		Claims: []string{vtT1, vtT2, vtT3},
+		Broken: &Twin{
+			Summary: "Building a virtual tree at system start, with the naive REPAIR after a broken link",
+			Bug:     "REPAIR re-attaches a node that lost its parent without detaching its subtree, so it may pick its own child and form a cycle",
+		},
 	}
-	if naive {
-		s.Name = "virtual-tree-broken"
-		s.Summary = "Building a virtual tree at system start, with the naive REPAIR after a broken link"
-		s.Bug = "REPAIR re-attaches a node that lost its parent without detaching its subtree, so it may pick its own child and form a cycle"
-		s.Params[1].Default = "1"
-	}
+	s.Broken.Params = withParams(s.Params, Param{Flag: "link-failures", Default: "1", Usage: s.Params[1].Usage})
 	s.Build = func(p *Params) (explorer.Model, error) {
+		naive := p.Broken()
 		n, err := p.Int("n", 1, 6)
 		if err != nil {
 			return nil, err

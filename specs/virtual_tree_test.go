@@ -238,7 +238,7 @@ func TestVirtualTreeUsageErrors(t *testing.T) {
 		{map[string]string{"n": "3", "link-failures": "4"}, "--link-failures 4"},
 		{map[string]string{"topology": "ring"}, "--topology does not apply"},
 	} {
-		s := virtualTree(false)
+		s := virtualTree()
 		err := buildErr(s, tt.flags)
 		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: %v, want an ErrUsage error naming %q", tt.flags, err, tt.want)

@@ -83,13 +83,8 @@ func waitExplain(v *waitView) []string {
 	return lines
 }
 
-// waitingSpecs returns waiting and its broken twin.
-func waitingSpecs() []Spec {
-	return []Spec{waiting(false), waiting(true)}
-}
-
-func waiting(broken bool) Spec {
-	base := echoElection(false)
+func waiting() Spec {
+	base := echoElection()
 	s := Spec{
 		Name:    "waiting",
 		Section: "1.13",
@@ -98,13 +93,13 @@ func waiting(broken bool) Spec {
 			"(echo-election plus a global start precondition standing for ID-dependent delays), to be checked against Mattern 1989",
 		Params: base.Params,
 		Claims: base.Claims,
-	}
-	if broken {
-		s.Name = "waiting-broken"
-		s.Summary = "Echo election by waiting, with a bug"
-		s.Bug = "a conquered initiator keeps its virtual tree edge (the bug of echo-election-broken): waiting does not stop weaker initiators from starting, so the run deadlocks"
+		Broken: &Twin{
+			Summary: "Echo election by waiting, with a bug",
+			Bug:     "a conquered initiator keeps its virtual tree edge (the bug of echo-election-broken): waiting does not stop weaker initiators from starting, so the run deadlocks",
+		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
+		broken := p.Broken()
 		g, err := parseGraphTopology(p)
 		if err != nil {
 			return nil, err

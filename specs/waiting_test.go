@@ -34,8 +34,8 @@ func TestWaitingSubsetOfExtinction(t *testing.T) {
 		{"n": "4", "topology": "star", "initiators": "subsets", "ids": "all"},
 		{"n": "4", "initiators": "subsets"},
 	} {
-		wait := modelStates(t, buildSpec(t, waiting(false), flags))
-		echo := modelStates(t, buildSpec(t, echoElection(false), flags))
+		wait := modelStates(t, buildSpec(t, waiting(), flags))
+		echo := modelStates(t, buildSpec(t, echoElection(), flags))
 		missing := 0
 		for s := range wait {
 			if !echo[s] {
@@ -83,8 +83,8 @@ func TestWaitingVersusExtinction(t *testing.T) {
 				skipUnlessLong(t) // about 240,000 states per spec
 			}
 			flags := map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": "subsets", "ids": "all"}
-			lo, hi := messageRange(t, buildSpec(t, waiting(false), flags))
-			elo, ehi := messageRange(t, buildSpec(t, echoElection(false), flags))
+			lo, hi := messageRange(t, buildSpec(t, waiting(), flags))
+			elo, ehi := messageRange(t, buildSpec(t, echoElection(), flags))
 			if lo != 2*tt.edges || hi != tt.hi || elo != lo || ehi != hi {
 				t.Errorf("waiting %d…%d, extinction %d…%d; want both %d…%d", lo, hi, elo, ehi, 2*tt.edges, tt.hi)
 			}
@@ -92,7 +92,7 @@ func TestWaitingVersusExtinction(t *testing.T) {
 	}
 	// A single designated initiator: exactly 2E, as in 1.11.
 	for _, topo := range []string{"ring", "complete", "star", "grid"} {
-		m := buildSpec(t, waiting(false), map[string]string{"n": "4", "topology": topo, "initiators": "2"})
+		m := buildSpec(t, waiting(), map[string]string{"n": "4", "topology": topo, "initiators": "2"})
 		if lo, hi := messageRange(t, m); lo != hi || (topo == "ring" && lo != 8) || (topo == "complete" && lo != 12) {
 			t.Errorf("%s, initiator 2: messages %d…%d, want exactly 2E", topo, lo, hi)
 		}
@@ -114,7 +114,7 @@ func TestWaitingBroken(t *testing.T) {
 
 func TestWaitingProvisionalAndUsage(t *testing.T) {
 	t.Parallel()
-	for _, s := range waitingSpecs() {
+	for _, s := range withTwin(waiting()) {
 		if !strings.Contains(s.Provisional, "reconstruction") {
 			t.Errorf("%s: Provisional %q does not say why", s.Name, s.Provisional)
 		}
@@ -122,7 +122,7 @@ func TestWaitingProvisionalAndUsage(t *testing.T) {
 	for _, flags := range []map[string]string{
 		{"topology": "hypercube"}, {"initiators": "0"}, {"ids": "1,2"}, {"channels": "lossy"},
 	} {
-		s := waiting(false)
+		s := waiting()
 		err := buildErr(s, flags)
 		if !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: %v, want an ErrUsage error", flags, err)
