@@ -151,12 +151,12 @@ func csUser(p *csNode) (mutex.State, int) { return p.Ust, p.Done }
 // Steps: request_i, enter_i and exit_i of the user part (2.0).
 func (p *csNode) Steps(_ *csView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Do("request"))
+	case p.Ust.CanRequest(p.Done, p.Requests):
+		out = append(out, automaton.Do(mutex.StepRequest))
 	case p.Ust == mutex.Trying && p.Granted == p.QSet:
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Do("exit"))
+		out = append(out, automaton.Do(mutex.StepExit))
 	}
 	return out
 }
@@ -166,18 +166,17 @@ func (p *csNode) Steps(_ *csView, out []automaton.Step) []automaton.Step {
 // RELEASE(k_j) to j, or a plain RELEASE.
 func (p *csNode) Do(s automaton.Step, fx *automaton.Effects[csMsg]) {
 	switch s.Name {
-	case "request":
-		p.Ust = mutex.Trying
+	case mutex.StepRequest:
+		p.Ust.Request()
 		p.C++
 		p.MyTs = p.C
 		for _, j := range p.Quorum {
 			fx.Send(j, csMsg{Kind: csRequest, Req: p.mine(fx)})
 		}
-	case "enter":
-		p.Ust = mutex.Critical
-	case "exit":
-		p.Ust = mutex.Idle
-		p.Done++
+	case mutex.StepEnter:
+		p.Ust.Enter()
+	case mutex.StepExit:
+		p.Ust.Exit(&p.Done)
 		for _, j := range p.Quorum {
 			k := slices.IndexFunc(p.Fwd, func(f csFwd) bool { return f.Arb == j })
 			if k < 0 {
@@ -428,7 +427,7 @@ func caoSinghal() Spec {
 			procs[i] = csNode{Ust: mutex.Idle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[csNode, csMsg]{
-			StepNames:    mutexSteps(),
+			StepNames:    mutex.StepNames(),
 			MessageTypes: []string{"REQUEST", "LOCKED", "RELEASE", "FAILED", "INQUIRE", "RELINQUISH", "TRANSFER"},
 
 			Mutex:    mutex.Metrics(users.R, csUser, csServes),

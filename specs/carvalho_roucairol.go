@@ -58,12 +58,12 @@ func (p *cvNode) allPerms(self, n int) bool {
 // Steps: request_i, enter_i (every permission held), exit_i.
 func (p *cvNode) Steps(v *cvView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Broadcast("request"))
+	case p.Ust.CanRequest(p.Done, p.Requests):
+		out = append(out, automaton.Broadcast(mutex.StepRequest))
 	case p.Ust == mutex.Trying && p.allPerms(v.Self(), v.N()):
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Broadcast("exit"))
+		out = append(out, automaton.Broadcast(mutex.StepExit))
 	}
 	return out
 }
@@ -73,8 +73,8 @@ func (p *cvNode) Steps(v *cvView, out []automaton.Step) []automaton.Step {
 func (p *cvNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 	self := fx.Self()
 	switch s.Name {
-	case "request":
-		p.Ust = mutex.Trying
+	case mutex.StepRequest:
+		p.Ust.Request()
 		p.C++
 		p.MyTs = p.C
 		for j := 0; j < fx.N(); j++ {
@@ -83,11 +83,10 @@ func (p *cvNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 				fx.Send(j, raMsg{Kind: raRequest, TS: p.MyTs, From: self})
 			}
 		}
-	case "enter":
-		p.Ust = mutex.Critical
-	case "exit":
-		p.Ust = mutex.Idle
-		p.Done++
+	case mutex.StepEnter:
+		p.Ust.Enter()
+	case mutex.StepExit:
+		p.Ust.Exit(&p.Done)
 		p.MyTs = 0
 		p.Asked = 0
 		for _, j := range p.Deferred.members() {
@@ -218,7 +217,7 @@ func carvalhoRoucairol() Spec {
 			}
 		}
 		return automaton.New(automaton.Config[cvNode, raMsg]{
-			StepNames:    mutexSteps(),
+			StepNames:    mutex.StepNames(),
 			MessageTypes: []string{"REQUEST", "REPLY"},
 
 			Mutex:    mutex.Metrics(users.R, cvUser, raServes),

@@ -80,12 +80,12 @@ func ctUser(p *ctNode) (mutex.State, int) { return p.Ust, p.Done }
 func (p *ctNode) Steps(v *ctView, out []automaton.Step) []automaton.Step {
 	k := v.N() - 1
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Out("request", k))
+	case p.Ust.CanRequest(p.Done, p.Requests):
+		out = append(out, automaton.Out(mutex.StepRequest, k))
 	case p.Ust == mutex.Trying && p.Granted:
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Out("exit", k))
+		out = append(out, automaton.Out(mutex.StepExit, k))
 	}
 	return out
 }
@@ -95,15 +95,14 @@ func (p *ctNode) Steps(v *ctView, out []automaton.Step) []automaton.Step {
 func (p *ctNode) Do(s automaton.Step, fx *automaton.Effects[ctMsg]) {
 	k := fx.N() - 1
 	switch s.Name {
-	case "request":
-		p.Ust = mutex.Trying
+	case mutex.StepRequest:
+		p.Ust.Request()
 		fx.Send(k, ctMsg{ctRequest})
-	case "enter":
-		p.Ust = mutex.Critical
+	case mutex.StepEnter:
+		p.Ust.Enter()
 		p.Granted = false
-	case "exit":
-		p.Ust = mutex.Idle
-		p.Done++
+	case mutex.StepExit:
+		p.Ust.Exit(&p.Done)
 		fx.Send(k, ctMsg{ctRelease})
 	default:
 		panic(unknownStep("central", s))
@@ -213,7 +212,7 @@ func central() Spec {
 			links = append(links, automaton.Link{From: i, To: n}, automaton.Link{From: n, To: i})
 		}
 		return automaton.New(automaton.Config[ctNode, ctMsg]{
-			StepNames:    mutexSteps(),
+			StepNames:    mutex.StepNames(),
 			MessageTypes: []string{"REQUEST", "REPLY", "RELEASE"},
 
 			Mutex:      mutex.Metrics(users.R, ctUser, ctServes),

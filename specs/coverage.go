@@ -14,12 +14,6 @@ import (
 // step and message type fires, or the spec says why not, and that nothing
 // fires undeclared.
 
-// mutexSteps are the steps of the user part of mutual exclusion
-// (docs/properties.md): request_i, enter_i, exit_i.
-func mutexSteps(more ...string) []string {
-	return append([]string{"request", "enter", "exit"}, more...)
-}
-
 // idTypes are the message types of a spec whose messages are bare IDs
 // (chang-roberts): each ID, in increasing order, as it prints. Every ID
 // vector idsets yields is an arrangement of the same IDs, so the first

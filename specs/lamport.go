@@ -167,12 +167,12 @@ func (p *lamportNode) canEnter(self int) bool {
 func (p *lamportNode) Steps(v *lamportView, out []automaton.Step) []automaton.Step {
 	self := v.Self()
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Step{Name: "request", Kind: automaton.Output})
+	case p.Ust.CanRequest(p.Done, p.Requests):
+		out = append(out, automaton.Step{Name: mutex.StepRequest, Kind: automaton.Output})
 	case p.canEnter(self):
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
+		out = append(out, automaton.Step{Name: mutex.StepExit, Kind: automaton.Output})
 	}
 	return out
 }
@@ -183,17 +183,16 @@ func (p *lamportNode) Steps(v *lamportView, out []automaton.Step) []automaton.St
 func (p *lamportNode) Do(s automaton.Step, fx *automaton.Effects[lamportMsg]) {
 	self := fx.Self()
 	switch s.Name {
-	case "request":
-		p.Ust = mutex.Trying
+	case mutex.StepRequest:
+		p.Ust.Request()
 		p.C++
 		p.MyTs = p.C
 		p.insert(p.mine(self))
 		p.sendAll(fx, lamportMsg{Kind: lamportRequest, TS: p.MyTs, From: self})
-	case "enter":
-		p.Ust = mutex.Critical
-	case "exit":
-		p.Ust = mutex.Idle
-		p.Done++
+	case mutex.StepEnter:
+		p.Ust.Enter()
+	case mutex.StepExit:
+		p.Ust.Exit(&p.Done)
 		p.Q = slices.DeleteFunc(p.Q, func(r lamportReq) bool { return r == p.mine(self) })
 		// myTs is dead until the next request; resetting it to ⊥ keeps
 		// states canonical without changing any transition.
@@ -267,7 +266,7 @@ func (p *lamportNode) Receive(from int, m lamportMsg, fx *automaton.Effects[lamp
 // its own in Q and no RELEASE on its way. Anything the other processes
 // might send is assumed to arrive.
 func (p *lamportNode) Silent(self, to int, frozen func(int) bool, inTransit func(int) []lamportMsg) bool {
-	if p.Ust == mutex.Critical || p.Ust == mutex.Idle && p.Done < p.Requests {
+	if p.Ust == mutex.Critical || p.Ust.CanRequest(p.Done, p.Requests) {
 		return false
 	}
 	if slices.ContainsFunc(inTransit(to), func(m lamportMsg) bool { return m.Kind == lamportRequest }) {
@@ -407,7 +406,7 @@ func lamportWith(mutant lamportMutant) Spec {
 			procs[i] = lamportNode{Ust: mutex.Idle, Late: make([]bool, n), Requests: users.Requests(i), Broken: broken, mutant: mutant}
 		}
 		cfg := automaton.Config[lamportNode, lamportMsg]{
-			StepNames:    mutexSteps(),
+			StepNames:    mutex.StepNames(),
 			MessageTypes: []string{"REQUEST", "ACK", "RELEASE"},
 
 			Initial:  [][]lamportNode{procs},

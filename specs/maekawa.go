@@ -145,12 +145,12 @@ type mkView = automaton.View[mkNode, mkMsg]
 // Steps: request_i, enter_i and exit_i of the user part (2.0).
 func (p *mkNode) Steps(_ *mkView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Do("request"))
+	case p.Ust.CanRequest(p.Done, p.Requests):
+		out = append(out, automaton.Do(mutex.StepRequest))
 	case p.Ust == mutex.Trying && p.Granted == p.QSet:
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Do("exit"))
+		out = append(out, automaton.Do(mutex.StepExit))
 	}
 	return out
 }
@@ -159,8 +159,8 @@ func (p *mkNode) Steps(_ *mkView, out []automaton.Step) []automaton.Step {
 // exit_i (send RELEASE to every member of S_i and forget the request).
 func (p *mkNode) Do(s automaton.Step, fx *automaton.Effects[mkMsg]) {
 	switch s.Name {
-	case "request":
-		p.Ust = mutex.Trying
+	case mutex.StepRequest:
+		p.Ust.Request()
 		p.C++
 		p.MyTs = p.C
 		p.Granted = 0
@@ -168,11 +168,10 @@ func (p *mkNode) Do(s automaton.Step, fx *automaton.Effects[mkMsg]) {
 		for _, j := range p.Quorum {
 			fx.Send(j, req)
 		}
-	case "enter":
-		p.Ust = mutex.Critical
-	case "exit":
-		p.Ust = mutex.Idle
-		p.Done++
+	case mutex.StepEnter:
+		p.Ust.Enter()
+	case mutex.StepExit:
+		p.Ust.Exit(&p.Done)
 		p.MyTs = 0
 		if !p.clockLive() {
 			p.C = 0
@@ -511,7 +510,7 @@ func maekawa() Spec {
 			}
 		}
 		return automaton.New(automaton.Config[mkNode, mkMsg]{
-			StepNames:    mutexSteps(),
+			StepNames:    mutex.StepNames(),
 			MessageTypes: append([]string{"REQUEST", "LOCKED", "RELEASE"}, when(variant != mkBasic, "FAILED", "INQUIRE", "RELINQUISH")...),
 
 			Initial:  [][]mkNode{procs},

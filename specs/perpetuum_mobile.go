@@ -32,24 +32,27 @@ type pmView = automaton.View[pmNode, pmToken]
 // pmUser reads the user part of a process.
 func pmUser(p *pmNode) (mutex.State, int) { return p.Ust, p.Done }
 
+// pmPass is the step pass_i: hand the token on.
+const pmPass = "pass"
+
 // Steps: request, enter, exit, and pass (to the successor; in the broken
 // twin to any other process).
 func (p *pmNode) Steps(v *pmView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.R:
-		out = append(out, automaton.Do("request"))
+	case p.Ust.CanRequest(p.Done, p.R):
+		out = append(out, automaton.Do(mutex.StepRequest))
 	case p.Ust == mutex.Trying && p.HasToken:
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Do("exit"))
+		out = append(out, automaton.Do(mutex.StepExit))
 	}
 	if p.HasToken && p.Ust == mutex.Idle {
 		if !p.Anyone {
-			return append(out, automaton.Out("pass", (v.Self()+1)%v.N()))
+			return append(out, automaton.Out(pmPass, (v.Self()+1)%v.N()))
 		}
 		for j := 0; j < v.N(); j++ {
 			if j != v.Self() {
-				out = append(out, automaton.Out("pass", j))
+				out = append(out, automaton.Out(pmPass, j))
 			}
 		}
 	}
@@ -59,13 +62,13 @@ func (p *pmNode) Steps(v *pmView, out []automaton.Step) []automaton.Step {
 // Do applies the effect of a step.
 func (p *pmNode) Do(s automaton.Step, fx *automaton.Effects[pmToken]) {
 	switch s.Name {
-	case "request":
-		p.Ust = mutex.Trying
-	case "enter":
-		p.Ust = mutex.Critical
-	case "exit":
-		p.Ust, p.Done = mutex.Idle, p.Done+1
-	case "pass":
+	case mutex.StepRequest:
+		p.Ust.Request()
+	case mutex.StepEnter:
+		p.Ust.Enter()
+	case mutex.StepExit:
+		p.Ust.Exit(&p.Done)
+	case pmPass:
 		p.HasToken = false
 		fx.Send(s.To, pmToken{})
 	default:
@@ -146,7 +149,7 @@ func perpetuumMobile() Spec {
 			links = automaton.Complete(n, false)
 		}
 		return automaton.New(automaton.Config[pmNode, pmToken]{
-			StepNames:    mutexSteps("pass"),
+			StepNames:    mutex.StepNames(pmPass),
 			MessageTypes: []string{"TOKEN"},
 
 			Initial:  [][]pmNode{procs},

@@ -71,23 +71,16 @@ type rayView = automaton.View[rayNode, rayMsg]
 
 func rayUser(p *rayNode) (mutex.State, int) { return p.Ust, p.Done }
 
-// The local steps of a process: request_i (the user wants the critical
-// section), enter_i (Choice above) and exit_i.
-const (
-	rayStepRequest = "request"
-	rayStepEnter   = "enter"
-	rayStepExit    = "exit"
-)
-
-// Steps: request_i, enter_i and exit_i.
+// Steps: request_i (the user wants the critical section), enter_i (Choice
+// above) and exit_i, the user part's steps (mutex.StepRequest, ...).
 func (p *rayNode) Steps(_ *rayView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Do(rayStepRequest))
+	case p.Ust.CanRequest(p.Done, p.Requests):
+		out = append(out, automaton.Do(mutex.StepRequest))
 	case p.Ust == mutex.Trying && p.Holder == p.Me && !p.Using && len(p.ReqQ) > 0 && p.ReqQ[0] == p.Me:
-		out = append(out, automaton.Do(rayStepEnter))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Do(rayStepExit))
+		out = append(out, automaton.Do(mutex.StepExit))
 	}
 	return out
 }
@@ -96,19 +89,18 @@ func (p *rayNode) Steps(_ *rayView, out []automaton.Step) []automaton.Step {
 // asked := false, using := true) and exit_i (using := false; ASSIGN; ASK).
 func (p *rayNode) Do(s automaton.Step, fx *automaton.Effects[rayMsg]) {
 	switch s.Name {
-	case rayStepRequest:
-		p.Ust = mutex.Trying
+	case mutex.StepRequest:
+		p.Ust.Request()
 		p.ReqQ = append(p.ReqQ, p.Me)
-	case rayStepEnter:
+	case mutex.StepEnter:
 		p.ReqQ = p.ReqQ[1:]
 		p.Asked = false
 		p.Using = true
-		p.Ust = mutex.Critical
+		p.Ust.Enter()
 		return
-	case rayStepExit:
+	case mutex.StepExit:
 		p.Using = false
-		p.Ust = mutex.Idle
-		p.Done++
+		p.Ust.Exit(&p.Done)
 	default:
 		panic(unknownStep("raymond", s))
 	}
@@ -303,7 +295,7 @@ func raymond() Spec {
 				return nil, err
 			}
 			return automaton.New(automaton.Config[rayNode, rayMsg]{
-				StepNames:    []string{rayStepRequest, rayStepEnter, rayStepExit},
+				StepNames:    []string{mutex.StepRequest, mutex.StepEnter, mutex.StepExit},
 				MessageTypes: []string{"REQUEST", "PRIVILEGE"},
 
 				Mutex:      mutex.MetricsView(users.R, rayUser, rayServes),

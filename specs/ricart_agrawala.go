@@ -87,12 +87,12 @@ func raUser(p *raNode) (mutex.State, int) { return p.Ust, p.Done }
 // outstanding), exit_i (critical).
 func (p *raNode) Steps(_ *raView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Broadcast("request"))
+	case p.Ust.CanRequest(p.Done, p.Requests):
+		out = append(out, automaton.Broadcast(mutex.StepRequest))
 	case p.Ust == mutex.Trying && p.Waiting == 0:
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Broadcast("exit"))
+		out = append(out, automaton.Broadcast(mutex.StepExit))
 	}
 	return out
 }
@@ -102,8 +102,8 @@ func (p *raNode) Steps(_ *raView, out []automaton.Step) []automaton.Step {
 func (p *raNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 	self := fx.Self()
 	switch s.Name {
-	case "request":
-		p.Ust = mutex.Trying
+	case mutex.StepRequest:
+		p.Ust.Request()
 		p.C++
 		p.MyTs = p.C
 		for j := 0; j < fx.N(); j++ {
@@ -112,11 +112,10 @@ func (p *raNode) Do(s automaton.Step, fx *automaton.Effects[raMsg]) {
 				fx.Send(j, raMsg{Kind: raRequest, TS: p.MyTs, From: self})
 			}
 		}
-	case "enter":
-		p.Ust = mutex.Critical
-	case "exit":
-		p.Ust = mutex.Idle
-		p.Done++
+	case mutex.StepEnter:
+		p.Ust.Enter()
+	case mutex.StepExit:
+		p.Ust.Exit(&p.Done)
 		p.MyTs = 0
 		for _, j := range p.Deferred.members() {
 			fx.Send(j, raMsg{Kind: raReply, From: self})
@@ -216,7 +215,7 @@ func ricartAgrawala() Spec {
 			procs[i] = raNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: broken}
 		}
 		return automaton.New(automaton.Config[raNode, raMsg]{
-			StepNames:    mutexSteps(),
+			StepNames:    mutex.StepNames(),
 			MessageTypes: []string{"REQUEST", "REPLY"},
 
 			Mutex:    mutex.Metrics(users.R, raUser, raServes),

@@ -113,22 +113,22 @@ func sgUser(p *sgNode) (mutex.State, int) { return p.Ust, p.Done }
 func (p *sgNode) Steps(v *sgView, out []automaton.Step) []automaton.Step {
 	i := v.Self()
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Broadcast("request"))
+	case p.Ust.CanRequest(p.Done, p.Requests):
+		out = append(out, automaton.Broadcast(mutex.StepRequest))
 	case p.Ust == mutex.Trying && p.SV[i] == sgE:
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical && p.Any:
 		next, k0 := p.merged(i), len(out)
 		for k := 1; k < v.N(); k++ {
 			if j := (i + k) % v.N(); next[j] == sgR {
-				out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output, Arg: j + 1, HasArg: true})
+				out = append(out, automaton.Step{Name: mutex.StepExit, Kind: automaton.Output, Arg: j + 1, HasArg: true})
 			}
 		}
 		if len(out) == k0 {
-			out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
+			out = append(out, automaton.Step{Name: mutex.StepExit, Kind: automaton.Output})
 		}
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
+		out = append(out, automaton.Step{Name: mutex.StepExit, Kind: automaton.Output})
 	}
 	return out
 }
@@ -157,8 +157,8 @@ func (p *sgNode) exchange(i int) {
 func (p *sgNode) Do(s automaton.Step, fx *automaton.Effects[sgMsg]) {
 	i := fx.Self()
 	switch s.Name {
-	case "request":
-		p.Ust = mutex.Trying
+	case mutex.StepRequest:
+		p.Ust.Request()
 		if p.SV[i] == sgH {
 			p.SV = p.SV.set(i, sgE) // enter at once, no message
 			return
@@ -169,10 +169,10 @@ func (p *sgNode) Do(s automaton.Step, fx *automaton.Effects[sgMsg]) {
 				fx.Send(j, sgMsg{Kind: skRequest, J: i, SN: p.SN.at(i)})
 			}
 		}
-	case "enter":
-		p.Ust = mutex.Critical
-	case "exit":
-		p.Ust, p.Done = mutex.Idle, p.Done+1
+	case mutex.StepEnter:
+		p.Ust.Enter()
+	case mutex.StepExit:
+		p.Ust.Exit(&p.Done)
 		p.exchange(i)
 		if !strings.ContainsRune(string(p.SV), rune(sgR)) {
 			p.SV = p.SV.set(i, sgH) // ∀j: SV[j] = N
@@ -310,7 +310,7 @@ func singhal() Spec {
 		procs[0].HasToken = true
 		procs[0].TSV, procs[0].TSN = sgBeliefs(strings.Repeat(string(sgN), n)), skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[sgNode, sgMsg]{
-			StepNames:    mutexSteps(),
+			StepNames:    mutex.StepNames(),
 			MessageTypes: []string{"REQUEST", "TOKEN"},
 
 			Mutex:    mutex.Metrics(users.R, sgUser, sgServes),

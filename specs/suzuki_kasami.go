@@ -109,14 +109,14 @@ func (p *skNode) outstanding(j int) bool { return p.RN.at(j) == p.LN.at(j)+1 }
 // holds the token), enter_i (trying and holding the token), exit_i.
 func (p *skNode) Steps(_ *skView, out []automaton.Step) []automaton.Step {
 	switch {
-	case p.Ust == mutex.Idle && p.Done < p.Requests && p.HasToken:
-		out = append(out, automaton.Do("request"))
-	case p.Ust == mutex.Idle && p.Done < p.Requests:
-		out = append(out, automaton.Broadcast("request"))
+	case p.Ust.CanRequest(p.Done, p.Requests) && p.HasToken:
+		out = append(out, automaton.Do(mutex.StepRequest))
+	case p.Ust.CanRequest(p.Done, p.Requests):
+		out = append(out, automaton.Broadcast(mutex.StepRequest))
 	case p.Ust == mutex.Trying && p.HasToken:
-		out = append(out, automaton.Do("enter"))
+		out = append(out, automaton.Do(mutex.StepEnter))
 	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Step{Name: "exit", Kind: automaton.Output})
+		out = append(out, automaton.Step{Name: mutex.StepExit, Kind: automaton.Output})
 	}
 	return out
 }
@@ -125,8 +125,8 @@ func (p *skNode) Steps(_ *skView, out []automaton.Step) []automaton.Step {
 func (p *skNode) Do(s automaton.Step, fx *automaton.Effects[skMsg]) {
 	i := fx.Self()
 	switch s.Name {
-	case "request":
-		p.Ust = mutex.Trying
+	case mutex.StepRequest:
+		p.Ust.Request()
 		if p.HasToken {
 			return // enter is enabled at once; no message
 		}
@@ -136,10 +136,10 @@ func (p *skNode) Do(s automaton.Step, fx *automaton.Effects[skMsg]) {
 				fx.Send(j, skMsg{Kind: skRequest, J: i, SN: p.RN.at(i)})
 			}
 		}
-	case "enter":
-		p.Ust = mutex.Critical
-	case "exit":
-		p.Ust, p.Done = mutex.Idle, p.Done+1
+	case mutex.StepEnter:
+		p.Ust.Enter()
+	case mutex.StepExit:
+		p.Ust.Exit(&p.Done)
 		if !p.Broken {
 			p.LN = p.LN.set(i, p.RN.at(i))
 		}
@@ -293,7 +293,7 @@ func suzukiKasami() Spec {
 		}
 		procs[0].HasToken, procs[0].LN = true, skCounts(make([]byte, n))
 		return automaton.New(automaton.Config[skNode, skMsg]{
-			StepNames:    mutexSteps(),
+			StepNames:    mutex.StepNames(),
 			MessageTypes: []string{"REQUEST", "TOKEN"},
 
 			Mutex:    mutex.Metrics(users.R, skUser, skServes),
