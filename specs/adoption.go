@@ -82,14 +82,14 @@ func (p *adNode) port(q int) int {
 // asleep (cur = 0).
 func (p *adNode) Steps(_ *adView, out []automaton.Step) []automaton.Step {
 	if p.Role == echoDesignated && p.Cur == 0 {
-		out = append(out, automaton.Do("start"))
+		out = append(out, automaton.Do(stepStart))
 	}
 	return out
 }
 
 // Do performs start_i: as in 1.11, and mark[q] := u for every port q.
 func (p *adNode) Do(s automaton.Step, fx *automaton.Effects[echoMsg]) {
-	if s.Name != "start" {
+	if s.Name != stepStart {
 		panic(unknownStep("adoption", s))
 	}
 	p.Role = echoInitiator
@@ -302,7 +302,7 @@ func adoption() Spec {
 			}), "a process that has won holds the best ID (--objective) among the actual initiators"),
 		}
 		return automaton.New(automaton.Config[adNode, echoMsg]{
-			StepNames:    []string{"start"},
+			StepNames:    []string{stepStart},
 			MessageTypes: []string{"EXP", "ECHO"},
 
 			InitialSeq:    initial.each,

@@ -3,6 +3,10 @@ package specs
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -183,5 +187,85 @@ func TestUnknownStepPanics(t *testing.T) {
 			}()
 			do()
 		}()
+	}
+}
+
+// TestStepNamesAreConstants reads the catalog's source: no process method
+// (Steps, Do, Join) names a step with a string literal, and no
+// automaton.Config lists one in StepNames, so that a step is spelt once, as
+// a constant, and Steps cannot offer a step that Do spells otherwise (Do's
+// default case, which TestDoRefusesUnknownSteps checks, would report it
+// only when the step fires).
+func TestStepNamesAreConstants(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	literal := func(e ast.Expr) bool {
+		lit, ok := e.(*ast.BasicLit)
+		return ok && lit.Kind == token.STRING
+	}
+	stepMakers := []string{"Do", "Out", "Broadcast", "Arg", "OutArg", "Shared", "SharedArg"}
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		report := func(n ast.Node, what string) {
+			t.Errorf("%s: %s names a step with a string literal; declare a constant", fset.Position(n.Pos()), what)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				if n.Recv == nil || (n.Name.Name != "Do" && n.Name.Name != "Steps" && n.Name.Name != "Join") {
+					return true
+				}
+				checked++
+				ast.Inspect(n.Body, func(m ast.Node) bool {
+					switch m := m.(type) {
+					case *ast.CaseClause:
+						for _, e := range m.List {
+							if literal(e) {
+								report(e, n.Name.Name+"'s case")
+							}
+						}
+					case *ast.BinaryExpr:
+						if sel, ok := m.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Name" && literal(m.Y) {
+							report(m, n.Name.Name+"'s comparison")
+						}
+					case *ast.CompositeLit:
+						for _, e := range m.Elts {
+							if kv, ok := e.(*ast.KeyValueExpr); ok && fmt.Sprint(kv.Key) == "Name" && literal(kv.Value) {
+								report(kv, n.Name.Name+"'s automaton.Step")
+							}
+						}
+					}
+					return true
+				})
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && fmt.Sprint(sel.X) == "automaton" && slices.Contains(stepMakers, sel.Sel.Name) && len(n.Args) > 0 && literal(n.Args[0]) {
+					report(n, "automaton."+sel.Sel.Name)
+				}
+			case *ast.KeyValueExpr:
+				if fmt.Sprint(n.Key) == "StepNames" {
+					ast.Inspect(n.Value, func(m ast.Node) bool {
+						if e, ok := m.(ast.Expr); ok && literal(e) {
+							report(e, "StepNames")
+						}
+						return true
+					})
+				}
+			}
+			return true
+		})
+	}
+	if checked < 2*len(algorithms()) {
+		t.Errorf("only %d Steps and Do methods read", checked)
 	}
 }

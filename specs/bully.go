@@ -104,6 +104,14 @@ type buNode struct {
 
 type buView = automaton.View[buNode, buMsg]
 
+// The steps of a Bully process: detect_i (it notices the coordinator has
+// crashed), and its two timeouts.
+const (
+	buDetect        = "detect"
+	buTimeoutAnswer = "timeoutAnswer"
+	buTimeoutCoord  = "timeoutCoord"
+)
+
 // Steps lists detect_i, timeoutAnswer_i and timeoutCoord_i when enabled.
 // Timeouts are justified by the global predicates T_ANSWER and T_COORD
 // (docs/properties.md and docs/algorithms/bully.md). With --timeouts
@@ -115,14 +123,14 @@ func (p *buNode) Steps(v *buView, out []automaton.Step) []automaton.Step {
 	switch p.St {
 	case buIdle:
 		if p.Detects && int(p.Coord) != p.U && (p.Coord == 0 || !v.Up(int(p.Coord)-1)) {
-			out = append(out, automaton.Do("detect"))
+			out = append(out, automaton.Do(buDetect))
 		}
 	case buElecting:
-		if s, ok := p.timeout(v, "timeoutAnswer", p.tAnswer(v, i)); ok {
+		if s, ok := p.timeout(v, buTimeoutAnswer, p.tAnswer(v, i)); ok {
 			out = append(out, s)
 		}
 	case buWaiting:
-		if s, ok := p.timeout(v, "timeoutCoord", buTCoord(v, i)); ok {
+		if s, ok := p.timeout(v, buTimeoutCoord, buTCoord(v, i)); ok {
 			out = append(out, s)
 		}
 	}
@@ -217,9 +225,9 @@ func (p *buNode) hold(fx *automaton.Effects[buMsg]) {
 func (p *buNode) Do(s automaton.Step, fx *automaton.Effects[buMsg]) {
 	p.Early += s.Arg
 	switch s.Name {
-	case "detect", "timeoutCoord":
+	case buDetect, buTimeoutCoord:
 		p.hold(fx)
-	case "timeoutAnswer":
+	case buTimeoutAnswer:
 		p.Coord, p.St = buCoord(p.U), buIdle
 		for j := 0; j < fx.Self(); j++ {
 			fx.Send(j, buMsg{Kind: buCoordinator, C: p.U})
@@ -514,9 +522,9 @@ func bully() Spec {
 			down = []int{n - 1}
 		}
 		return automaton.New(automaton.Config[buNode, buMsg]{
-			StepNames:    []string{"detect", "timeoutAnswer", "timeoutCoord"},
+			StepNames:    []string{buDetect, buTimeoutAnswer, buTimeoutCoord},
 			MessageTypes: []string{"ELECTION", "ANSWER", "COORDINATOR"},
-			MayNotFire:   map[string]string{"timeoutCoord": "it fires when a process that answered an ELECTION crashes before a COORDINATOR is announced; with one crash (the default --crashes 1) the crash is the coordinator's, which starts the election"},
+			MayNotFire:   map[string]string{buTimeoutCoord: "it fires when a process that answered an ELECTION crashes before a COORDINATOR is announced; with one crash (the default --crashes 1) the crash is the coordinator's, which starts the election"},
 
 			Initial:    [][]buNode{procs},
 			Links:      automaton.Complete(n, false),

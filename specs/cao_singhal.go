@@ -396,8 +396,8 @@ func csExplain(v *csView) []string {
 	return lines
 }
 
-// caoSinghal returns cao-singhal (docs/algorithms/cao-singhal.md), which declares its
-// broken twin.
+// caoSinghal returns cao-singhal (docs/algorithms/cao-singhal.md), which
+// declares its broken twin.
 func caoSinghal() Spec {
 	s := Spec{
 		Name:    "cao-singhal",

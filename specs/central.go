@@ -170,8 +170,8 @@ func ctExplain(v *ctView) []string {
 	return lines
 }
 
-// central returns the spec central of docs/algorithms/central.md, which declares its
-// broken twin central-broken.
+// central returns the spec central of docs/algorithms/central.md, which
+// declares its broken twin central-broken.
 func central() Spec {
 	s := Spec{
 		Name:    "central",

@@ -57,14 +57,14 @@ type craView = automaton.View[craNode, craMsg]
 // Steps: send(m)_{i,i+1} while the send buffer is not empty.
 func (p *craNode) Steps(v *craView, out []automaton.Step) []automaton.Step {
 	if len(p.Send) > 0 {
-		out = append(out, automaton.Out("send", (v.Self()+1)%v.N()))
+		out = append(out, automaton.Out(crSend, (v.Self()+1)%v.N()))
 	}
 	return out
 }
 
 // Do moves the head of the send buffer onto the channel.
 func (p *craNode) Do(s automaton.Step, fx *automaton.Effects[craMsg]) {
-	if s.Name != "send" {
+	if s.Name != crSend {
 		panic(unknownStep("chang-roberts-announce", s))
 	}
 	m := p.Send[0]
@@ -104,8 +104,8 @@ func craIsLeader(p *craNode) bool {
 	return p.Status == craChosen || (p.Status == craDone && p.Leader == p.U)
 }
 
-// changRobertsAnnounce returns chang-roberts-announce (docs/algorithms/chang-roberts-announce.md), which declares its
-// broken twin.
+// changRobertsAnnounce returns chang-roberts-announce (docs/algorithms/chang-
+// roberts-announce.md), which declares its broken twin.
 func changRobertsAnnounce() Spec {
 	s := Spec{
 		Name:    "chang-roberts-announce",
@@ -164,7 +164,7 @@ func changRobertsAnnounce() Spec {
 			return len(p.Send) == 0 && p.Status == craDone
 		})
 		return automaton.New(automaton.Config[craNode, craMsg]{
-			StepNames:    []string{"send"},
+			StepNames:    []string{crSend},
 			MessageTypes: []string{"ELECT", "ELECTED"},
 
 			InitialSeq:    initial.each,

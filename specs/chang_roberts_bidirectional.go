@@ -69,14 +69,14 @@ func crbPort(i, n int, d crbDir) int {
 // Steps: start_i, pre st = cand ∧ ¬started.
 func (p *crbNode) Steps(v *crbView, out []automaton.Step) []automaton.Step {
 	if !p.Chosen && !p.Started {
-		out = append(out, automaton.Out("start", crbPort(v.Self(), v.N(), p.Dir)))
+		out = append(out, automaton.Out(stepStart, crbPort(v.Self(), v.N(), p.Dir)))
 	}
 	return out
 }
 
 // Do performs start_i: started := true; send ELECT(u) on port dir.
 func (p *crbNode) Do(s automaton.Step, fx *automaton.Effects[int]) {
-	if s.Name != "start" {
+	if s.Name != stepStart {
 		panic(unknownStep("chang-roberts-bidirectional", s))
 	}
 	p.Started = true
@@ -129,8 +129,9 @@ func crbWinner(v *crbView) int {
 	return v.Proc(0).Obj.winner(ids)
 }
 
-// changRobertsBidirectional returns chang-roberts-bidirectional (docs/algorithms/chang-roberts-bidirectional.md), which declares its
-// broken twin.
+// changRobertsBidirectional returns chang-roberts-bidirectional
+// (docs/algorithms/chang-roberts-bidirectional.md), which declares its broken
+// twin.
 func changRobertsBidirectional() Spec {
 	s := Spec{
 		Name:    "chang-roberts-bidirectional",
@@ -180,7 +181,7 @@ func changRobertsBidirectional() Spec {
 			return crbNode{U: id, Best: id, Dir: dir, Obj: obj, Broken: broken}
 		}, func(p *crbNode) (int, bool) { return p.U, p.Dir == crbCCW })
 		cfg := automaton.Config[crbNode, int]{
-			StepNames:    []string{"start"},
+			StepNames:    []string{stepStart},
 			MessageTypes: idTypes(idsets),
 
 			InitialSeq:    initial.each,

@@ -71,14 +71,14 @@ type crwView = automaton.View[crwNode, craMsg]
 // wake-up rule of 0.6; the broken twin also allows st = relay).
 func (p *crwNode) Steps(_ *crwView, out []automaton.Step) []automaton.Step {
 	if p.Init && (p.St == crwAsleep || (p.Broken && p.St == crwRelay)) {
-		out = append(out, automaton.Do("start"))
+		out = append(out, automaton.Do(stepStart))
 	}
 	return out
 }
 
 // Do performs start_i: st := cand; electable := true; send ELECT(u).
 func (p *crwNode) Do(s automaton.Step, fx *automaton.Effects[craMsg]) {
-	if s.Name != "start" {
+	if s.Name != stepStart {
 		panic(unknownStep("chang-roberts-wakeup", s))
 	}
 	p.St, p.Electable = crwCand, true
@@ -260,8 +260,8 @@ func crwQuiet(v *crwView) bool {
 	return true
 }
 
-// changRobertsWakeup returns chang-roberts-wakeup (docs/algorithms/chang-roberts-wakeup.md), which declares its
-// broken twin.
+// changRobertsWakeup returns chang-roberts-wakeup (docs/algorithms/chang-
+// roberts-wakeup.md), which declares its broken twin.
 func changRobertsWakeup() Spec {
 	s := Spec{
 		Name:    "chang-roberts-wakeup",
@@ -341,7 +341,7 @@ func changRobertsWakeup() Spec {
 				Announce: ann == "on", Obj: obj, Broken: broken}
 		}, func(p *crwNode) (int, bool) { return p.U, p.Init })
 		return automaton.New(automaton.Config[crwNode, craMsg]{
-			StepNames:    []string{"start"},
+			StepNames:    []string{stepStart},
 			MessageTypes: append([]string{"ELECT"}, when(ann == "on", "ELECTED")...),
 
 			InitialSeq:    initial.each,

@@ -72,16 +72,19 @@ type dtNode struct {
 
 type dtView = automaton.View[dtNode, dtMsg]
 
+// dtForward is the step forward_i: pass the held token to a neighbour.
+const dtForward = "forward"
+
 // Steps: start_i (a designated initiator still asleep) and forward(w)_{i,w}
 // for each candidate of a held token.
 func (p *dtNode) Steps(_ *dtView, out []automaton.Step) []automaton.Step {
 	if p.Role == echoDesignated && !p.Holding && (p.St == dtAsleep || (p.Broken && p.St == dtActive)) {
-		out = append(out, automaton.Do("start"))
+		out = append(out, automaton.Do(stepStart))
 	}
 	if p.Holding {
 		for _, w := range p.Nbrs {
 			if p.candidate(w, p.HoldV) {
-				out = append(out, automaton.Out("forward", w))
+				out = append(out, automaton.Out(dtForward, w))
 			}
 		}
 	}
@@ -90,13 +93,13 @@ func (p *dtNode) Steps(_ *dtView, out []automaton.Step) []automaton.Step {
 
 // Do performs start_i or forward(w)_{i,w}.
 func (p *dtNode) Do(s automaton.Step, fx *automaton.Effects[dtMsg]) {
-	if s.Name == "forward" {
+	if s.Name == dtForward {
 		p.Holding = false
 		p.sendTo(s.To, p.HoldV, fx)
 		p.HoldV = 0
 		return
 	}
-	if s.Name != "start" {
+	if s.Name != stepStart {
 		panic(unknownStep("dfs-token", s))
 	}
 	p.Role, p.St, p.MaxT, p.Parent, p.Explored = echoInitiator, dtActive, p.U, echoVirtual, 0
@@ -268,7 +271,7 @@ func dfsToken() Spec {
 			return q
 		}, func(p *dtNode) (int, bool) { return p.U, p.Role == echoDesignated })
 		return automaton.New(automaton.Config[dtNode, dtMsg]{
-			StepNames:    []string{"start", "forward"},
+			StepNames:    []string{stepStart, dtForward},
 			MessageTypes: []string{"TOKEN"},
 
 			InitialSeq:    initial.each,

@@ -158,7 +158,7 @@ type echoView = automaton.View[echoNode, echoMsg]
 // asleep (cur = 0: it has received nothing).
 func (p *echoNode) Steps(_ *echoView, out []automaton.Step) []automaton.Step {
 	if p.Role == echoDesignated && p.Cur == 0 {
-		out = append(out, automaton.Do("start"))
+		out = append(out, automaton.Do(stepStart))
 	}
 	return out
 }
@@ -166,7 +166,7 @@ func (p *echoNode) Steps(_ *echoView, out []automaton.Step) []automaton.Step {
 // Do performs start_i: the node becomes the root of its own wave over the
 // virtual tree edge and sends an explorer on every port.
 func (p *echoNode) Do(s automaton.Step, fx *automaton.Effects[echoMsg]) {
-	if s.Name != "start" {
+	if s.Name != stepStart {
 		panic(unknownStep("echo-election", s))
 	}
 	p.Role = echoInitiator
@@ -492,7 +492,7 @@ func echoElectionWith(mutant echoMutant) Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[echoNode, echoMsg]{
-			StepNames:    []string{"start"},
+			StepNames:    []string{stepStart},
 			MessageTypes: []string{"EXP", "ECHO"},
 
 			InitialSeq:    initial.each,

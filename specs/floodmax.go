@@ -58,15 +58,22 @@ type fmNode struct {
 
 type fmView = automaton.View[fmNode, fmMsg]
 
+// The steps of a FloodMax process: send this round's messages, then end
+// the round.
+const (
+	fmSendRound = "sendRound"
+	fmEndRound  = "endRound"
+)
+
 // Steps: sendRound_i (running, this round's messages not yet sent) and
 // endRound_i (sent, and heard from every port).
 func (p *fmNode) Steps(_ *fmView, out []automaton.Step) []automaton.Step {
 	switch {
 	case p.St != fmRunning:
 	case !p.Sent:
-		out = append(out, automaton.Broadcast("sendRound"))
+		out = append(out, automaton.Broadcast(fmSendRound))
 	case p.Heard == p.all():
-		out = append(out, automaton.Do("endRound"))
+		out = append(out, automaton.Do(fmEndRound))
 	}
 	return out
 }
@@ -82,14 +89,14 @@ func (p *fmNode) all() echoSet {
 
 // Do performs sendRound_i or endRound_i.
 func (p *fmNode) Do(s automaton.Step, fx *automaton.Effects[fmMsg]) {
-	if s.Name == "sendRound" {
+	if s.Name == fmSendRound {
 		for _, q := range p.Nbrs {
 			fx.Send(q, fmMsg{p.MaxSeen, p.Round})
 		}
 		p.Sent = true
 		return
 	}
-	if s.Name != "endRound" {
+	if s.Name != fmEndRound {
 		panic(unknownStep("floodmax", s))
 	}
 	if p.Round < p.D {
@@ -221,7 +228,7 @@ func floodmax() Spec {
 			return fmEnd(v)
 		}
 		return automaton.New(automaton.Config[fmNode, fmMsg]{
-			StepNames:    []string{"sendRound", "endRound"},
+			StepNames:    []string{fmSendRound, fmEndRound},
 			MessageTypes: []string{"MAX"},
 
 			InitialSeq:    initial.each,

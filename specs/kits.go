@@ -20,3 +20,7 @@ func described[S any, M automaton.Message](inv automaton.Invariant[S, M], doc st
 func unknownStep(spec string, s automaton.Step) error {
 	return fmt.Errorf("%s: Do has no case for step %q", spec, s.Name)
 }
+
+// stepStart is the step start_i of the election specs: a process wakes up
+// on its own and starts (an initiator's spontaneous start).
+const stepStart = "start"

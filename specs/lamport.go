@@ -357,8 +357,8 @@ func lamportExplain(v *lamportView) []string {
 	return lines
 }
 
-// lamport returns the spec lamport of docs/algorithms/lamport.md, which declares its
-// broken twin lamport-broken.
+// lamport returns the spec lamport of docs/algorithms/lamport.md, which
+// declares its broken twin lamport-broken.
 func lamport() Spec { return lamportWith(0) }
 
 // lamportWith is lamport with the processes' bug seeded by mutant (tests

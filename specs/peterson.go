@@ -84,14 +84,14 @@ type ptView = automaton.View[ptNode, ptMsg]
 // Steps: start_i sends ONE(u_i), once.
 func (p *ptNode) Steps(v *ptView, out []automaton.Step) []automaton.Step {
 	if !p.Started {
-		out = append(out, automaton.Out("start", (v.Self()+1)%v.N()))
+		out = append(out, automaton.Out(stepStart, (v.Self()+1)%v.N()))
 	}
 	return out
 }
 
 // Do performs start_i.
 func (p *ptNode) Do(s automaton.Step, fx *automaton.Effects[ptMsg]) {
-	if s.Name != "start" {
+	if s.Name != stepStart {
 		panic(unknownStep("peterson", s))
 	}
 	p.Started = true
@@ -235,7 +235,7 @@ func peterson() Spec {
 			return func(i int) bool { return v.Proc(i).Mode == ptElected }
 		}
 		return automaton.New(automaton.Config[ptNode, ptMsg]{
-			StepNames:    []string{"start"},
+			StepNames:    []string{stepStart},
 			MessageTypes: []string{"ONE", "TWO"},
 
 			InitialSeq:    initial.each,

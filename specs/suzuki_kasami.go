@@ -257,8 +257,8 @@ func skExplain(v *skView) []string {
 // skTokenToTryingName is the spec-specific property of 2.10.
 const skTokenToTryingName = "token-to-trying"
 
-// suzukiKasami returns suzuki-kasami (docs/algorithms/suzuki-kasami.md), which declares its
-// broken twin.
+// suzukiKasami returns suzuki-kasami (docs/algorithms/suzuki-kasami.md), which
+// declares its broken twin.
 func suzukiKasami() Spec {
 	s := Spec{
 		Name:    "suzuki-kasami",

@@ -84,21 +84,29 @@ func trTokens(v *trView) int {
 	return k
 }
 
+// The steps of a token-ring process: pass the token, pass it into a
+// channel that loses it, and the token-loss timer's expiry.
+const (
+	trPass      = "pass"
+	trLose      = "lose"
+	trTvtExpire = "tvtExpire"
+)
+
 // Steps: pass_i and lose_i when holding the token, tvtExpire_i in normal
 // mode when TIMEOUT_OK.
 func (p *trNode) Steps(v *trView, out []automaton.Step) []automaton.Step {
 	if p.HasToken {
-		out = append(out, automaton.Out("pass", (v.Self()+1)%v.N()))
+		out = append(out, automaton.Out(trPass, (v.Self()+1)%v.N()))
 		lost := 0
 		for j := 0; j < v.N(); j++ {
 			lost += v.Proc(j).Lost
 		}
 		if lost < p.Losses {
-			out = append(out, automaton.Do("lose"))
+			out = append(out, automaton.Do(trLose))
 		}
 	}
 	if !p.Election {
-		s := automaton.Do("tvtExpire")
+		s := automaton.Do(trTvtExpire)
 		if trTokens(v) == 0 {
 			out = append(out, s)
 		} else if !p.Perfect {
@@ -119,13 +127,13 @@ func (p *trNode) Steps(v *trView, out []automaton.Step) []automaton.Step {
 func (p *trNode) Do(s automaton.Step, fx *automaton.Effects[trMsg]) {
 	next := (fx.Self() + 1) % fx.N()
 	switch s.Name {
-	case "pass": // the TVT restarts (implicit)
+	case trPass: // the TVT restarts (implicit)
 		p.HasToken = false
 		fx.Send(next, trMsg{})
-	case "lose": // pass, and the channel loses the TOKEN
+	case trLose: // pass, and the channel loses the TOKEN
 		p.HasToken = false
 		p.Lost++
-	case "tvtExpire":
+	case trTvtExpire:
 		p.Early += s.Arg
 		p.Election = true
 		fx.Send(next, trMsg{Elect: true, V: p.U})
@@ -188,8 +196,8 @@ func trExplain(v *trView) []string {
 	return append(out, fmt.Sprintf("%d token(s) in all", trTokens(v)))
 }
 
-// tokenRingRecovery returns token-ring-recovery (docs/algorithms/token-ring-recovery.md), which declares its
-// broken twin.
+// tokenRingRecovery returns token-ring-recovery (docs/algorithms/token-ring-
+// recovery.md), which declares its broken twin.
 func tokenRingRecovery() Spec {
 	s := Spec{
 		Name:    "token-ring-recovery",
@@ -248,7 +256,7 @@ func tokenRingRecovery() Spec {
 			return trNode{U: id, HasToken: i == 0, Losses: losses, Perfect: mode == "perfect", Premature: premature, Sticky: broken, Obj: obj}
 		}, func(p *trNode) (int, bool) { return p.U, false })
 		return automaton.New(automaton.Config[trNode, trMsg]{
-			StepNames:    append([]string{"pass", "tvtExpire"}, when(losses > 0, "lose")...),
+			StepNames:    append([]string{trPass, trTvtExpire}, when(losses > 0, trLose)...),
 			MessageTypes: []string{"TOKEN", "ELECT"},
 
 			InitialSeq:    initial.each,

@@ -80,14 +80,18 @@ type teNode struct {
 
 type teView = automaton.View[teNode, teMsg]
 
+// teLeafStart is the step leafStart_i: a leaf starts on its own (without
+// --flood).
+const teLeafStart = "leafStart"
+
 // Steps: start_i (a designated initiator still asleep) and, under
 // ASSUMED, leafStart_i (an awake leaf that has heard nothing).
 func (p *teNode) Steps(_ *teView, out []automaton.Step) []automaton.Step {
 	if p.Designated && p.St == teAsleep {
-		out = append(out, automaton.Do("start"))
+		out = append(out, automaton.Do(stepStart))
 	}
 	if !p.Flood && p.St == teAwake && len(p.Nbrs) <= 1 && p.Got == 0 {
-		out = append(out, automaton.Do("leafStart"))
+		out = append(out, automaton.Do(teLeafStart))
 	}
 	return out
 }
@@ -95,9 +99,9 @@ func (p *teNode) Steps(_ *teView, out []automaton.Step) []automaton.Step {
 // Do performs start_i (WAKE(⊥)) or leafStart_i (TRY()).
 func (p *teNode) Do(s automaton.Step, fx *automaton.Effects[teMsg]) {
 	switch s.Name {
-	case "start":
+	case stepStart:
 		p.wake(echoNoParent, fx)
-	case "leafStart":
+	case teLeafStart:
 		p.try(fx)
 	default:
 		panic(unknownStep("tree-election", s))
@@ -266,8 +270,8 @@ func teExplain(v *teView) []string {
 	return lines
 }
 
-// treeElection returns tree-election (docs/algorithms/tree-election.md), which declares its
-// broken twin.
+// treeElection returns tree-election (docs/algorithms/tree-election.md), which
+// declares its broken twin.
 func treeElection() Spec {
 	s := Spec{
 		Name:    "tree-election",
@@ -349,7 +353,7 @@ func treeElection() Spec {
 			validEnd = teAllKnow
 		}
 		return automaton.New(automaton.Config[teNode, teMsg]{
-			StepNames:    append(when(flood, "start"), when(!flood, "leafStart")...),
+			StepNames:    append(when(flood, stepStart), when(!flood, teLeafStart)...),
 			MessageTypes: append(append(when(flood, "EXPLORE"), "PROPOSE"), when(info, "RESULT")...),
 
 			InitialSeq:    initial.each,

@@ -326,8 +326,8 @@ func vtExplain(v *vtView) []string {
 	return lines
 }
 
-// virtualTree returns virtual-tree (docs/algorithms/virtual-tree.md), which declares its
-// broken twin.
+// virtualTree returns virtual-tree (docs/algorithms/virtual-tree.md), which
+// declares its broken twin.
 func virtualTree() Spec {
 	s := Spec{
 		Name:    "virtual-tree",
@@ -384,7 +384,7 @@ func virtualTree() Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[vtRegistry, vtNoMsg]{
-			StepNames:    append(append([]string{"join", "retry"}, when(k > 0, "breakLink")...), when(k > 0 && !naive, "rejoin")...),
+			StepNames:    append(append([]string{vtStepWords[vtJoin], vtStepWords[vtRetry]}, when(k > 0, vtStepWords[vtBreak])...), when(k > 0 && !naive, vtStepWords[vtRejoin])...),
 			MessageTypes: []string{}, // the registry is one process: no messages
 
 			Initial:    [][]vtRegistry{{{Members: members, FailuresLeft: k, Naive: naive}}},

@@ -41,7 +41,7 @@ func (p *waitNode) Steps(v *waitView, out []automaton.Step) []automaton.Step {
 			return out // a stronger initiator has not started yet: wait
 		}
 	}
-	return append(out, automaton.Do("start"))
+	return append(out, automaton.Do(stepStart))
 }
 
 // Do performs start_i as in 1.11.
@@ -171,7 +171,7 @@ func waiting() Spec {
 			}},
 		}
 		return automaton.New(automaton.Config[waitNode, echoMsg]{
-			StepNames:    []string{"start"},
+			StepNames:    []string{stepStart},
 			MessageTypes: []string{"EXP", "ECHO"},
 
 			InitialSeq:    initial.each,
