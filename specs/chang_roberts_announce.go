@@ -104,10 +104,10 @@ func craIsLeader(p *craNode) bool {
 	return p.Status == craChosen || (p.Status == craDone && p.Leader == p.U)
 }
 
-// changRobertsAnnounce returns chang-roberts-announce (docs/algorithms/chang-
-// roberts-announce.md), which declares its broken twin.
+// changRobertsAnnounce returns chang-roberts-announce
+// (docs/algorithms/chang-roberts-announce.md), which declares its broken twin.
 func changRobertsAnnounce() Spec {
-	s := Spec{
+	return Spec{
 		Name:    "chang-roberts-announce",
 		Section: "1.2",
 		Summary: "Chang-Roberts with leader announcement: the leader's ELECTED message tells every process, so the election terminates",
@@ -121,90 +121,90 @@ func changRobertsAnnounce() Spec {
 			Summary: "Chang-Roberts with announcement, with a bug",
 			Bug:     "a process that learns the leader from ELECTED does not pass it on, so the others never learn it",
 		},
-	}
-	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
-		// With a crash the ring is broken and the algorithm has no failure
-		// handling: termination fails (1.2).
-		crashes, err := p.Int("crashes", 0, n-1)
-		if err != nil {
-			return nil, err
-		}
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
-		disc, capacity, err := p.Channels(channel.FIFO, n+1)
-		if err != nil {
-			return nil, err
-		}
-		initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) craNode {
-			return craNode{U: id, Send: []craMsg{{V: id}}, Silent: broken, Obj: obj}
-		}, func(p *craNode) (int, bool) { return p.U, false })
-		// maxID is the best ID: the maximum, or the minimum with
-		// --objective min.
-		maxID := func(v *craView) int {
-			m := v.Proc(0).U
-			for i := 1; i < v.N(); i++ {
-				m = obj.best(m, v.Proc(i).U)
+		Build: func(p *Params) (explorer.Model, error) {
+			n := p.IntFlag("n", 1, maxN)
+			idsets := p.ids(n)
+			// With a crash the ring is broken and the algorithm has no
+			// failure handling: termination fails (1.2).
+			crashes := p.IntFlag("crashes", 0, n-1)
+			obj := p.objective()
+			disc, capacity := p.ChannelFlags(channel.FIFO, n+1)
+			if err := p.Err(); err != nil {
+				return nil, err
 			}
-			return m
-		}
-		// everyoneKnows is the goal of 1.2: nothing in transit, every
-		// process done with leader = max.
-		everyoneKnows := election.EveryoneKnows(craKnown, maxID, func(p *craNode) bool {
-			return len(p.Send) == 0 && p.Status == craDone
-		})
-		return automaton.New(automaton.Config[craNode, craMsg]{
-			StepNames:    []string{crSend},
-			MessageTypes: []string{"ELECT", "ELECTED"},
+			initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) craNode {
+				return craNode{U: id, Send: []craMsg{{V: id}}, Silent: p.Broken(), Obj: obj}
+			}, func(p *craNode) (int, bool) { return p.U, false })
+			// The goal of 1.2: nothing in transit, every process done with
+			// leader = the best ID.
+			everyoneKnows := election.EveryoneKnows(craKnown, craBestID, craSettled)
+			return automaton.New(automaton.Config[craNode, craMsg]{
+				StepNames:    []string{crSend},
+				MessageTypes: []string{"ELECT", "ELECTED"},
 
-			InitialSeq:    initial.each,
-			InitialSample: initial.sample,
-			InitialAt:     initial.indexed(),
-			InitialParams: initial.params,
-			Links:         automaton.Ring(n),
-			Symmetry:      automaton.Rotations,
-			Channels:      disc,
-			Capacity:      capacity,
-			Crashes:       crashes,
-			Invariants: []automaton.Invariant[craNode, craMsg]{
-				described(election.Uniqueness[craNode, craMsg](craIsLeader), "never two processes in a leader state"),
-				described(election.Agreement[craNode, craMsg](craKnown), "no two different known leaders"),
-				described(election.Validity(craKnown, maxID), "every known leader is the best ID (the maximum, or the minimum with --objective min)"),
-				{Name: "no-elect-after-done", Doc: "no ELECT is on its way to a done process (it would be received after done; FIFO only)", Holds: func(v *craView) bool {
-					for i := 0; i < v.N(); i++ {
-						if v.Proc(i).Status != craDone {
-							continue
-						}
-						for _, m := range v.Chan((i+v.N()-1)%v.N(), i) {
-							if !m.Elected {
-								return false
-							}
-						}
-					}
-					return true
-				}},
-			},
-			ValidEnd:    everyoneKnows,
-			Termination: everyoneKnows,
-			Explain: func(v *craView) []string {
-				id := func(p *craNode) int { return p.U }
-				return electionStory[craNode, craMsg]{
-					id: id, leads: craIsLeader, knows: func(p *craNode) int { return p.Leader },
-					best:   func(v *craView) int { return bestAmong(v, v.Proc(0).Obj, id, func(*craNode) bool { return true }) },
-					bestOf: "the best ID", one: "a leader", many: "leaders",
-				}.explain(v)
-			},
-		})
+				InitialSeq:    initial.each,
+				InitialSample: initial.sample,
+				InitialAt:     initial.indexed(),
+				InitialParams: initial.params,
+				Links:         automaton.Ring(n),
+				Symmetry:      automaton.Rotations,
+				Channels:      disc,
+				Capacity:      capacity,
+				Crashes:       crashes,
+				Invariants:    craInvariants(),
+				ValidEnd:      everyoneKnows,
+				Termination:   everyoneKnows,
+				Explain:       craExplain,
+			})
+		},
 	}
-	return s
+}
+
+// craBestID is the best ID: the maximum, or the minimum with --objective
+// min.
+func craBestID(v *craView) int {
+	m := v.Proc(0).U
+	for i := 1; i < v.N(); i++ {
+		m = v.Proc(0).Obj.best(m, v.Proc(i).U)
+	}
+	return m
+}
+
+// craSettled: the process has nothing to send and is done.
+func craSettled(p *craNode) bool { return len(p.Send) == 0 && p.Status == craDone }
+
+// craInvariants are the invariants of chang-roberts-announce.
+func craInvariants() []automaton.Invariant[craNode, craMsg] {
+	return []automaton.Invariant[craNode, craMsg]{
+		described(election.Uniqueness[craNode, craMsg](craIsLeader), "never two processes in a leader state"),
+		described(election.Agreement[craNode, craMsg](craKnown), "no two different known leaders"),
+		described(election.Validity(craKnown, craBestID), "every known leader is the best ID (the maximum, or the minimum with --objective min)"),
+		{Name: "no-elect-after-done", Doc: "no ELECT is on its way to a done process (it would be received after done; FIFO only)", Holds: craNoElectAfterDone},
+	}
+}
+
+// craNoElectAfterDone: no ELECT is in the channel into a done process.
+func craNoElectAfterDone(v *craView) bool {
+	for i := 0; i < v.N(); i++ {
+		if v.Proc(i).Status != craDone {
+			continue
+		}
+		for _, m := range v.Chan((i+v.N()-1)%v.N(), i) {
+			if !m.Elected {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// craExplain says who leads and who knows which leader, against the best
+// ID.
+func craExplain(v *craView) []string {
+	id := func(p *craNode) int { return p.U }
+	return electionStory[craNode, craMsg]{
+		id: id, leads: craIsLeader, knows: func(p *craNode) int { return p.Leader },
+		best:   func(v *craView) int { return bestAmong(v, v.Proc(0).Obj, id, func(*craNode) bool { return true }) },
+		bestOf: "the best ID", one: "a leader", many: "leaders",
+	}.explain(v)
 }

@@ -133,7 +133,7 @@ func crbWinner(v *crbView) int {
 // (docs/algorithms/chang-roberts-bidirectional.md), which declares its broken
 // twin.
 func changRobertsBidirectional() Spec {
-	s := Spec{
+	return Spec{
 		Name:    "chang-roberts-bidirectional",
 		Section: "1.4",
 		Summary: "Chang-Roberts on a bidirectional ring: every ID goes in a direction of its own and is discarded by a process that has seen a better one",
@@ -150,73 +150,69 @@ func changRobertsBidirectional() Spec {
 			Bug:     "a process forwards an ID on the port it arrived on instead of the opposite one, so the ID bounces back to its origin, which is chosen",
 			Claims:  []string{properties.Uniqueness, properties.DeadlockFreedom},
 		},
-	}
-	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		n, err := p.Int("n", 2, maxN)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
-		disc, capacity, err := p.Channels(channel.FIFO, n)
-		if err != nil {
-			return nil, err
-		}
-		dirs, err := parseDirections(p, n)
-		if err != nil {
-			return nil, err
-		}
-		initial := initialStates(idsets, dirs, func(_, id int, ccw bool) crbNode {
-			dir := crbCW
-			if ccw {
-				dir = crbCCW
+		Build: func(p *Params) (explorer.Model, error) {
+			n := p.IntFlag("n", 2, maxN)
+			idsets, obj := p.ids(n), p.objective()
+			disc, capacity := p.ChannelFlags(channel.FIFO, n)
+			dirs := sticky(p, func() (choices[[]bool], error) { return parseDirections(p, n) })
+			if err := p.Err(); err != nil {
+				return nil, err
 			}
-			return crbNode{U: id, Best: id, Dir: dir, Obj: obj, Broken: broken}
-		}, func(p *crbNode) (int, bool) { return p.U, p.Dir == crbCCW })
-		cfg := automaton.Config[crbNode, int]{
-			StepNames:    []string{stepStart},
-			MessageTypes: idTypes(idsets),
+			initial := initialStates(idsets, dirs, func(_, id int, ccw bool) crbNode {
+				dir := crbCW
+				if ccw {
+					dir = crbCCW
+				}
+				return crbNode{U: id, Best: id, Dir: dir, Obj: obj, Broken: p.Broken()}
+			}, func(p *crbNode) (int, bool) { return p.U, p.Dir == crbCCW })
+			return automaton.New(automaton.Config[crbNode, int]{
+				StepNames:    []string{stepStart},
+				MessageTypes: idTypes(idsets),
 
-			InitialSeq:    initial.each,
-			InitialSample: initial.sample,
-			InitialAt:     initial.indexed(),
-			InitialParams: initial.params,
-			Links:         crbLinks(n),
-			Chans:         crbChans(n),
-			Symmetry:      automaton.Dihedral,
-			Channels:      disc,
-			Capacity:      capacity,
-			Invariants: []automaton.Invariant[crbNode, int]{
-				described(election.Uniqueness[crbNode, int](func(p *crbNode) bool { return p.Chosen }), "never two processes chosen"),
-				described(election.Validity(func(p *crbNode) (int, bool) { return p.U, p.Chosen }, func(v *crbView) int { return v.Proc(crbWinner(v)).U }), "a chosen process holds the winning ID"),
-			},
-			Assertions: []automaton.Assertion{{Name: crbOnce, Doc: "no ID reaches a process whose best it already is, other than its origin (v = best ≠ u is unreachable)"}},
-			Liveness: []automaton.Liveness[crbNode, int]{election.Quiescence(func(v *crbView) bool {
-				return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return !v.Proc(i).Started }) == 0
-			})},
-			// A valid end state: channels empty, exactly the winner chosen
-			// (0.8; non-leaders may be undecided).
-			ValidEnd: func(v *crbView) bool {
-				w := crbWinner(v)
-				return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return v.Proc(i).Chosen != (i == w) }) == 0
-			},
-			Explain: func(v *crbView) []string {
-				return electionStory[crbNode, int]{
-					id: func(p *crbNode) int { return p.U }, leads: func(p *crbNode) bool { return p.Chosen },
-					best: crbWinner, bestOf: "the winning ID", one: "chosen", many: "chosen",
-				}.explain(v)
-			},
-		}
-		return automaton.New(cfg)
+				InitialSeq:    initial.each,
+				InitialSample: initial.sample,
+				InitialAt:     initial.indexed(),
+				InitialParams: initial.params,
+				Links:         crbLinks(n),
+				Chans:         crbChans(n),
+				Symmetry:      automaton.Dihedral,
+				Channels:      disc,
+				Capacity:      capacity,
+				Invariants: []automaton.Invariant[crbNode, int]{
+					described(election.Uniqueness[crbNode, int](crbChosen), "never two processes chosen"),
+					described(election.Validity(func(p *crbNode) (int, bool) { return p.U, p.Chosen }, func(v *crbView) int { return v.Proc(crbWinner(v)).U }), "a chosen process holds the winning ID"),
+				},
+				Assertions: []automaton.Assertion{{Name: crbOnce, Doc: "no ID reaches a process whose best it already is, other than its origin (v = best ≠ u is unreachable)"}},
+				Liveness:   []automaton.Liveness[crbNode, int]{election.Quiescence(crbQuiet)},
+				ValidEnd:   crbValidEnd,
+				Explain:    crbExplain,
+			})
+		},
 	}
-	return s
+}
+
+// crbChosen reports whether a process is chosen.
+func crbChosen(p *crbNode) bool { return p.Chosen }
+
+// crbQuiet: every process started and every channel empty, so nothing is
+// enabled.
+func crbQuiet(v *crbView) bool {
+	return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return !v.Proc(i).Started }) == 0
+}
+
+// crbValidEnd is a valid end state: channels empty, exactly the winner
+// chosen (0.8; non-leaders may be undecided).
+func crbValidEnd(v *crbView) bool {
+	w := crbWinner(v)
+	return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return v.Proc(i).Chosen != (i == w) }) == 0
+}
+
+// crbExplain says who is chosen with which ID, against the winning ID.
+func crbExplain(v *crbView) []string {
+	return electionStory[crbNode, int]{
+		id: func(p *crbNode) int { return p.U }, leads: crbChosen,
+		best: crbWinner, bestOf: "the winning ID", one: "chosen", many: "chosen",
+	}.explain(v)
 }
 
 // crbLinks returns the channels of the ring for N ≥ 3, one per ordered

@@ -260,8 +260,8 @@ func crwQuiet(v *crwView) bool {
 	return true
 }
 
-// changRobertsWakeup returns chang-roberts-wakeup (docs/algorithms/chang-
-// roberts-wakeup.md), which declares its broken twin.
+// changRobertsWakeup returns chang-roberts-wakeup
+// (docs/algorithms/chang-roberts-wakeup.md), which declares its broken twin.
 func changRobertsWakeup() Spec {
 	s := Spec{
 		Name:    "chang-roberts-wakeup",

@@ -114,8 +114,8 @@ func pmExplain(v *pmView) []string {
 	return lines
 }
 
-// perpetuumMobile returns perpetuum-mobile (docs/algorithms/perpetuum-
-// mobile.md), which declares its broken twin.
+// perpetuumMobile returns perpetuum-mobile
+// (docs/algorithms/perpetuum-mobile.md), which declares its broken twin.
 func perpetuumMobile() Spec {
 	s := Spec{
 		Name:    "perpetuum-mobile",

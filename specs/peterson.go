@@ -187,7 +187,7 @@ const ptElectedIsExtremum = "elected-is-imax"
 // peterson returns peterson (docs/algorithms/peterson.md), which declares its
 // broken twin.
 func peterson() Spec {
-	s := Spec{
+	return Spec{
 		Name:    "peterson",
 		Section: "1.6",
 		Summary: "Peterson / Dolev-Klawe-Rodeh O(N log N) election on a unidirectional ring: phases of ONE and TWO messages",
@@ -209,81 +209,85 @@ func peterson() Spec {
 			Summary: "Peterson's election with a bug",
 			Bug:     "a survivor keeps its own temporary ID instead of adopting its predecessor's (tid := first left out), so a non-maximal value can be elected",
 		},
-	}
-	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
-		disc, capacity, err := p.Channels(channel.FIFO, 2*n)
-		if err != nil {
-			return nil, err
-		}
-		initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) ptNode {
-			return ptNode{U: id, Tid: id, Phase: 1, Obj: obj, Broken: broken}
-		}, func(p *ptNode) (int, bool) { return p.U, false })
-		isElected := func(v *ptView) func(int) bool {
-			return func(i int) bool { return v.Proc(i).Mode == ptElected }
-		}
-		return automaton.New(automaton.Config[ptNode, ptMsg]{
-			StepNames:    []string{stepStart},
-			MessageTypes: []string{"ONE", "TWO"},
+		Build: func(p *Params) (explorer.Model, error) {
+			n := p.IntFlag("n", 1, maxN)
+			idsets, obj := p.ids(n), p.objective()
+			disc, capacity := p.ChannelFlags(channel.FIFO, 2*n)
+			if err := p.Err(); err != nil {
+				return nil, err
+			}
+			initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) ptNode {
+				return ptNode{U: id, Tid: id, Phase: 1, Obj: obj, Broken: p.Broken()}
+			}, func(p *ptNode) (int, bool) { return p.U, false })
+			return automaton.New(automaton.Config[ptNode, ptMsg]{
+				StepNames:    []string{stepStart},
+				MessageTypes: []string{"ONE", "TWO"},
 
-			InitialSeq:    initial.each,
-			InitialSample: initial.sample,
-			InitialAt:     initial.indexed(),
-			InitialParams: initial.params,
-			Links:         automaton.Ring(n),
-			Symmetry:      automaton.Rotations,
-			Channels:      disc,
-			Capacity:      capacity,
-			Invariants: []automaton.Invariant[ptNode, ptMsg]{
-				described(election.Uniqueness[ptNode, ptMsg](func(p *ptNode) bool { return p.Mode == ptElected }), "never two processes elected"),
-				described(election.Validity(func(p *ptNode) (int, bool) { return p.Tid, p.Mode == ptElected }, ptBest), "an elected process holds tid = the "+obj.String()+" ID (value form of VALID)"),
-				{Name: "phase-survivors", Doc: "of a ≥ 2 processes active in a phase, between 1 and ⌊a/2⌋ survive it", Holds: ptSurvivors},
-				{Name: "distinct-tids", Doc: "the temporary IDs of the active processes of one phase are pairwise distinct", Holds: func(v *ptView) bool {
-					for i := 0; i < v.N(); i++ {
-						for j := i + 1; j < v.N(); j++ {
-							p, q := v.Proc(i), v.Proc(j)
-							if p.Mode == ptActive && q.Mode == ptActive && p.Phase == q.Phase && p.Tid == q.Tid {
-								return false
-							}
-						}
-					}
-					return true
-				}},
-				{Name: ptElectedIsExtremum, Doc: "the elected process is the one whose own ID is the " + obj.String() + " (offered; refuted for N ≥ 2)", Holds: func(v *ptView) bool {
-					best := ptBest(v)
-					for i := 0; i < v.N(); i++ {
-						if v.Proc(i).Mode == ptElected && v.Proc(i).U != best {
-							return false
-						}
-					}
-					return true
-				}},
-			},
-			Assertions: []automaton.Assertion{{Name: "phase-alignment", Doc: "ONE reaches an active process only with first = ⊥, TWO only with first ≠ ⊥, nothing reaches the elected process"}},
-			// A valid end state (0.8): channels empty, exactly one process
-			// elected; the others may be relays or undecided.
-			ValidEnd: func(v *ptView) bool {
-				return v.ChannelsEmpty() && properties.Count(v.N(), isElected(v)) == 1
-			},
-			// Quiet: every process started and every channel empty, so
-			// nothing is enabled.
-			Liveness: []automaton.Liveness[ptNode, ptMsg]{election.Quiescence(func(v *ptView) bool {
-				return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return !v.Proc(i).Started }) == 0
-			})},
-			Explain: ptExplain,
-		})
+				InitialSeq:    initial.each,
+				InitialSample: initial.sample,
+				InitialAt:     initial.indexed(),
+				InitialParams: initial.params,
+				Links:         automaton.Ring(n),
+				Symmetry:      automaton.Rotations,
+				Channels:      disc,
+				Capacity:      capacity,
+				Invariants:    ptInvariants(obj),
+				Assertions:    []automaton.Assertion{{Name: "phase-alignment", Doc: "ONE reaches an active process only with first = ⊥, TWO only with first ≠ ⊥, nothing reaches the elected process"}},
+				ValidEnd:      ptValidEnd,
+				Liveness:      []automaton.Liveness[ptNode, ptMsg]{election.Quiescence(ptQuiet)},
+				Explain:       ptExplain,
+			})
+		},
 	}
-	return s
+}
+
+// ptIsElected reports whether a process is elected.
+func ptIsElected(p *ptNode) bool { return p.Mode == ptElected }
+
+// ptInvariants are the invariants of peterson, worded for the objective.
+func ptInvariants(obj objective) []automaton.Invariant[ptNode, ptMsg] {
+	return []automaton.Invariant[ptNode, ptMsg]{
+		described(election.Uniqueness[ptNode, ptMsg](ptIsElected), "never two processes elected"),
+		described(election.Validity(func(p *ptNode) (int, bool) { return p.Tid, ptIsElected(p) }, ptBest), "an elected process holds tid = the "+obj.String()+" ID (value form of VALID)"),
+		{Name: "phase-survivors", Doc: "of a ≥ 2 processes active in a phase, between 1 and ⌊a/2⌋ survive it", Holds: ptSurvivors},
+		{Name: "distinct-tids", Doc: "the temporary IDs of the active processes of one phase are pairwise distinct", Holds: ptDistinctTids},
+		{Name: ptElectedIsExtremum, Doc: "the elected process is the one whose own ID is the " + obj.String() + " (offered; refuted for N ≥ 2)", Holds: ptElectedIsBest},
+	}
+}
+
+// ptDistinctTids: the active processes of one phase have pairwise distinct
+// temporary IDs.
+func ptDistinctTids(v *ptView) bool {
+	for i := 0; i < v.N(); i++ {
+		for j := i + 1; j < v.N(); j++ {
+			p, q := v.Proc(i), v.Proc(j)
+			if p.Mode == ptActive && q.Mode == ptActive && p.Phase == q.Phase && p.Tid == q.Tid {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ptElectedIsBest: the elected process is the one whose own ID is the best.
+func ptElectedIsBest(v *ptView) bool {
+	best := ptBest(v)
+	for i := 0; i < v.N(); i++ {
+		if v.Proc(i).Mode == ptElected && v.Proc(i).U != best {
+			return false
+		}
+	}
+	return true
+}
+
+// ptValidEnd is a valid end state (0.8): channels empty, exactly one
+// process elected; the others may be relays or undecided.
+func ptValidEnd(v *ptView) bool {
+	return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return ptIsElected(v.Proc(i)) }) == 1
+}
+
+// ptQuiet: every process started and every channel empty, so nothing is
+// enabled.
+func ptQuiet(v *ptView) bool {
+	return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return !v.Proc(i).Started }) == 0
 }

@@ -196,8 +196,8 @@ func trExplain(v *trView) []string {
 	return append(out, fmt.Sprintf("%d token(s) in all", trTokens(v)))
 }
 
-// tokenRingRecovery returns token-ring-recovery (docs/algorithms/token-ring-
-// recovery.md), which declares its broken twin.
+// tokenRingRecovery returns token-ring-recovery
+// (docs/algorithms/token-ring-recovery.md), which declares its broken twin.
 func tokenRingRecovery() Spec {
 	s := Spec{
 		Name:    "token-ring-recovery",
