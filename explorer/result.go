@@ -293,6 +293,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		if err != nil && r.Err == nil {
 			r.Err = err
 		}
+		if err == nil {
+			t = s.preferInOrder(f, t)
+		}
 		v := Violation{Property: all[f.prop].Name, Kind: all[f.prop].Kind, Process: -1, Trace: t}
 		if s.isReach(f.prop) {
 			r.Witnesses = append(r.Witnesses, v)
