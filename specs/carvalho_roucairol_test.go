@@ -12,17 +12,19 @@ import (
 
 // TestCarvalhoRoucairolTimestampOrder checks the "Expected to FAIL" of
 // docs/algorithms/carvalho-roucairol.md: FAIR-TS (offered, not claimed) fails
-// at N=2. Process 2's REQUEST(1,2) is still on its way when process 1, holding
-// 2's permission since its first entry, requests with (2,1) and re-enters
-// without asking.
+// at N=2. Process 1's REQUEST(2,1) is still on its way when process 2, holding
+// 1's permission since its first entry, requests with (2,2) and re-enters
+// without asking. (The shortest counterexample shown is one without
+// overtaking; the mirror one that came first had a REPLY overtake the
+// REQUEST(1,2) still on its way.)
 func TestCarvalhoRoucairolTimestampOrder(t *testing.T) {
 	t.Parallel()
 	if slices.Contains(carvalhoRoucairol().Claims, properties.TimestampOrder) {
 		t.Error("timestamp-order is claimed")
 	}
 	want := []string{
-		"request_{1}", "request_{2}", "receive(REQUEST(1,1))_{1,2}", "receive(REPLY)_{2,1}",
-		"enter_{1}", "exit_{1}", "request_{1}", "enter_{1}",
+		"request_{2}", "receive(REQUEST(1,2))_{2,1}", "request_{1}", "receive(REPLY)_{1,2}",
+		"enter_{2}", "exit_{2}", "request_{2}", "enter_{2}",
 	}
 	r := check(t, "carvalho-roucairol", map[string]string{"n": "2", "requests": "2"}, explorer.Config{Workers: 2, Properties: []string{properties.TimestampOrder}})
 	if r.Status != explorer.Violated || r.Violations[0].Property != properties.TimestampOrder {
@@ -32,7 +34,7 @@ func TestCarvalhoRoucairolTimestampOrder(t *testing.T) {
 	if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, want) {
 		t.Errorf("counterexample %q, want %q", got, want)
 	}
-	if expl := strings.Join(v.Trace.Explanation, "\n"); !strings.Contains(expl, "process 2 is trying with request (1,2)") {
+	if expl := strings.Join(v.Trace.Explanation, "\n"); !strings.Contains(expl, "process 1 is trying with request (2,1)") {
 		t.Errorf("explanation %q", expl)
 	}
 }
@@ -45,8 +47,8 @@ func TestCarvalhoRoucairolTimestampOrder(t *testing.T) {
 func TestCarvalhoRoucairolBroken(t *testing.T) {
 	t.Parallel()
 	want := []string{
-		"request_{1}", "request_{2}", "receive(REQUEST(1,1))_{1,2}", "receive(REPLY)_{2,1}", "enter_{1}", "exit_{1}",
-		"request_{1}", "receive(REQUEST(1,2))_{2,1}", "enter_{1}", "receive(REPLY)_{1,2}", "enter_{2}",
+		"request_{1}", "receive(REQUEST(1,1))_{1,2}", "request_{2}", "receive(REPLY)_{2,1}", "enter_{1}", "exit_{1}",
+		"receive(REQUEST(2,2))_{2,1}", "request_{1}", "enter_{1}", "receive(REPLY)_{1,2}", "enter_{2}",
 	}
 	v := counterexample(t, "carvalho-roucairol-broken", map[string]string{"n": "2"}, nil, properties.MutualExclusion)
 	if got := explorer.Actions(v.Trace.Steps); !slices.Equal(got, want) {

@@ -184,12 +184,14 @@ func TestSuzukiKasamiMessages(t *testing.T) {
 
 // TestSuzukiKasamiBroken: without LN[i] := RN[i] at exit, process 2's
 // served request still looks outstanding, and process 1, leaving the
-// critical section, sends the token back to process 2, which is idle.
+// critical section, sends the token back to process 2, which is idle. (The
+// shortest counterexample shown is one without overtaking: before the
+// explorer preferred one, process 1's REQUEST overtook the TOKEN on 1→2.)
 func TestSuzukiKasamiBroken(t *testing.T) {
 	t.Parallel()
 	want := []string{
-		"request_{2}", "receive(REQUEST(2,1))_{2,1}", "request_{1}", "receive(REQUEST(1,1))_{1,2}",
-		"receive(TOKEN([0,0,0],[]))_{1,2}", "enter_{2}", "exit_{2}", "receive(TOKEN([0,0,0],[]))_{2,1}",
+		"request_{2}", "receive(REQUEST(2,1))_{2,1}", "request_{1}", "receive(TOKEN([0,0,0],[]))_{1,2}",
+		"enter_{2}", "exit_{2}", "receive(REQUEST(1,1))_{1,2}", "receive(TOKEN([0,0,0],[]))_{2,1}",
 		"enter_{1}", "exit_{1}",
 	}
 	v := counterexample(t, "suzuki-kasami-broken", map[string]string{"n": "3"}, nil, skTokenToTryingName)
