@@ -55,6 +55,7 @@ type fieldInfo struct {
 	name      string
 	index     int
 	omitEmpty bool // `vacheck:"name,omitempty"`: not shown while zero or empty
+	bottom    bool // `vacheck:"name,bottom"`: the zero value is ⊥ (explorer.Bottom)
 }
 
 // compile builds the codec for t, which must be built from booleans,
@@ -87,7 +88,7 @@ func compile(t reflect.Type) (*codec, error) {
 		}
 		encs, decs, offs = append(encs, e), append(decs, d), append(offs, f.Offset)
 		_, opts, _ := strings.Cut(f.Tag.Get("vacheck"), ",")
-		c.fields = append(c.fields, fieldInfo{name: displayName(f), index: i, omitEmpty: opts == "omitempty"})
+		c.fields = append(c.fields, fieldInfo{name: displayName(f), index: i, omitEmpty: opts == "omitempty", bottom: opts == "bottom"})
 	}
 	c.enc, c.dec = structCodec(encs, decs, offs)
 	// Constant fields are shared with the prototype, as decoding does.
@@ -206,7 +207,8 @@ func isConst(f reflect.StructField) bool {
 // status, as pseudocode writes it), except that a name that starts with an
 // acronym is shown as written (PC, RN, TSV). A tag `vacheck:",omitempty"`
 // keeps the field name and hides the field in traces while it is zero or
-// empty.
+// empty; a tag `vacheck:",bottom"` says that its zero value means ⊥, which
+// traces print as ⊥ (explorer.Bottom).
 func displayName(f reflect.StructField) string {
 	if tag, _, _ := strings.Cut(f.Tag.Get("vacheck"), ","); tag != "" && tag != "-" {
 		return tag

@@ -14,7 +14,9 @@ import (
 // (p1.status, ...), then every channel (queue_{1,2} for a FIFO channel,
 // bag_{1,2} for an unordered one, whose messages are listed in the canonical
 // order of the state, not in the order they were sent), then the crashed
-// processes when crashes are modelled. Processes are numbered from 1.
+// processes when crashes are modelled. Processes are numbered from 1. A
+// process that is a FieldUser shows only the fields its role uses; a field
+// tagged `vacheck:",bottom"` shows its zero value as ⊥ (explorer.Bottom).
 func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -34,11 +36,19 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 			vars = sys.describeTrailer(vars, fmt.Sprintf("p%d.", i+1), v.seg(1+i))
 			continue
 		}
+		uses, _ := any(&p).(FieldUser)
 		for _, f := range sys.pc.fields {
 			if f.omitEmpty && (rv.Field(f.index).IsZero() || (rv.Field(f.index).Kind() == reflect.Slice && rv.Field(f.index).Len() == 0)) {
 				continue
 			}
-			vars = append(vars, explorer.Var{Name: fmt.Sprintf("p%d.%s", i+1, f.name), Value: display(rv.Field(f.index))})
+			if uses != nil && !uses.Uses(f.name) {
+				continue
+			}
+			val := display(rv.Field(f.index))
+			if f.bottom && rv.Field(f.index).IsZero() {
+				val = explorer.Bottom{Raw: val}
+			}
+			vars = append(vars, explorer.Var{Name: fmt.Sprintf("p%d.%s", i+1, f.name), Value: val})
 		}
 		vars = sys.describeTrailer(vars, fmt.Sprintf("p%d.", i+1), v.seg(1+i))
 	}
@@ -203,4 +213,16 @@ func (sys *System[S, M, P]) describeTrailer(vars []explorer.Var, prefix string, 
 		vars = append(vars, explorer.Var{Name: prefix + "hops", Value: hops})
 	}
 	return vars
+}
+
+// FieldUser is an optional interface of a process type whose processes
+// play different roles, of which some never use some fields: a
+// coordinator's queue on a client, an initiator's count on a process that
+// only relays. Uses reports whether the process uses the field of the given
+// trace name (a `vacheck:"name"` tag, or the field name as traces show it);
+// traces, charts and the HTML page do not show the fields a process does
+// not use. The role must not change along a run (it is a constant field,
+// say), so that a field never appears or disappears in a trace.
+type FieldUser interface {
+	Uses(field string) bool
 }

@@ -75,6 +75,16 @@ type ctView = automaton.View[ctNode, ctMsg]
 // ctUser reads the user part of a process (K stays idle).
 func ctUser(p *ctNode) (mutex.State, int) { return p.Ust, p.Done }
 
+// Uses says which fields a trace shows (automaton.FieldUser): a client's
+// user part and granted, K's busy, holder and queue.
+func (p *ctNode) Uses(field string) bool {
+	switch field {
+	case "busy", "holder", "queue":
+		return p.Coord
+	}
+	return !p.Coord
+}
+
 // Steps: a client's request_i, enter_i (a REPLY arrived) and exit_i. K
 // only receives.
 func (p *ctNode) Steps(v *ctView, out []automaton.Step) []automaton.Step {

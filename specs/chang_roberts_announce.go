@@ -44,7 +44,7 @@ type craNode struct {
 	U      int
 	Send   []craMsg
 	Status craStatus
-	Leader int // 0: ⊥
+	Leader int `vacheck:",bottom"` // 0: ⊥
 	// Silent is the bug of chang-roberts-announce-broken: ELECTED is not
 	// passed on.
 	Silent bool `vacheck:"-"`

@@ -55,7 +55,7 @@ type crwNode struct {
 	St        crwStatus
 	Electable bool
 	Best      int
-	Leader    int       // 0: ⊥
+	Leader    int       `vacheck:",bottom"` // 0: ⊥
 	Wake      crwWake   `vacheck:"-"`
 	CmpBest   bool      `vacheck:"-"` // CMP = BEST (else OWN)
 	Announce  bool      `vacheck:"-"`

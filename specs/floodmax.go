@@ -49,7 +49,7 @@ type fmNode struct {
 	MaxSeen int
 	Sent    bool
 	Heard   echoSet
-	Leader  int
+	Leader  int `vacheck:",bottom"`
 	St      fmStatus
 	Nbrs    []int     `vacheck:"-"`
 	D       int       `vacheck:"-"`

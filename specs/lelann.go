@@ -59,7 +59,7 @@ type llNode struct {
 	Init   bool
 	St     llStatus
 	Seen   []int
-	Leader int       // 0: ⊥
+	Leader int       `vacheck:",bottom"` // 0: ⊥
 	Obj    objective `vacheck:"-"`
 	// Broken drops the st = asleep precondition of start (lelann-broken):
 	// an initiator may start after it has relayed another token, so its

@@ -70,7 +70,7 @@ type ptNode struct {
 	Started bool
 	Mode    ptMode
 	Tid     int
-	First   int
+	First   int `vacheck:",bottom"`
 	Phase   int // monitor
 
 	Obj objective `vacheck:"-"`

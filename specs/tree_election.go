@@ -69,7 +69,7 @@ type teNode struct {
 	Got        echoSet // ports from which a PROPOSE arrived
 	Best       int
 	ParentPort echoParent
-	Leader     int
+	Leader     int       `vacheck:",bottom"`
 	Nbrs       []int     `vacheck:"-"`
 	Flood      bool      `vacheck:"-"` // WAKEUP = FLOOD (else ASSUMED)
 	Info       bool      `vacheck:"-"` // INFO = ON
