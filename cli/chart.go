@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	urfave "github.com/urfave/cli/v2"
 	"github.com/vacheck/vacheck/explorer"
@@ -140,20 +141,40 @@ func chartPage(run report.Run) (msc.Page, bool) {
 		}
 		add(title, lines, v.Trace)
 	}
+	// witness adds a metric witness whose figure is value, with the
+	// messages it counted marked (report.Counted).
+	witness := func(title, summary, metric string, value int64, t explorer.Trace) {
+		ch, err := msc.Build(t, unordered)
+		if err != nil {
+			return
+		}
+		lines := []string{summary}
+		if counted, ok := report.Counted(metric, value, ch); ok && len(counted) > 0 && len(t.Cycle) == 0 {
+			var ids []string
+			for _, k := range counted {
+				ch.Messages[k].Counted = true
+				ids = append(ids, fmt.Sprintf("m%d", ch.Messages[k].ID))
+			}
+			lines = append(lines, fmt.Sprintf("The %d messages counted, drawn bold: %s.", len(ids), strings.Join(ids, " ")))
+		}
+		page.Sections = append(page.Sections, msc.Section{Title: title, Lines: append(lines, traceLine(t, r.Strategy, run.RerunOf(t))), Explanation: t.Explanation, Chart: ch})
+	}
 	for _, m := range r.Metrics {
 		summary := fmt.Sprintf("%s over all complete executions: min %d, max %d", m.Name, m.Min, m.Max)
 		if m.Unbounded {
 			summary = fmt.Sprintf("%s: max unbounded, a reachable cycle adds to it", m.Name)
 		}
-		if m.MinWitness != nil {
-			add(fmt.Sprintf("%s: min witness (%d)", m.Name, m.Min), []string{summary}, *m.MinWitness)
+		if report.SameWitness(m) {
+			witness(fmt.Sprintf("%s: witness (min = max = %d)", m.Name, m.Min), summary, m.Name, m.Min, *m.MinWitness)
+			continue
 		}
-		if m.MaxWitness != nil {
-			label := fmt.Sprintf("%s: max witness (%d)", m.Name, m.Max)
-			if m.Unbounded {
-				label = m.Name + ": unbounded, a cycle adds to it"
-			}
-			add(label, []string{summary}, *m.MaxWitness)
+		if m.MinWitness != nil {
+			witness(fmt.Sprintf("%s: min witness (%d)", m.Name, m.Min), summary, m.Name, m.Min, *m.MinWitness)
+		}
+		if m.MaxWitness != nil && m.Unbounded {
+			add(m.Name+": unbounded, a cycle adds to it", []string{summary}, *m.MaxWitness)
+		} else if m.MaxWitness != nil {
+			witness(fmt.Sprintf("%s: max witness (%d)", m.Name, m.Max), summary, m.Name, m.Max, *m.MaxWitness)
 		}
 	}
 	if r.Failure != nil {

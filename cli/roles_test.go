@@ -36,3 +36,33 @@ func TestTraceRolesAndBottom(t *testing.T) {
 		t.Errorf("lelann-broken JSON: want the value 0 for p1.leader:\n%.2000s", out)
 	}
 }
+
+// TestMetricWitnessCounted: a metric witness says which messages it
+// counted (in the text, by the steps that sent them or by their numbers in
+// the chart; in the HTML page, drawn bold), and when min = max the run
+// shows one witness, not the same figure twice.
+func TestMetricWitnessCounted(t *testing.T) {
+	args := []string{"check", "chang-roberts", "--n", "3", "--ids", "decreasing", "--property", "uniqueness", "--metric", "messages", "--workers", "1"}
+	_, out, _ := vacheck(args...)
+	if !strings.Contains(out, "  witness (min = max = 6): 12 steps") || strings.Contains(out, "max witness") {
+		t.Errorf("min = max: want one witness:\n%s", out)
+	}
+	if !strings.Contains(out, "the 6 messages counted are sent in steps 1, 3, 5, 7, 9, 11\n") {
+		t.Errorf("want the counted messages by step:\n%s", out)
+	}
+	html := filepath.Join(t.TempDir(), "w.html")
+	_, out, _ = vacheck("check", "ricart-agrawala", "--n", "3", "--metric", "messages:REPLY", "--workers", "1", "--show", "msc", "--html", html)
+	if !strings.Contains(out, "the 6 messages counted: m7 m8 m9 m10 m11 m12\n") {
+		t.Errorf("messages:REPLY: want the six REPLY messages by number:\n%s", out)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), " counted\""); n != 6 {
+		t.Errorf("HTML: %d arrows drawn as counted; want the 6 REPLY messages", n)
+	}
+	if strings.Count(string(page), "<h2 class=\"witness\">") != 1 {
+		t.Errorf("HTML: want one witness section for min = max")
+	}
+}

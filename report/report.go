@@ -723,25 +723,33 @@ func writeMetric(b *strings.Builder, m explorer.Metric, run Run) {
 	if m.Name == explorer.MetricMessagesPerEntry && m.Unbounded {
 		fmt.Fprintf(b, "  the cycle of the max witness sends messages that serve %s (a message to an idle process serves the\n  entry it left last) again and again, for ever\n", m.MaxOf)
 	}
-	witness := func(label string, t *explorer.Trace) {
+	witness := func(label string, value int64, t *explorer.Trace) {
 		if t == nil {
 			return
 		}
 		of := ""
 		switch {
-		case label == "min" && m.MinOf != "":
+		case label != "max" && m.MinOf != "":
 			of = " (" + m.MinOf + ")"
 		case label == "max" && m.MaxOf != "" && !m.Unbounded:
 			of = " (" + m.MaxOf + ")"
 		}
-		fmt.Fprintf(b, "  %s witness%s: %d steps%s\n", label, of, len(t.Steps), from(*t))
+		name := label + " witness"
+		if label == "" {
+			name = fmt.Sprintf("witness (min = max = %d)", value)
+		}
+		fmt.Fprintf(b, "  %s%s: %d steps%s\n", name, of, len(t.Steps), from(*t))
 		if cmd := run.rerun(*t); cmd != "" {
 			fmt.Fprintf(b, "    re-run: %s\n", cmd)
 		}
 		for _, line := range wrapVars(t.InitialState) {
 			fmt.Fprintf(b, "        %s\n", line)
 		}
-		if chart, ok := run.chart(*t); ok {
+		chart, drawn := run.chart(*t)
+		if line := countedLine(m.Name, value, *t, run.Params["channels"] == "unordered", drawn); line != "" && len(t.Cycle) == 0 {
+			fmt.Fprintf(b, "    %s\n", line)
+		}
+		if drawn {
 			b.WriteString(chart)
 			return
 		}
@@ -759,8 +767,19 @@ func writeMetric(b *strings.Builder, m explorer.Metric, run Run) {
 			writeWrapped(b, "      ", acts)
 		}
 	}
-	witness("min", m.MinWitness)
-	witness("max", m.MaxWitness)
+	if SameWitness(m) {
+		// Every complete execution has the same figure: one witness.
+		witness("", m.Min, m.MinWitness)
+		return
+	}
+	witness("min", m.Min, m.MinWitness)
+	witness("max", m.Max, m.MaxWitness)
+}
+
+// SameWitness reports whether the metric m has the same figure in every
+// complete execution (min = max, bounded), so that one witness shows it.
+func SameWitness(m explorer.Metric) bool {
+	return m.Executions && !m.Unbounded && !m.Capped && m.Min == m.Max && m.MinWitness != nil && m.MaxWitness != nil && m.MinOf == m.MaxOf
 }
 
 // writeWrapped writes words separated by spaces in lines of about 100

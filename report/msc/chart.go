@@ -77,6 +77,9 @@ type Message struct {
 	// Overtakes lists the messages (indexes) on the same channel sent
 	// before this one and still in transit when it was received.
 	Overtakes []int
+	// Counted marks a message that the metric of a witness counted: the
+	// HTML page draws it bold and says so (set by the caller, not Build).
+	Counted bool
 }
 
 // InTransit reports whether the message is still in its channel at the end.

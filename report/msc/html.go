@@ -281,6 +281,9 @@ func writeSVG(b *strings.Builder, c *Chart) {
 		if len(m.Overtakes) > 0 {
 			cls, marker = cls+" overtake", "url(#headover)"
 		}
+		if m.Counted {
+			cls += " counted"
+		}
 		title := fmt.Sprintf("m%d %s from p%d to p%d: sent in step %d", m.ID, m.Value, m.From+1, m.To+1, m.Sent)
 		switch {
 		case m.Received >= 0:
@@ -295,6 +298,9 @@ func writeSVG(b *strings.Builder, c *Chart) {
 				title += "; it overtakes"
 			}
 			title += fmt.Sprintf(" m%d", c.Messages[o].ID)
+		}
+		if m.Counted {
+			title += "; counted by the metric"
 		}
 		fmt.Fprintf(b, "<g class=\"%s\" data-msg=\"%d\" data-sent=\"%d\" data-end=\"%d\"><title>%s</title>\n", cls, i, m.Sent, endStep, esc(title))
 		label := shorten(m.Value, 18)
