@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +117,52 @@ func TestHTMLChartInBrowser(t *testing.T) {
 	}
 	if out := os.Getenv("VACHECK_SCREENSHOT"); out != "" {
 		os.WriteFile(out, data, 0o644)
+	}
+}
+
+// TestHTMLLongChartInBrowser opens a long chart, the 30-step witness of
+// chang-roberts --n 5 --ids decreasing --metric messages, in a 1400×1000
+// window: the page opens at the verdicts (not scrolled to the chart's last
+// step), the chart's own box scrolls so that the selected step's row is in
+// view below the lifeline heads, and the heads stay at the top of the box
+// however far it is scrolled. The page's test hook reports where things
+// are (data-view).
+func TestHTMLLongChartInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser twice, ~5 s: skipped with -short (the full suite runs it)")
+	}
+	browser := chromium(t)
+	file := filepath.Join(t.TempDir(), "long.html")
+	if code, _, stderr := vacheck("check", "chang-roberts", "--n", "5", "--ids", "decreasing", "--property", "uniqueness", "--metric", "messages", "--workers", "2", "--html", file); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	view := regexp.MustCompile(`data-view="page=(\d+) verdicts=(\w+) box=(\w+) boxtop=(\d+) row=(\w+) heads=(-?\d+)"`)
+	for _, tc := range []struct {
+		press  string
+		boxtop func(int) bool
+	}{
+		{"key:Shift", func(top int) bool { return top > 0 }}, // opens at the last step, 30: the box scrolled to it
+		{"key:End,first,next", func(top int) bool { return top == 0 }},
+	} {
+		dom := headless(t, browser, "file://"+file+"#press="+tc.press, "--dump-dom", "--window-size=1400,1000", "--virtual-time-budget=2000")
+		m := view.FindStringSubmatch(dom)
+		if m == nil {
+			t.Fatalf("%s: the page reports no view", tc.press)
+		}
+		page, _ := strconv.Atoi(m[1])
+		top, _ := strconv.Atoi(m[4])
+		heads, _ := strconv.Atoi(m[6])
+		if page != 0 || m[2] != "in" {
+			t.Errorf("%s: page scrolled to %d, verdicts %s; want the page at the top with the verdicts in view", tc.press, page, m[2])
+		}
+		if m[3] != "scrolls" || !tc.boxtop(top) {
+			t.Errorf("%s: chart box %s, scrolled to %d", tc.press, m[3], top)
+		}
+		if m[5] != "in" {
+			t.Errorf("%s: the selected step's row is not in view in the chart's box (scrolled to %d)", tc.press, top)
+		}
+		if heads < 0 || heads > 2 {
+			t.Errorf("%s: the lifeline heads are %d px from the top of the chart's box; want them stuck there", tc.press, heads)
+		}
 	}
 }

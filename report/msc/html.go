@@ -54,7 +54,10 @@ const (
 	svgColW   = 150
 	svgRowH   = 30
 	svgTop    = 56
-	svgRight  = 110
+	// svgHeadH is the height of the band of lifeline heads that stays at
+	// the top of a scrolled chart.
+	svgHeadH = 36
+	svgRight = 110
 )
 
 // HTML writes a self-contained page: inline CSS, JavaScript and SVG, no
@@ -346,7 +349,15 @@ func writeSVG(b *strings.Builder, c *Chart) {
 			fmt.Fprintf(b, "<text class=\"evname\" data-step=\"%d\" x=\"%d\" y=\"%d\">%s</text>\n", k, x-9, y+4, esc(shorten(st.Name, 14)))
 		}
 	}
-	b.WriteString("</svg>\n")
+	// The lifeline heads again, over everything, on a white band: the
+	// page's script keeps them at the top of the chart's scrolled box, so
+	// that a long chart still says which lifeline is which.
+	fmt.Fprintf(b, "<g class=\"heads\"><rect class=\"headbg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>\n", width, svgHeadH)
+	for p := 0; p < c.N; p++ {
+		x := svgX(p)
+		fmt.Fprintf(b, "<rect class=\"phead\" x=\"%d\" y=\"8\" width=\"56\" height=\"24\" rx=\"4\"/><text class=\"pname\" x=\"%d\" y=\"25\" text-anchor=\"middle\">p%d</text>\n", x-28, x, p+1)
+	}
+	b.WriteString("</g>\n</svg>\n")
 }
 
 // endY returns the height at which the arrow of m ends: the row of the

@@ -17,7 +17,30 @@
       r.addEventListener("click", function () { self.go(+r.getAttribute("data-step")); });
     });
     sec.addEventListener("mousedown", function () { activate(self); });
+    this.box = sec.querySelector(".svgbox");
+    this.heads = sec.querySelector("svg .heads");
+    if (this.box && this.heads) this.box.addEventListener("scroll", function () { self.stick(); });
   }
+
+  // stick keeps the lifeline heads at the top of the chart's box however
+  // far it is scrolled.
+  Chart.prototype.stick = function () {
+    if (this.box && this.heads) this.heads.setAttribute("transform", "translate(0," + this.box.scrollTop + ")");
+  };
+
+  // reveal scrolls the chart's box, and only it (the page stays where
+  // the reader is: at the verdicts when it opens), so that the current
+  // step's row shows below the lifeline heads.
+  Chart.prototype.reveal = function () {
+    var row = this.sec.querySelector("svg .row.cur"), box = this.box;
+    if (!row || !box || box.scrollHeight <= box.clientHeight) return;
+    var r = row.getBoundingClientRect(), b = box.getBoundingClientRect();
+    var head = this.heads ? this.heads.getBoundingClientRect().height : 0;
+    if (this.step === 0) box.scrollTop = 0;
+    else if (r.top < b.top + head) box.scrollTop -= b.top + head - r.top;
+    else if (r.bottom > b.top + box.clientHeight) box.scrollTop += r.bottom - (b.top + box.clientHeight);
+    this.stick();
+  };
 
   Chart.prototype.go = function (k) {
     k = Math.max(0, Math.min(this.last, k));
@@ -64,11 +87,7 @@
       tr.appendChild(b);
       tbl.appendChild(tr);
     });
-    var row = sec.querySelector("svg .row.cur");
-    var box = sec.querySelector(".svgbox");
-    if (row && box && row.scrollIntoView && box.scrollHeight > box.clientHeight) {
-      row.scrollIntoView({ block: "nearest" });
-    }
+    this.reveal();
   };
 
   function activate(c) {
@@ -112,5 +131,22 @@
     });
     document.body.setAttribute("data-pressed", m[1]);
     document.body.setAttribute("data-trail", trail.join(","));
+    // Where things are after the presses: the page's scroll, whether the
+    // verdicts and the current step's row are in view, and how far the
+    // lifeline heads are from the top of the chart's box.
+    var box = active.box, row = active.sec.querySelector("svg .row.cur");
+    var props = document.querySelector("table.props");
+    if (box && row) {
+      var b = box.getBoundingClientRect(), r = row.getBoundingClientRect();
+      var h = active.heads ? active.heads.getBoundingClientRect() : b;
+      document.body.setAttribute("data-view", [
+        "page=" + Math.round(window.scrollY),
+        "verdicts=" + (props && props.getBoundingClientRect().bottom <= window.innerHeight ? "in" : "out"),
+        "box=" + (box.scrollHeight > box.clientHeight ? "scrolls" : "fits"),
+        "boxtop=" + Math.round(box.scrollTop),
+        "row=" + (r.top >= h.bottom - 1 && r.bottom <= b.top + box.clientHeight + 1 ? "in" : "out"),
+        "heads=" + Math.round(h.top - b.top)
+      ].join(" "));
+    }
   }
 })();
