@@ -179,3 +179,61 @@ func TestTrimGivesMemoryBackAndKeepsElements(t *testing.T) {
 	}
 	a.Free()
 }
+
+// TestDiscard checks that Discard gives back the whole pages between the
+// elements given, no more (the other elements stay), that a later call
+// extends the stretch, and that Mapped counts them out, then in again once
+// the Array is truncated below them to be written anew, and not twice when
+// it is freed.
+func TestDiscard(t *testing.T) {
+	if !mappable() {
+		t.Skip("arrays are not mapped here")
+	}
+	before := Mapped()
+	const n = 100_000
+	var a Array[uint64]
+	for i := range n {
+		a.Append(uint64(i) + 1)
+	}
+	full := Mapped()
+	per := pageSize / 8 // elements a page
+	from, cut := per/2, 6*per+per/2
+	a.Discard(from, cut) // pages 1 to 5
+	if got, want := full-Mapped(), uint64(5*pageSize); got != want {
+		t.Fatalf("discarding elements %d to %d gave back %d bytes, want %d (5 whole pages)", from, cut, got, want)
+	}
+	cut = 10*per + per/2
+	a.Discard(from, cut) // extended to page 9
+	if got, want := full-Mapped(), uint64(9*pageSize); got != want {
+		t.Fatalf("extending the discard to %d: %d bytes given back, want %d", cut, got, want)
+	}
+	if a.Len() != n {
+		t.Fatalf("Len %d after Discard, want %d", a.Len(), n)
+	}
+	s := a.Slice()
+	for i := range n {
+		if (i < per || i >= 10*per) && s[i] != uint64(i)+1 {
+			t.Fatalf("element %d is %d after Discard(%d, %d), want %d", i, s[i], from, cut, i+1)
+		}
+	}
+	a.Discard(from, cut-per)  // less than before: nothing
+	a.Discard(20*per, 30*per) // not joining the stretch: ignored
+	if got := full - Mapped(); got != uint64(9*pageSize) {
+		t.Fatalf("a shorter or separate discard changed Mapped by %d", got)
+	}
+	a.Truncate(4 * per) // below the hole: its pages are the Array's again
+	if got := full - Mapped(); got != 0 {
+		t.Fatalf("after Truncate into the discarded pages Mapped is %d under, want 0", got)
+	}
+	for a.Len() < n {
+		a.Append(7)
+	}
+	if a.Slice()[5*per] != 7 || a.Slice()[n-1] != 7 {
+		t.Fatal("elements written after the discard do not read back")
+	}
+	a.Discard(0, n)
+	a.Free()
+	if Mapped() != before {
+		t.Fatalf("Mapped is %d after Free, %d before the Array", Mapped(), before)
+	}
+}
