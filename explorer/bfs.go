@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sync/atomic"
+
+	"github.com/vacheck/vacheck/internal/offheap"
 )
 
 // bfs searches level by level. Phase 1: each worker expands a contiguous
@@ -47,6 +49,8 @@ type bfsRun struct {
 	depth int    // of the level cur
 	first int    // the depth the search starts (or resumes) at
 	cur   *level // the level being expanded
+	// order holds cur's order of several buckets (level.ref).
+	order offheap.Array[uint64]
 	l0    *bucket
 	// cands[set][w][sh]: successors found by worker w that belong to shard
 	// sh; the two sets alternate between levels.
@@ -141,6 +145,7 @@ func newBFS(s *search) *bfsRun {
 // free gives back the memory of the search's buckets and sets.
 func (b *bfsRun) free() {
 	b.l0.free()
+	b.order.Free()
 	for set := range b.cands {
 		for w := range b.cands[set] {
 			for _, c := range b.cands[set][w] {
@@ -210,6 +215,9 @@ func (b *bfsRun) expand(l *bfsLevel) {
 	s, W := b.s, b.W
 	s.parallel(func(w int) {
 		x := &expander{s: s, out: l.out[w], local: b.seen[w], useLocal: b.local, expand: l.expand, probe: b.probe, shrink: l.shrink, rec: s.rec.level(w), depth: b.depth}
+		// A checkpoint saves the level being expanded when the search
+		// stops in it: then its states are kept whole.
+		x.release = s.cfg.Checkpoint == nil
 		if b.deferred {
 			x.deferred, x.want, x.checks = true, l.checkWant, newChecks(b.nprops)
 		}
@@ -439,7 +447,7 @@ func (b *bfsRun) end(l *bfsLevel) bool {
 	}
 	repeats := passed - (s.states.Load() - l.statesBefore)
 	b.local = repeats*16 > passed
-	cur := mergeWorkers(l.out, b.cur.ref, s.parallel)
+	cur := mergeWorkers(l.out, &b.order, s.parallel)
 	b.cur = cur
 	if cur.n > 0 {
 		s.depth.Store(int64(depth + 1))

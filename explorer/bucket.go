@@ -126,6 +126,24 @@ func (b *bucket) free() {
 	b.errs = nil
 }
 
+// release gives the system back the memory of the entries from to to
+// (exclusive), in the whole pages between them, which one worker has
+// expanded and no one reads any more (see releaser); reading them finds
+// zeros. The entries around them stay. The bucket takes them back when it
+// is emptied for another level.
+func (b *bucket) release(from, to int) {
+	if to <= from {
+		return
+	}
+	b.arena.Discard(b.start(from), b.start(to))
+	b.ends.Discard(from, to-1) // state(from) reads ends[from-1], state(to) ends[to-1]
+	b.fps.Discard(from, to)
+	b.ranks.Discard(from, to)
+	b.acts.Discard(from, to)
+	b.refs.Discard(from, to)
+	b.verdicts.Discard(from, to)
+}
+
 // keep moves entry k to position to (to <= k), for compaction in place.
 func (b *bucket) keep(k, to int) {
 	if k != to {
@@ -160,6 +178,9 @@ type level struct {
 	buckets []*bucket
 	ref     []uint64 // bucket<<48 | index, in rank order; nil with one bucket
 	n       int
+	// stretch[w] is the rank of the first state of worker w's buckets
+	// (mergeWorkers), and stretch[W] is n; nil with one bucket.
+	stretch []int
 }
 
 // get returns the state of rank r, its fingerprint and its reference in
@@ -183,10 +204,10 @@ func (l *level) get(r int) ([]byte, uint64, stateRef) {
 // every candidate of worker w has a key below those of worker w+1. Each
 // worker's buckets therefore merge on their own, into their own stretch of
 // the order, all at once: par runs fn(w) for every worker and returns when
-// they are done. The order is written into buf's memory, the order of a
-// level no longer needed. The candidates phase 2 dropped in place (holes)
-// are left out.
-func mergeWorkers(out [][]*bucket, buf []uint64, par func(fn func(w int))) *level {
+// they are done. The order is written into order's memory, which held the
+// order of a level no longer needed (nil: into a new slice). The
+// candidates phase 2 dropped in place (holes) are left out.
+func mergeWorkers(out [][]*bucket, order *offheap.Array[uint64], par func(fn func(w int))) *level {
 	W := len(out)
 	l := &level{}
 	ends := make([]int, W+1) // worker w's stretch is ref[ends[w]:ends[w+1]]
@@ -204,12 +225,18 @@ func mergeWorkers(out [][]*bucket, buf []uint64, par func(fn func(w int))) *leve
 	for w := 0; w < W; w++ {
 		ends[w+1] += ends[w]
 	}
-	if cap(buf) < l.n {
-		// Levels widen a little at a time: room for half as much again
-		// saves reallocating at every level.
-		buf = make([]uint64, 0, l.n+l.n/2)
+	if order == nil {
+		l.ref = make([]uint64, l.n)
+	} else {
+		// Outside the Go heap, which would hold up to twice the widest
+		// level's order (8 bytes a state) until a collection: the
+		// array grows in place, and gives back what a narrower level
+		// leaves unused.
+		order.Resize(l.n)
+		order.Trim(l.n + l.n/8)
+		l.ref = order.Slice()
 	}
-	l.ref = buf[:l.n]
+	l.stretch = ends
 	par(func(w int) {
 		type head struct {
 			ranks, acts []uint32   // the bucket's keys
@@ -254,4 +281,80 @@ func mergeWorkers(out [][]*bucket, buf []uint64, par func(fn func(w int))) *leve
 		}
 	})
 	return l
+}
+
+// releaser gives back, as a worker expands its range of a level, the
+// memory of the states it has expanded, so that the level being expanded
+// and the one being filled do not both stay whole in memory: a BFS then
+// holds about one level at its widest instead of two (chang-roberts N=6:
+// 25 of its 64 MiB at the peak were levels).
+//
+// A bucket's entries are expanded in index order: the merge keeps each
+// bucket's order (mergeWorkers), and a worker expands a contiguous range
+// of ranks. So the entries of a bucket a worker expands are a contiguous
+// stretch of it, and no other worker reads the whole pages inside that
+// stretch: the worker gives them back, and keeps a page shared with the
+// stretch of another worker. One worker releases each bucket, the one that
+// expands its first entries: the buckets of the stretches of the merge
+// (level.stretch) that start in its range, or with one bucket the worker
+// of rank 0. A search that may read a level again after
+// expanding it (checkpoints, the state graph, Config.OnExpand, the depth
+// limit) does not release it.
+type releaser struct {
+	cur      *level
+	owned    []bool // per bucket: this worker releases it
+	from, to []int  // per bucket: the worker's entries expanded so far; from -1: none
+	next     int    // the first rank not yet looked at
+}
+
+// releaseEvery is how many states a worker expands between releases.
+const releaseEvery = 4096
+
+// newReleaser returns the releaser of the worker that expands the ranks
+// of cur from lo on.
+func newReleaser(cur *level, lo int) *releaser {
+	r := &releaser{cur: cur, next: lo}
+	r.from = make([]int, len(cur.buckets))
+	r.to = make([]int, len(cur.buckets))
+	r.owned = make([]bool, len(cur.buckets))
+	for id := range r.from {
+		r.from[id] = -1
+		if cur.ref == nil {
+			r.owned[id] = lo == 0
+		} else {
+			W := len(cur.stretch) - 1
+			r.owned[id] = cur.stretch[id%W] >= lo // bucket id is worker id%W's
+		}
+	}
+	return r
+}
+
+// release gives back the memory of the states the worker has expanded, up
+// to the state of rank rank, which it has not expanded yet.
+func (r *releaser) release(rank int) {
+	if r.cur.ref == nil {
+		if !r.owned[0] {
+			return
+		}
+		if r.from[0] < 0 {
+			r.from[0] = r.next
+		}
+		r.next = rank
+		r.cur.buckets[0].release(r.from[0], rank)
+		return
+	}
+	for k := r.next; k < rank; k++ {
+		ref := r.cur.ref[k]
+		id, i := int(ref>>48), int(ref&(1<<48-1))
+		if r.from[id] < 0 {
+			r.from[id] = i
+		}
+		r.to[id] = i + 1
+	}
+	r.next = rank
+	for id, from := range r.from {
+		if from >= 0 && r.owned[id] {
+			r.cur.buckets[id].release(from, r.to[id])
+		}
+	}
 }

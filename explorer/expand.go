@@ -67,7 +67,9 @@ type expander struct {
 	want        uint64
 	checks      *levelChecks
 	depth       int // the level's, for Config.OnExpand
-	_           [64]byte
+	// release: give back the memory of the states expanded (releaser).
+	release bool
+	_       [64]byte
 }
 
 func (x *expander) emit(t Transition, next []byte) {
@@ -361,9 +363,16 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 		x.xp = Expansion{Want: x.want, Stop: s.assert, Emit: x.emitFn}
 	}
 	s.covering(w, &x.xp)
+	var rel *releaser
+	if x.release && x.expand && x.rec == nil && s.cfg.OnExpand == nil {
+		rel = newReleaser(cur, lo)
+	}
 	for x.r = lo; x.r < hi; x.r++ {
 		if x.fresh >= dedupeBatch {
 			x.dedupe()
+		}
+		if rel != nil && (x.r-lo)%releaseEvery == 0 && x.r > lo {
+			rel.release(x.r)
 		}
 		if x.r&255 == 0 {
 			if x.r > lo {
