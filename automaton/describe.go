@@ -13,7 +13,8 @@ import (
 // Describe implements explorer.Describer: the variables of every process
 // (p1.status, ...), then every channel (queue_{1,2} for a FIFO channel,
 // bag_{1,2} for an unordered one, whose messages are listed in the canonical
-// order of the state, not in the order they were sent), then the crashed
+// order of the state, not in the order they were sent; with mailboxes one
+// mailbox_{2} per receiver instead, see mailbox.go), then the crashed
 // processes when crashes are modelled. Processes are numbered from 1. A
 // process that is a FieldUser shows only the fields its role uses; a field
 // tagged `vacheck:",bottom"` shows its zero value as ⊥ (explorer.Bottom).
@@ -56,7 +57,13 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 	if sys.disc == channel.Unordered {
 		kind = "bag"
 	}
+	if sys.mailbox() {
+		vars = sys.describeMailboxes(vars, &v)
+	}
 	for c := range sys.cfg.Links {
+		if sys.mailbox() {
+			break
+		}
 		msgs := []any{}
 		for _, m := range v.chanAt(c) {
 			msgs = append(msgs, display(reflect.ValueOf(m)))

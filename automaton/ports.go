@@ -96,7 +96,7 @@ func (sys *System[S, M, P]) compileChans() error {
 		return fmt.Errorf("%w: PartialOrder with several channels between a pair of processes (ports) is not supported", ErrConfig)
 	}
 	cfg.Links = links
-	return nil
+	return sys.checkMailbox()
 }
 
 // chanName returns the name traces give channel c: "1,2", or "1,2:cw"

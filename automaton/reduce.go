@@ -314,7 +314,7 @@ func (w *worker[S, M, P]) invisible1(a action) bool {
 		return false
 	}
 	for _, c := range w.touched {
-		if channel.Len(w.pend[c]) > sys.capacity {
+		if channel.Len(w.pend[c]) > sys.capacity || sys.mailbox() && w.overfillsMailbox(c) {
 			return false
 		}
 	}

@@ -449,7 +449,7 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 		// channel-bound line in its report.
 		sys.props = append(sys.props, properties.Info{
 			Name: properties.ChannelBound, Kind: properties.Assertion,
-			Doc: fmt.Sprintf("no channel holds more than %s (the model's capacity; raise --capacity if a correct model needs more)", plural(sys.capacity, "message")),
+			Doc: fmt.Sprintf("no %s holds more than %s (the model's capacity; raise --capacity if a correct model needs more)", sys.bounded(), plural(sys.capacity, "message")),
 		})
 	}
 	return sys, nil

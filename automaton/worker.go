@@ -711,6 +711,12 @@ func (w *worker[S, M, P]) violations(v *View[S, M], want uint64) (mask uint64) {
 	if want&bound == 0 {
 		return mask
 	}
+	if w.sys.mailbox() {
+		if w.sys.mailboxOver(v) {
+			return mask | bound
+		}
+		return mask
+	}
 	n := w.sys.n
 	for c := range w.sys.cfg.Links {
 		if seg := v.seg(1 + n + c); len(seg) > w.sys.capacity && channel.Len(seg) > w.sys.capacity {

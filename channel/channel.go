@@ -1,5 +1,6 @@
 // Package channel implements the channel automata of vacheck: reliable FIFO
-// channels and reliable unordered channels (docs/properties.md).
+// channels, reliable unordered channels (docs/properties.md) and mailboxes
+// (docs/channels.md).
 //
 // A channel's state is kept in the canonical encoded form the explorer
 // hashes: a sequence of messages, each its length (one uvarint) followed by
@@ -28,6 +29,17 @@ const (
 	// v in the bag. The bag is kept sorted by encoding, so equal bags have
 	// equal encodings.
 	Unordered
+	// Mailbox gives each receiver j one unordered bag, fed by every process
+	// that has a channel to j: receive(v) is enabled for every message of
+	// the bag, and each message keeps its sender, so that the receiver
+	// knows it and the step is still named receive(v)_{i,j}. A bag of
+	// (sender, message) pairs is stored as one sorted sub-bag per sender,
+	// the segment of the channel i→j, which is a canonical encoding of the
+	// bag (sorted by sender, then by message encoding): on one segment
+	// Mailbox acts as Unordered. What tells a mailbox from unordered
+	// channels is that the capacity bounds the whole bag of a receiver and
+	// that traces show mailbox_{j}.
+	Mailbox
 )
 
 // Parse reads the --channels flag value.
@@ -37,8 +49,10 @@ func Parse(s string) (Discipline, error) {
 		return FIFO, nil
 	case "unordered":
 		return Unordered, nil
+	case "mailbox":
+		return Mailbox, nil
 	}
-	return 0, fmt.Errorf("--channels %q: allowed values are fifo and unordered", s)
+	return 0, fmt.Errorf("--channels %q: allowed values are fifo, unordered and mailbox", s)
 }
 
 func (d Discipline) String() string {
@@ -47,6 +61,8 @@ func (d Discipline) String() string {
 		return "fifo"
 	case Unordered:
 		return "unordered"
+	case Mailbox:
+		return "mailbox"
 	}
 	return fmt.Sprintf("Discipline(%d)", uint8(d))
 }
@@ -136,8 +152,8 @@ func uvarintLen(x uint64) int {
 
 // Deliverables appends to buf the payload bounds of each message that
 // receive may deliver from the channel state seg, in a fixed order: for FIFO
-// the head only, for an unordered channel each distinct message once, in
-// encoding order. Pass a pair to Remove to deliver that message.
+// the head only, for an unordered channel (and a sender's part of a
+// mailbox) each distinct message once, in encoding order. Pass a pair to Remove to deliver that message.
 func (d Discipline) Deliverables(seg []byte, buf [][2]int) [][2]int {
 	if len(seg) == 0 {
 		return buf

@@ -208,9 +208,10 @@ func TestParse(t *testing.T) {
 	}{
 		{in: "fifo", want: channel.FIFO},
 		{in: "unordered", want: channel.Unordered},
-		{in: "FIFO", wantErr: `--channels "FIFO": allowed values are fifo and unordered`},
-		{in: "", wantErr: `--channels "": allowed values are fifo and unordered`},
-		{in: "lossy", wantErr: `--channels "lossy": allowed values are fifo and unordered`},
+		{in: "mailbox", want: channel.Mailbox},
+		{in: "FIFO", wantErr: `--channels "FIFO": allowed values are fifo, unordered and mailbox`},
+		{in: "", wantErr: `--channels "": allowed values are fifo, unordered and mailbox`},
+		{in: "lossy", wantErr: `--channels "lossy": allowed values are fifo, unordered and mailbox`},
 	}
 	for _, tt := range tests {
 		got, err := channel.Parse(tt.in)

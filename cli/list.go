@@ -104,7 +104,7 @@ func list(w io.Writer, catalog []specs.Spec) error {
 		}
 		fmt.Fprintf(w, "%sparameters: %s\n", indent, strings.Join(ps, ", "))
 		if d := defaultChannels(s); d != "" {
-			fmt.Fprintf(w, "%schannels: %s by default (--channels fifo or unordered)\n", indent, d)
+			fmt.Fprintf(w, "%schannels: %s by default (--channels fifo, unordered or mailbox)\n", indent, d)
 		}
 		fmt.Fprintf(w, "%sclaims: %s\n", indent, strings.Join(s.Claims, ", "))
 		if all, err := s.Offered(); err == nil && len(all) > len(s.Claims) {

@@ -101,7 +101,7 @@ func specFlags(catalog []specs.Spec) []urfave.Flag {
 			add(s.Name, p)
 		}
 	}
-	add("", specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"})
+	add("", specs.Param{Flag: "channels", Usage: "channel discipline: fifo, unordered or mailbox (default: what the algorithm assumes)"})
 	add("", specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error"})
 	return flags
 }

@@ -47,7 +47,7 @@ func TestBadInputExitsWithCode2(t *testing.T) {
 		{[]string{"check", "chang-roberts", "--workers", "0"}, []string{"--workers 0"}},
 		{[]string{"check", "chang-roberts", "--timeout", "soon"}, []string{"--timeout"}},
 		{[]string{"check", "chang-roberts", "--max-memory", "lots"}, []string{"--max-memory"}},
-		{[]string{"check", "chang-roberts", "--channels", "lossy"}, []string{"--channels lossy", "fifo and unordered"}},
+		{[]string{"check", "chang-roberts", "--channels", "lossy"}, []string{"--channels lossy", "fifo, unordered and mailbox"}},
 		{[]string{"check", "chang-roberts", "--property", "liveliness"}, []string{`--property "liveliness": unknown property`, "lemma1"}},
 		{[]string{"check", "chang-roberts", "--no-such-flag", "1"}, []string{"no-such-flag"}},
 		{[]string{"check", "lamport", "--reduction", "symmetry"}, []string{`--reduction "symmetry"`, "none and por"}},

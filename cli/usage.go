@@ -211,7 +211,7 @@ func specHelp(w io.Writer, prog, cmd string, spec specs.Spec) error {
 	}
 	fmt.Fprintf(w, "\nusage: %s %s %s [parameters] [%s flags]\n\nparameters:\n", prog, cmd, spec.Name, flagKind(cmd))
 	params := append(append([]specs.Param(nil), spec.Params...),
-		specs.Param{Flag: "channels", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"},
+		specs.Param{Flag: "channels", Usage: "channel discipline: fifo, unordered or mailbox (default: what the algorithm assumes)"},
 		specs.Param{Flag: "capacity", Usage: "bound on every channel; exceeding it is a modelling error (default: the spec's)"})
 	width := 0
 	for _, p := range params {

@@ -2,14 +2,19 @@ package report
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/report/msc"
 )
 
+// mailboxVar matches a mailbox's variable, mailbox_{j}.
+var mailboxVar = regexp.MustCompile(`^mailbox_\{(\d+)\}$`)
+
 // sendOrder returns t with the messages of every unordered channel
-// (bag_{i,j}) listed in the order they were sent, matched across the
+// (bag_{i,j}) and every mailbox (mailbox_{j}) listed in the order they were sent, matched across the
 // steps as the message sequence chart matches them (by value, the oldest
 // pending copy first), instead of the canonical order the state keeps
 // them in, so that a reader can see which message overtakes which; and,
@@ -17,10 +22,12 @@ import (
 // say so. A trace without bags, or one the chart cannot be drawn from, is
 // returned as it is.
 func sendOrder(t explorer.Trace) (explorer.Trace, map[int][]string) {
-	hasBag := false
+	hasBag, hasMailbox := false, false
 	for _, v := range t.InitialState {
 		hasBag = hasBag || strings.HasPrefix(v.Name, "bag_")
+		hasMailbox = hasMailbox || strings.HasPrefix(v.Name, "mailbox_")
 	}
+	hasBag = hasBag || hasMailbox
 	if !hasBag {
 		return t, nil
 	}
@@ -40,16 +47,37 @@ func sendOrder(t explorer.Trace) (explorer.Trace, map[int][]string) {
 		}
 		return out
 	}
+	// letters returns the messages in the mailbox of j (0-based) after
+	// step k, in the order they were sent, each as the mailbox shows it:
+	// "i:v" for v sent by i.
+	letters := func(j, k int) []string {
+		var out []string
+		for _, m := range c.Messages {
+			gone := m.Received >= 0 && m.Received <= k || m.Lost >= 0 && m.Lost <= k
+			if m.To == j && m.Sent <= k && !gone {
+				out = append(out, fmt.Sprintf("%d:%s", m.From+1, m.Value))
+			}
+		}
+		return out
+	}
 	reorder := func(state []explorer.Var, k int) []explorer.Var {
 		out := make([]explorer.Var, len(state))
 		copy(out, state)
 		for n, v := range out {
 			ps := processOf(v.Name)
 			list, ok := v.Value.([]any)
-			if !strings.HasPrefix(v.Name, "bag_") || len(ps) != 2 || !ok {
+			var order []string
+			switch {
+			case !ok:
+				continue
+			case strings.HasPrefix(v.Name, "bag_") && len(ps) == 2:
+				order = pending(ps[0]-1, ps[1]-1, k)
+			case mailboxVar.MatchString(v.Name):
+				j, _ := strconv.Atoi(mailboxVar.FindStringSubmatch(v.Name)[1])
+				order = letters(j-1, k)
+			default:
 				continue
 			}
-			order := pending(ps[0]-1, ps[1]-1, k)
 			if len(order) != len(list) {
 				continue // not matched: keep the state's order
 			}
@@ -87,8 +115,12 @@ func sendOrder(t explorer.Trace) (explorer.Trace, map[int][]string) {
 			om := c.Messages[o]
 			over = append(over, fmt.Sprintf("%s (%s)", om.Value, sent(om)))
 		}
-		notes[k] = append(notes[k], fmt.Sprintf("%s (%s) overtakes %s in bag_{%d,%d}",
-			m.Value, sent(m), strings.Join(over, " and "), m.From+1, m.To+1))
+		where := fmt.Sprintf("bag_{%d,%d}", m.From+1, m.To+1)
+		if hasMailbox {
+			where = fmt.Sprintf("the messages from %d in mailbox_{%d}", m.From+1, m.To+1)
+		}
+		notes[k] = append(notes[k], fmt.Sprintf("%s (%s) overtakes %s in %s",
+			m.Value, sent(m), strings.Join(over, " and "), where))
 	}
 	out := t
 	out.InitialState = reorder(t.InitialState, 0)

@@ -59,3 +59,45 @@ func TestBagsReadInSendOrder(t *testing.T) {
 		t.Errorf("a FIFO queue reads differently:\n%s", out)
 	}
 }
+
+// TestMailboxReadInSendOrder: a mailbox_{j} lists its letters ("i:v")
+// in the order they were sent, across senders, not in the state's order
+// (sender by sender); and a receive that overtakes an earlier message of
+// the same sender is told in terms of the mailbox.
+func TestMailboxReadInSendOrder(t *testing.T) {
+	state := func(box ...any) []explorer.Var {
+		if box == nil {
+			box = []any{}
+		}
+		return []explorer.Var{{Name: "p1.st", Value: len(box)}, {Name: "mailbox_{2}", Value: box}}
+	}
+	tr := explorer.Trace{
+		InitialState: state(),
+		Steps: []explorer.Step{
+			{Action: "send(b)_{3,2}", State: state("3:b")},
+			{Action: "send(b)_{1,2}", State: state("1:b", "3:b")},
+			{Action: "send(a)_{1,2}", State: state("1:a", "1:b", "3:b")},
+			{Action: "receive(a)_{1,2}", State: state("1:b", "3:b")},
+		},
+	}
+	r := &explorer.Result{
+		Status:     explorer.Violated,
+		Properties: []explorer.PropertyResult{{Info: properties.Info{Name: "p"}, Verdict: explorer.ViolatedVerdict}},
+		Violations: []explorer.Violation{{Property: "p", Process: -1, Trace: tr}},
+	}
+	var b strings.Builder
+	if err := Text(&b, Run{Spec: "s", Result: r}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"mailbox_{2}: [3:b] → [3:b 1:b]",
+		"mailbox_{2}: [3:b 1:b] → [3:b 1:b 1:a]",
+		"mailbox_{2}: [3:b 1:b 1:a] → [3:b 1:b]",
+		"a (sent in step 3) overtakes b (sent in step 2) in the messages from 1 in mailbox_{2}",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the story lacks %q:\n%s", want, out)
+		}
+	}
+}

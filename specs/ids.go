@@ -200,7 +200,7 @@ func (p *Params) Channels(def channel.Discipline, defCap int) (channel.Disciplin
 	if p.Given("channels") {
 		d, err := channel.Parse(p.String("channels"))
 		if err != nil {
-			return 0, 0, Usagef("channels", p.String("channels"), "allowed values are fifo and unordered")
+			return 0, 0, Usagef("channels", p.String("channels"), "allowed values are fifo, unordered and mailbox")
 		}
 		disc = d
 	}

@@ -272,7 +272,7 @@ func NewParams(spec Spec, given map[string]string) (*Params, error) {
 
 // commonParams are taken by every spec.
 var commonParams = []Param{
-	{Flag: "channels", Default: "", Usage: "channel discipline: fifo or unordered (default: what the algorithm assumes)"},
+	{Flag: "channels", Default: "", Usage: "channel discipline: fifo, unordered or mailbox (default: what the algorithm assumes)"},
 	{Flag: "capacity", Default: "", Usage: "bound on every channel; exceeding it is a modelling error (default: the spec's)"},
 }
 

@@ -4,7 +4,8 @@
 // as a self-contained HTML page (HTML).
 //
 // Message events are derived from the channel variables queue_{i,j} (FIFO)
-// and bag_{i,j} (unordered) of the states, not from the action labels,
+// and bag_{i,j} (unordered) of the states, and from mailbox_{j} (a
+// receiver's mailbox, each message as "i:v", sent by i), not from the action labels,
 // because one step may send several messages (a broadcast): a message that
 // appears in queue_{i,j} is sent by
 // process i in that step, one that leaves it is received by process j (or
@@ -100,7 +101,10 @@ type Chart struct {
 var (
 	labelRE = regexp.MustCompile(`^(.*)_\{(\d+)(?:,(\d+))?(?:,\d+)*\}$`)
 	queueRE = regexp.MustCompile(`^(?:queue|bag)_\{(\d+),(\d+)\}$`)
-	procRE  = regexp.MustCompile(`^p(\d+)(?:\.|$)`)
+	// mailboxRE matches a mailbox, and letterRE one of its messages.
+	mailboxRE = regexp.MustCompile(`^mailbox_\{(\d+)\}$`)
+	letterRE  = regexp.MustCompile(`^(\d+):(.*)$`)
+	procRE    = regexp.MustCompile(`^p(\d+)(?:\.|$)`)
 )
 
 // ParseAction splits a label such as receive(REQUEST(1,1))_{1,2} into its
@@ -152,14 +156,14 @@ type channel struct{ from, to int }
 
 // Build makes the chart of trace t. unordered says that the channels are
 // unordered (messages are matched by value, oldest first) rather than
-// FIFO; channels named bag_{i,j} in the states are unordered whatever it
-// says. It fails when the trace has no states to derive messages from.
+// FIFO; channels named bag_{i,j} and mailboxes (mailbox_{j}) in the states
+// are unordered whatever it says. It fails when the trace has no states to derive messages from.
 func Build(t explorer.Trace, unordered bool) (*Chart, error) {
 	if t.InitialState == nil {
 		return nil, fmt.Errorf("msc: the trace has no states (the model does not describe its states)")
 	}
 	for _, v := range t.InitialState {
-		unordered = unordered || strings.HasPrefix(v.Name, "bag_")
+		unordered = unordered || strings.HasPrefix(v.Name, "bag_") || mailboxRE.MatchString(v.Name)
 	}
 	c := &Chart{CycleTasks: t.CycleTasks}
 	// The processes: from the variables and the labels.
@@ -171,6 +175,10 @@ func Build(t explorer.Trace, unordered bool) (*Chart, error) {
 			i, _ := strconv.Atoi(m[1])
 			j, _ := strconv.Atoi(m[2])
 			see(i - 1)
+			see(j - 1)
+		}
+		if m := mailboxRE.FindStringSubmatch(v.Name); m != nil {
+			j, _ := strconv.Atoi(m[1])
 			see(j - 1)
 		}
 	}
@@ -189,9 +197,34 @@ func Build(t explorer.Trace, unordered bool) (*Chart, error) {
 		pending[ch] = append(pending[ch], k)
 		return k
 	}
+	// mailbox puts in out the channels i→j of mailbox j, whose value is
+	// val: its messages by sender, and every channel to j that had a
+	// message pending, now empty if none is left.
+	mailbox := func(out map[channel][]string, j int, val any) {
+		for ch := range pending {
+			if ch.to == j {
+				out[ch] = nil
+			}
+		}
+		list, _ := val.([]any)
+		for _, e := range list {
+			lm := letterRE.FindStringSubmatch(Format(e))
+			if lm == nil {
+				continue
+			}
+			i, _ := strconv.Atoi(lm[1])
+			ch := channel{i - 1, j}
+			out[ch] = append(out[ch], lm[2])
+		}
+	}
 	queues := func(state []explorer.Var) map[channel][]string {
 		out := map[channel][]string{}
 		for _, v := range state {
+			if m := mailboxRE.FindStringSubmatch(v.Name); m != nil {
+				j, _ := strconv.Atoi(m[1])
+				mailbox(out, j-1, v.Value)
+				continue
+			}
 			m := queueRE.FindStringSubmatch(v.Name)
 			if m == nil {
 				continue

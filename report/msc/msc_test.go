@@ -345,3 +345,38 @@ func TestBuildSharedActions(t *testing.T) {
 		t.Errorf("the SVG draws no sync line for the shared action")
 	}
 }
+
+// TestMailbox: a mailbox_{j} variable, each message "i:v", gives the
+// chart the channels i→j, and a receive takes its message by sender and
+// value: a chart that ignored the sender would match the receive of 5
+// from 3 with the 5 from 1.
+func TestMailbox(t *testing.T) {
+	box := func(msgs ...any) []explorer.Var {
+		if msgs == nil {
+			msgs = []any{}
+		}
+		return []explorer.Var{{Name: "p1.x", Value: 0}, {Name: "mailbox_{2}", Value: msgs}}
+	}
+	tr := explorer.Trace{
+		InitialState: box(),
+		Steps: []explorer.Step{
+			{Action: "send(5)_{1,2}", State: box("1:5")},
+			{Action: "send(5)_{3,2}", State: box("1:5", "3:5")},
+			{Action: "receive(5)_{3,2}", State: box("1:5")},
+		},
+	}
+	c, err := Build(tr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.N != 3 || len(c.Messages) != 2 {
+		t.Fatalf("%d processes, messages %+v; want 3 and 2", c.N, c.Messages)
+	}
+	m1, m2 := c.Messages[0], c.Messages[1]
+	if m1.From != 0 || m1.To != 1 || m1.Value != "5" || m1.Sent != 1 || !m1.InTransit() {
+		t.Errorf("m1 = %+v; want 5 from p1 to p2, sent in step 1, in transit", m1)
+	}
+	if m2.From != 2 || m2.To != 1 || m2.Sent != 2 || m2.Received != 3 {
+		t.Errorf("m2 = %+v; want 5 from p3 to p2, sent in step 2, received in step 3", m2)
+	}
+}

@@ -296,7 +296,7 @@ func (t *textChart) notes(k int, st Step) []string {
 	frags := []string{first}
 	var vars []string
 	for _, ch := range st.Changes {
-		if queueRE.MatchString(ch.Name) {
+		if queueRE.MatchString(ch.Name) || mailboxRE.MatchString(ch.Name) {
 			continue
 		}
 		name := ch.Name
