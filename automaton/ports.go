@@ -161,6 +161,18 @@ func (sys *System[S, M, P]) encodeInitialChan(out []byte, c int) []byte {
 // modelling error and stops the check.
 func (fx *Effects[M]) SendPort(to int, port string, m M) { fx.sendPort(to, port, m) }
 
+// TakePort is Take on the channel from process from to this one on port
+// port (Chan.Port): it removes the message that channel would deliver
+// next and returns it, in the same transition as the rest of the effect.
+// Taking from an empty channel, or one that does not exist, is a
+// modelling error and stops the check.
+func (fx *Effects[M]) TakePort(from int, port string) M { return fx.take(from, &port, nil, false) }
+
+// ConsumePort is Consume on the channel from process from to this one on
+// port port: it removes one copy of m, where that channel can deliver it
+// now.
+func (fx *Effects[M]) ConsumePort(from int, port string, m M) { fx.take(from, &port, &m, true) }
+
 // Port returns the port of the channel the message being received came
 // over (Chan.Port), inside Receive; "" for a channel without a port, and
 // outside Receive.

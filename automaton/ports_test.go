@@ -252,3 +252,100 @@ func TestPortErrors(t *testing.T) {
 		t.Errorf("Send to a pair of named channels: %v; want an error saying to use SendPort", err)
 	}
 }
+
+// portTaker is a process of TestTakePort: process 1 sends, once, 1 then 2
+// on port a and 11 on port b to process 2, whose step "take" (enabled
+// when both ports hold messages) takes the head of port b, then consumes
+// the value of Want from port a, all in one transition, and records them
+// in Got. Process 2 accepts no message by receive, so only "take" empties
+// its channels. Mode "pair" takes with the pair's Take instead of
+// TakePort, the mutant: the pair has two channels, each with a port.
+type portTaker struct {
+	Sent bool
+	Got  []int
+	Want int    `vacheck:"-"`
+	Mode string `vacheck:"-"`
+}
+
+func (p *portTaker) Steps(v *automaton.View[portTaker, int], out []automaton.Step) []automaton.Step {
+	switch {
+	case v.Self() == 0 && !p.Sent:
+		out = append(out, automaton.Broadcast("go"))
+	case v.Self() == 1 && len(p.Got) == 0 && len(v.ChanPort(0, 1, "a")) > 0 && len(v.ChanPort(0, 1, "b")) > 0:
+		out = append(out, automaton.Do("take"))
+	}
+	return out
+}
+
+func (p *portTaker) Do(s automaton.Step, fx *automaton.Effects[int]) {
+	switch s.Name {
+	case "go":
+		p.Sent = true
+		fx.SendPort(1, "a", 1)
+		fx.SendPort(1, "a", 2)
+		fx.SendPort(1, "b", 11)
+	case "take":
+		if p.Mode == "pair" {
+			p.Got = append(p.Got, fx.Take(0))
+			return
+		}
+		p.Got = append(p.Got, fx.TakePort(0, "b"))
+		fx.ConsumePort(0, "a", p.Want)
+		p.Got = append(p.Got, p.Want)
+	default:
+		panic("unknown step " + s.Name)
+	}
+}
+
+func (p *portTaker) Receive(int, int, *automaton.Effects[int]) {}
+func (p *portTaker) Accepts(int, int) bool                     { return false }
+
+// TestTakePort: Effects.TakePort and ConsumePort take from the channel
+// of the port they name. By hand: the initial state, "go" (port a holds
+// [1 2], port b [11]), "take" (Got [11 1], port a [2]): 3 states, 2
+// transitions, and the last state keeps 2 on port a and nothing on b.
+// Consuming 2, which FIFO port a cannot deliver before 1, and the pair's
+// Take on a pair whose channels all have ports, are model errors that
+// say so.
+func TestTakePort(t *testing.T) {
+	build := func(want int, mode string) *automaton.System[portTaker, int, *portTaker] {
+		sys, err := automaton.New(automaton.Config[portTaker, int]{
+			Initial: [][]portTaker{{{Want: want, Mode: mode}, {Want: want, Mode: mode}}},
+			Chans:   []automaton.Chan[int]{{From: 0, To: 1, Port: "a"}, {From: 0, To: 1, Port: "b"}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sys
+	}
+	sys := build(1, "")
+	r := checkAll(t, sys)
+	if r.Status != explorer.OK || r.States != 3 || r.Transitions != 2 || r.Terminal != 1 {
+		t.Fatalf("TakePort: %v, %d states, %d transitions, %d terminal; want ok, 3, 2, 1", r.Status, r.States, r.Transitions, r.Terminal)
+	}
+	init, _ := sys.Initial()
+	s := successor(t, sys, successor(t, sys, init[0], 0), 0)
+	v := sys.ViewOf(s)
+	if got := v.Proc(1).Got; !slices.Equal(got, []int{11, 1}) {
+		t.Errorf("Got %v; want [11 1] (port b's head, then 1 from port a)", got)
+	}
+	if a, b := v.ChanPort(0, 1, "a"), v.ChanPort(0, 1, "b"); !slices.Equal(a, []int{2}) || len(b) != 0 {
+		t.Errorf("after take: port a %v, port b %v; want [2] and []", a, b)
+	}
+	for _, tt := range []struct {
+		want int
+		mode string
+		err  string
+	}{
+		{2, "", `consumed 2 from channel 1→2, but it cannot deliver that message now`},
+		{1, "pair", "which has several channels to it, each with a port: take with TakePort or ConsumePort"},
+	} {
+		r, err := explorer.Check(build(tt.want, tt.mode), explorer.Config{})
+		if err == nil && r.Status == explorer.Failed {
+			err = r.Err
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("want %d, mode %q: %v; want the search to fail saying %q", tt.want, tt.mode, err, tt.err)
+		}
+	}
+}

@@ -195,7 +195,7 @@ type Effects[M Message] struct {
 	send    func(to int, m M)
 	assert  func(name string, ok bool)
 	up      func(j int) bool
-	take    func(from int, m *M, match bool) M
+	take    func(from int, port *string, m *M, match bool) M
 	// sendPort and port: SendPort and Port (ports.go).
 	sendPort func(to int, port string, m M)
 	port     string
@@ -230,11 +230,11 @@ func (fx *Effects[M]) Send(to int, m M) { fx.send(to, m) }
 // (View.Chan); taking from an empty channel, or one that does not exist,
 // is a modelling error and stops the check. A system with a PartialOrder
 // cannot take: its processes interact only through their receives.
-func (fx *Effects[M]) Take(from int) M { return fx.take(from, nil, false) }
+func (fx *Effects[M]) Take(from int) M { return fx.take(from, nil, nil, false) }
 
 // Consume removes one copy of m from the channel from process from to this
 // one, where the channel can deliver it now (the head of a FIFO channel;
 // any message of an unordered one): Take for a step that picks which
 // message of a bag it consumes. A message the channel cannot deliver is a
 // modelling error and stops the check.
-func (fx *Effects[M]) Consume(from int, m M) { fx.take(from, &m, true) }
+func (fx *Effects[M]) Consume(from int, m M) { fx.take(from, nil, &m, true) }

@@ -110,10 +110,11 @@ func (w *worker[S, M, P]) assembleShared(proc int, globalsChanged bool, enc []by
 }
 
 // take removes from the channel from process from to the process the
-// effect runs in the message it delivers first, or, with match, the
-// message *m where the channel can deliver it, and returns it
-// (Effects.Take, Effects.Consume).
-func (w *worker[S, M, P]) take(from int, m *M, match bool) M {
+// effect runs in (on port *port when port is not nil) the message it
+// delivers first, or, with match, the message *m where the channel can
+// deliver it, and returns it (Effects.Take, Effects.Consume and their
+// port forms).
+func (w *worker[S, M, P]) take(from int, port *string, m *M, match bool) M {
 	sys, self := w.sys, w.fx.self
 	verb := "took a message"
 	if match {
@@ -126,6 +127,15 @@ func (w *worker[S, M, P]) take(from int, m *M, match bool) M {
 		panic(modelError{fmt.Sprintf("process %d %s from process %d's channel inside an effect (Effects.Take), which the metrics time, sync-delay and messages-per-entry do not handle; drop the metric", self+1, verb, from+1)})
 	}
 	c := sys.chanIndex(from, self)
+	if port != nil {
+		c = sys.portChan(from, self, *port)
+		if c < 0 {
+			panic(modelError{fmt.Sprintf("process %d %s from process %d on port %q, but there is no such channel %d→%d", self+1, verb, from+1, *port, from+1, self+1)})
+		}
+	}
+	if c == chanAmbiguous {
+		panic(modelError{fmt.Sprintf("process %d %s from process %d, which has several channels to it, each with a port: take with TakePort or ConsumePort", self+1, verb, from+1)})
+	}
 	if c < 0 {
 		panic(modelError{fmt.Sprintf("process %d %s from process %d, but there is no channel %d→%d", self+1, verb, from+1, from+1, self+1)})
 	}
