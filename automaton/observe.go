@@ -32,6 +32,11 @@ func (sys *System[S, M, P]) Layout() explorer.Layout {
 		l.Fields = structFields(reflect.TypeFor[S]().Field(f.index).Type, seen, l.Fields)
 	}
 	l.Fields = structFields(reflect.TypeFor[M](), seen, l.Fields)
+	for _, name := range fielderNames(reflect.TypeFor[M]()) {
+		if !slices.Contains(l.Fields, name) {
+			l.Fields = append(l.Fields, name)
+		}
+	}
 	return l
 }
 
@@ -340,6 +345,9 @@ func plainValue(v reflect.Value) any {
 			return fmt.Sprint(v)
 		}
 		v = reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+	}
+	if f, ok := v.Interface().(Fielder); ok {
+		return fielderValue(f)
 	}
 	if s, ok := v.Interface().(fmt.Stringer); ok {
 		return s.String()

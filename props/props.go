@@ -18,7 +18,9 @@
 //   - chans: one entry per channel, each with from and to (process numbers
 //     from 1), port (its port name, or ""; automaton.Chan) and msgs, its messages, head first for a FIFO channel and
 //     in a canonical order for a bag; a message that is a struct has its
-//     fields under the names traces print;
+//     fields under the names traces print, and one whose type implements
+//     automaton.Fielder the fields it names, with text, its printed form
+//     (a message printed by String without Fielder is that string);
 //   - the spec's parameters (n, ...), with a dash in a name written as an
 //     underscore;
 //   - for --action, old and new instead of procs and chans: each holds
@@ -418,6 +420,10 @@ func (sc *scope) compile(k Kind, whole, src string, off int, action bool) (*comp
 			}
 			bad = fail(n.Property.Location().From+1, fmt.Sprintf("unknown variable %q", s.Value))
 			bad.Unknown, bad.Suggestion, bad.Known = s.Value, input.Suggest(s.Value, sc.vars), sc.vars
+			if bad.Suggestion == "" {
+				// A field of a message or of a struct (.ts of a REQUEST).
+				bad.Suggestion = input.Suggest(s.Value, sc.members)
+			}
 		}
 	}))
 	if bad != nil {

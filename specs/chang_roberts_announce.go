@@ -36,6 +36,16 @@ func (m craMsg) String() string {
 	return fmt.Sprintf("ELECT(%d)", m.V)
 }
 
+// Fields implements automaton.Fielder: expressions read a message as
+// type (ELECT or ELECTED) and id, the ID it carries.
+func (m craMsg) Fields() map[string]any {
+	typ := "ELECT"
+	if m.Elected {
+		typ = "ELECTED"
+	}
+	return map[string]any{"type": typ, "id": m.V}
+}
+
 // craNode is a process of Chang-Roberts with leader announcement
 // (docs/algorithms/chang-roberts-announce.md): the formal model of 1.1 with
 // tagged messages, a leader variable and a third status, done. The leader sends

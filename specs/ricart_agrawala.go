@@ -44,6 +44,18 @@ func (m raMsg) String() string {
 	return m.Kind.String()
 }
 
+// Fields implements automaton.Fielder: expressions read a message as
+// type (REQUEST or REPLY), ts (0 for a REPLY) and from (the requester's
+// number from 1, 0 for a REPLY), as in
+// all(chans, all(.msgs, .type != "REQUEST" || .from == #.from)).
+func (m raMsg) Fields() map[string]any {
+	from := 0
+	if m.Kind == raRequest {
+		from = m.From + 1
+	}
+	return map[string]any{"type": m.Kind.String(), "ts": m.TS, "from": from}
+}
+
 // raOlder reports whether the request (t, j) is older than (u, k) in the
 // order (ts, ID) of docs/properties.md.
 func raOlder(t, j, u, k int) bool { return t < u || (t == u && j < k) }
