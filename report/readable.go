@@ -135,6 +135,8 @@ func involvedOnly(b *strings.Builder, t explorer.Trace) explorer.Trace {
 	keep := func(v explorer.Var) bool {
 		ps := processOf(v.Name)
 		switch {
+		case mailboxVar.MatchString(v.Name): // a mailbox, as a channel
+			return changed[v.Name] || queueLen(v.Value) != 0
 		case len(ps) == 0:
 			return true
 		case len(ps) == 2: // a channel: shown if it changes or is not empty

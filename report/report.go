@@ -830,7 +830,7 @@ func wrapVars(vs []explorer.Var) []string {
 	}
 	for _, v := range vs {
 		g, _, _ := strings.Cut(v.Name, ".")
-		if queueVar.MatchString(v.Name) {
+		if queueVar.MatchString(v.Name) || mailboxVar.MatchString(v.Name) {
 			g = "queue"
 		}
 		if g != group {
