@@ -110,7 +110,9 @@ func DoArg(name string, arg int) Step {
 
 // Shared returns the output step name performed in one atomic transition
 // with the input of the same name of each process in partners (0-based,
-// other than the process reporting the step, and below 64): a token handed
+// other than the process reporting the step, and below 64: New refuses a
+// process type that implements Joiner in a system of more than 64
+// processes, since With is a 64-bit mask): a token handed
 // from i to j (Shared("pass", j)), a handshake, a synchronous round
 // (Shared("tick", 1, 2, 3)). Each partner's part is its Joiner.Join, which
 // the process type must implement. A partner that has crashed cannot take

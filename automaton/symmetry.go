@@ -281,6 +281,16 @@ func (sys *System[S, M, P]) describeName() string {
 }
 
 // NewCanonicalizer implements explorer.Symmetric.
+// GroupOrder implements explorer.GroupOrderer: the number of elements of
+// the declared group (N for Rotations, 2N for Dihedral from N = 3 on), or
+// 0 when there is none.
+func (sys *System[S, M, P]) GroupOrder() int {
+	if sys.sym == nil {
+		return 0
+	}
+	return len(sys.sym.perms)
+}
+
 func (sys *System[S, M, P]) NewCanonicalizer() explorer.Canonicalizer {
 	return sys.newCanonicalizer()
 }

@@ -405,6 +405,10 @@ func New[S any, M Message, P Process[S, M]](cfg Config[S, M]) (*System[S, M, P],
 		return nil, err
 	}
 	_, sys.joiner = any(proto).(Joiner[M])
+	if sys.joiner && n > 64 {
+		// Step.With holds a shared step's partners in a 64-bit mask.
+		return nil, fmt.Errorf("%w: %T implements Joiner (shared actions, Step.With), which are modelled for at most 64 processes; this model has %d", ErrConfig, new(S), n)
+	}
 	if sys.joiner && cfg.PartialOrder != nil {
 		return nil, fmt.Errorf("%w: PartialOrder cannot be combined with shared actions: %T implements Joiner, so one step may change several processes at once, which the reduction's independence of processes does not allow; drop the PartialOrder (no --reduction por) or the shared steps", ErrConfig, new(S))
 	}

@@ -32,6 +32,15 @@ type Canonicalizer interface {
 	Canonical(s []byte) (rep []byte, orbit int, err error)
 }
 
+// GroupOrderer is an optional interface of a Symmetric model: GroupOrder
+// returns the number of elements of its group. The real run of a cycle of
+// the quotient repeats it until it is back where it began, at most as many
+// times as the order of a permutation of the group, which divides the
+// group's order: the search tries that many rounds, and 64 without it.
+type GroupOrderer interface {
+	GroupOrder() int
+}
+
 // Permuting is an optional interface of a Canonicalizer that can say which
 // permutation of the group maps a state to its representative, and apply
 // a permutation to another state. The search then checks the symmetry in
@@ -549,57 +558,66 @@ func (s *search) replay(init int, acts []uint32, fps []uint64, final *uint64) (T
 // replayLasso is replay for a lasso: prefix, then a cycle. Under symmetry
 // the cycle of the quotient leads the real run from a state to a
 // permutation of it, so the real cycle repeats it until the real run is
-// back where the cycle began (at most |G| times). It returns the action
-// indices of the real prefix and cycle.
+// back where the cycle began: at most as many times as the group has
+// elements (GroupOrderer; 64 for a model that does not say). The real run
+// of k rounds begins with that of fewer (concrete maps the run one step
+// at a time), so it maps 1, 2, 4, ... rounds and looks for the first
+// round that closes among them: time in proportion to the rounds needed.
+// It returns the action indices of the real prefix and cycle.
 func (s *search) replayLasso(init int, prefix, cycle []uint32) (Trace, int, error) {
 	q, ok := s.m.(*symModel)
 	if !ok || len(cycle) == 0 {
 		t, err := s.replay(init, append(append([]uint32(nil), prefix...), cycle...), nil, nil)
 		return t, len(prefix), err
 	}
-	run := append([]uint32(nil), prefix...)
-	var real []uint32
-	var err error
-	start := -1
-	for rounds := 0; rounds <= 64; rounds++ {
-		run = append(run, cycle...)
-		if real, err = q.concrete(init, run); err != nil {
+	most := 64
+	if g, ok := q.sym.(GroupOrderer); ok {
+		most = max(most, g.GroupOrder())
+	}
+	start := len(prefix)
+	for rounds := 1; ; rounds = min(2*rounds, most) {
+		run := append([]uint32(nil), prefix...)
+		for range rounds {
+			run = append(run, cycle...)
+		}
+		real, err := q.concrete(init, run)
+		if err != nil {
 			return Trace{}, 0, err
 		}
-		t, err := Replay(q.Model, init, real, nil)
-		if err != nil {
-			return t, 0, err
+		if k, err := closingRound(q.Model, init, real, start, len(cycle), rounds); err != nil {
+			return Trace{}, 0, err
+		} else if k > 0 {
+			t, err := Replay(q.Model, init, real[:start+k*len(cycle)], nil)
+			return t, start, err
 		}
-		if start < 0 {
-			start = len(prefix)
-		}
-		if sameState(q.Model, init, real[:start], real) {
-			return t, start, nil
+		if rounds == most {
+			return Trace{}, 0, fmt.Errorf("explorer: --symmetry: the real run of a cycle does not close within %d rounds", most)
 		}
 	}
-	return Trace{}, 0, fmt.Errorf("explorer: --symmetry: the real run of a cycle does not close")
 }
 
-// sameState reports whether the runs a and b of m from initial state init
-// end in the same state.
-func sameState(m Model, init int, a, b []uint32) bool {
-	ea, errA := endState(m, init, a)
-	eb, errB := endState(m, init, b)
-	return errA == nil && errB == nil && bytes.Equal(ea, eb)
-}
-
-func endState(m Model, init int, acts []uint32) ([]byte, error) {
+// closingRound follows the real run real of m from initial state init and
+// returns the first of its rounds 1..rounds (each of length n, after the
+// prefix of length start) that ends where the prefix ended, or 0.
+func closingRound(m Model, init int, real []uint32, start, n, rounds int) (int, error) {
 	cur, err := nthInitial(m, init)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	w := m.NewWorker()
-	for _, a := range acts {
+	var begin []byte
+	for i, a := range real[:start+rounds*n] {
+		if i == start {
+			begin = append([]byte(nil), cur...)
+		}
 		if cur, err = successor(w, cur, a); err != nil {
-			return nil, err
+			return 0, err
+		}
+		if i+1 > start && (i+1-start)%n == 0 && bytes.Equal(cur, begin) {
+			return (i + 1 - start) / n, nil
 		}
 	}
-	return cur, nil
+	return 0, nil
 }
 
 // Live implements LiveWorker when the model's worker does. The search
