@@ -96,10 +96,17 @@ func list(w io.Writer, catalog []specs.Spec) error {
 		}
 		var ps []string
 		for _, p := range s.Params {
-			if p.Default == "" {
+			var notes []string
+			if p.Default != "" {
+				notes = append(notes, "default "+p.Default)
+			}
+			if p.Max > 0 {
+				notes = append(notes, fmt.Sprintf("at most %d", p.Max))
+			}
+			if len(notes) == 0 {
 				ps = append(ps, "--"+p.Flag)
 			} else {
-				ps = append(ps, fmt.Sprintf("--%s (default %s)", p.Flag, p.Default))
+				ps = append(ps, fmt.Sprintf("--%s (%s)", p.Flag, strings.Join(notes, ", ")))
 			}
 		}
 		fmt.Fprintf(w, "%sparameters: %s\n", indent, strings.Join(ps, ", "))
@@ -136,6 +143,7 @@ type jsonParam struct {
 	Flag    string `json:"flag"`
 	Default string `json:"default,omitempty"`
 	Usage   string `json:"usage"`
+	Max     int    `json:"max,omitempty"` // the largest value allowed, when the spec says
 }
 
 // listJSON writes the specs of catalog as a JSON array.
@@ -145,7 +153,7 @@ func listJSON(w io.Writer, catalog []specs.Spec) error {
 		j := jsonSpec{Name: s.Name, Section: s.Section, Summary: s.Summary, Bug: s.Bug, Provisional: s.Provisional,
 			Params: []jsonParam{}, Claims: append([]string{}, s.Claims...), Offers: []string{}, Symmetry: s.Symmetry, Page: s.Page}
 		for _, p := range s.Params {
-			j.Params = append(j.Params, jsonParam{p.Flag, p.Default, p.Usage})
+			j.Params = append(j.Params, jsonParam{p.Flag, p.Default, p.Usage, p.Max})
 		}
 		j.Channels = defaultChannels(s)
 		if all, err := s.Offered(); err == nil && len(all) > len(s.Claims) {

@@ -436,7 +436,7 @@ func bully() Spec {
 		Section: "1.14",
 		Summary: "Garcia-Molina's Bully election on a complete graph with FIFO channels, crash-stop faults and justified timeouts",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes; process i has ID i"},
+			{Flag: "n", Default: "4", Usage: "number of processes; process i has ID i", Max: maxN},
 			{Flag: "crashes", Default: "1", Usage: "crash-stop faults the environment may inject, 0 to N-1"},
 			{Flag: "recoveries", Default: "0", Usage: "recoveries the environment may inject (recover_i: st := idle, coord := ⊥, HOLD()), 0 to 4"},
 			{Flag: "answer-timeout", Default: "strict", Usage: "T_ANSWER: strict (every larger process crashed) or weak (no ELECTION of mine still in transit to a live larger process)"},

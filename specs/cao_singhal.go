@@ -404,7 +404,7 @@ func caoSinghal() Spec {
 		Section: "2.8",
 		Summary: "Cao–Singhal delay-optimal quorum mutual exclusion: the holder hands each arbiter's permission on directly (TRANSFER)",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes"},
+			{Flag: "n", Default: "3", Usage: "number of processes", Max: maxN},
 			quorumsParam, requestsParam, requestersParam,
 		},
 		Claims: []string{properties.MutualExclusion, "one-permission", properties.DeadlockFreedom, properties.Progress},

@@ -175,7 +175,7 @@ func carvalhoRoucairol() Spec {
 		Section: "2.4",
 		Summary: "Ricart-Agrawala with the Carvalho-Roucairol optimisation: a REPLY is a permission kept until its owner asks for it, so repeated entries cost nothing",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes"},
+			{Flag: "n", Default: "3", Usage: "number of processes", Max: maxN},
 			requestsParam,
 			requestersParam,
 			{Flag: "permissions", Default: "none", Usage: "initial permissions: none (everybody asks everybody at first) or ordered (process i holds the permission of every j > i)"},

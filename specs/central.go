@@ -188,7 +188,7 @@ func central() Spec {
 		Section: "2.1",
 		Summary: "central coordinator: clients 1..N send REQUEST to K (process N+1), which grants with REPLY in arrival order; RELEASE on exit",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of clients; the coordinator K is process N+1"},
+			{Flag: "n", Default: "3", Usage: "number of clients; the coordinator K is process N+1", Max: maxN - 1},
 			requestsParam,
 			{Flag: "requesters", Default: "all", Usage: "clients that request the critical section: all, or distinct client numbers 1..N such as 1,3"},
 			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, at any process (K included), 0 to N"},

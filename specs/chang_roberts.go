@@ -101,14 +101,15 @@ func crMax(v *crView) int {
 // some process i holding u lies in [next, i_max) going round the ring,
 // that is when next is not i_max and the farthest holder of u is at least
 // as far as next. The farthest holder of each ID is kept in a table on the
-// stack when every ID is in 1..maxN (always, from the command line);
+// stack when every ID is in 1..maxN (always, from the command line, up to
+// N = maxN); crLemma1Large does the same beyond maxN processes, and
 // crLemma1Ring, which searches the ring for each ID, covers the rest.
 // TestChangRobertsLemma1 compares it with the lemma as stated,
 // crLemma1Literal in the tests.
 func crLemma1(v *crView) bool {
 	n := v.N()
 	if n > maxN {
-		return crLemma1Ring(v, crMax(v))
+		return crLemma1Large(v)
 	}
 	// One pass reads each process once: its ID and buffer, and i_max as
 	// crMax finds it (the first best).
@@ -165,7 +166,46 @@ func crLemma1(v *crView) bool {
 	return true
 }
 
-// crLemma1Ring is crLemma1 for IDs outside 1..maxN: it searches the ring
+// crLemma1Large is crLemma1 for more than maxN processes: the table of
+// farthest holders spans the IDs 1..maxRingN, in int16, since a distance
+// reaches maxRingN-1, past an int8 (TestChangRobertsLemma1Large).
+func crLemma1Large(v *crView) bool {
+	n, imax := v.N(), crMax(v)
+	var far [maxRingN + 1]int16 // far[u]-1: the farthest distance of a holder of u
+	for i := 0; i < n; i++ {
+		u := v.Proc(i).U
+		if u < 1 || u > maxRingN {
+			return crLemma1Ring(v, imax)
+		}
+		if d := int16((i-imax+n)%n) + 1; d > far[u] {
+			far[u] = d
+		}
+	}
+	ahead := func(vals []int, d int) bool {
+		for _, u := range vals {
+			if u >= 1 && u <= maxRingN && int(far[u])-1 >= d {
+				return true
+			}
+		}
+		return false
+	}
+	for j := 0; j < n; j++ {
+		next := j + 1
+		if next == n {
+			next = 0
+		}
+		if next == imax {
+			continue // [i_max, i_max) is empty
+		}
+		d := (next - imax + n) % n
+		if ahead(v.Proc(j).Send, d) || ahead(v.Chan(j, next), d) {
+			return false
+		}
+	}
+	return true
+}
+
+// crLemma1Ring is crLemma1 for IDs outside the table: it searches the ring
 // for the holders of each ID in transit.
 func crLemma1Ring(v *crView, imax int) bool {
 	n := v.N()
@@ -260,7 +300,7 @@ func changRoberts() Spec {
 		Name:     "chang-roberts",
 		Section:  "1.1",
 		Summary:  "Chang-Roberts election on a unidirectional ring, the formal I/O-automaton model with send buffers",
-		Params:   []Param{{Flag: "n", Default: "5", Usage: "number of processes"}, idsParam, objectiveParam},
+		Params:   []Param{{Flag: "n", Default: "5", Usage: "number of processes", Max: maxRingN}, idsParam, objectiveParam},
 		Claims:   []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
 		Symmetry: "rotations",
 		// docs/algorithms/chang-roberts.md: the count does not depend on the
@@ -276,7 +316,7 @@ func changRoberts() Spec {
 			Claims:  []string{properties.Uniqueness, properties.DeadlockFreedom},
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 1, maxN)
+			n := p.IntFlag("n", 1, maxRingN)
 			idsets, obj := p.ids(n), p.objective()
 			disc, capacity := p.ChannelFlags(channel.FIFO, n)
 			if err := p.Err(); err != nil {

@@ -2,6 +2,7 @@ package specs
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/channel"
@@ -121,7 +122,7 @@ func changRobertsAnnounce() Spec {
 		Name:    "chang-roberts-announce",
 		Section: "1.2",
 		Summary: "Chang-Roberts with leader announcement: the leader's ELECTED message tells every process, so the election terminates",
-		Params: []Param{{Flag: "n", Default: "4", Usage: "number of processes"}, idsParam,
+		Params: []Param{{Flag: "n", Default: "4", Usage: "number of processes", Max: maxRingN}, idsParam,
 			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (with one, termination fails)"},
 			objectiveParam},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done",
@@ -132,7 +133,7 @@ func changRobertsAnnounce() Spec {
 			Bug:     "a process that learns the leader from ELECTED does not pass it on, so the others never learn it",
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 1, maxN)
+			n := p.IntFlag("n", 1, maxRingN)
 			idsets := p.ids(n)
 			// With a crash the ring is broken and the algorithm has no
 			// failure handling: termination fails (1.2).
@@ -141,6 +142,10 @@ func changRobertsAnnounce() Spec {
 			disc, capacity := p.ChannelFlags(channel.FIFO, n+1)
 			if err := p.Err(); err != nil {
 				return nil, err
+			}
+			if crashes > 0 && n > maxN {
+				// automaton keeps the crashed processes in a 64-bit mask.
+				return nil, Usagef("crashes", strconv.Itoa(crashes), "crashes are modelled for at most %d processes and --n is %d; allowed: 0, or --n up to %d", maxN, n, maxN)
 			}
 			initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) craNode {
 				return craNode{U: id, Send: []craMsg{{V: id}}, Silent: p.Broken(), Obj: obj}

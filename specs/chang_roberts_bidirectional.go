@@ -138,7 +138,7 @@ func changRobertsBidirectional() Spec {
 		Section: "1.4",
 		Summary: "Chang-Roberts on a bidirectional ring: every ID goes in a direction of its own and is discarded by a process that has seen a better one",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes, at least 2 (with N = 2 each pair has a channel per port, cw and ccw)"},
+			{Flag: "n", Default: "4", Usage: "number of processes, at least 2 (with N = 2 each pair has a channel per port, cw and ccw)", Max: maxRingN},
 			idsParam,
 			objectiveParam,
 			crbDirectionsParam,
@@ -151,7 +151,7 @@ func changRobertsBidirectional() Spec {
 			Claims:  []string{properties.Uniqueness, properties.DeadlockFreedom},
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 2, maxN)
+			n := p.IntFlag("n", 2, maxRingN)
 			idsets, obj := p.ids(n), p.objective()
 			disc, capacity := p.ChannelFlags(channel.FIFO, n)
 			dirs := sticky(p, func() (choices[[]bool], error) { return parseDirections(p, n) })

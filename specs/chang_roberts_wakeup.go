@@ -268,7 +268,7 @@ func changRobertsWakeup() Spec {
 		Section: "1.3",
 		Summary: "Chang-Roberts with spontaneous start: designated initiators start, the others join, join without a losing ID, or only relay",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes"},
+			{Flag: "n", Default: "4", Usage: "number of processes", Max: maxRingN},
 			idsParam,
 			initiatorsParam("subsets"),
 			{Flag: "wakeup", Default: "join", Usage: "what a woken process does: join (sends its own ID), join-opt (only if its ID wins against the waking one) or relay (never a candidate)"},
@@ -288,7 +288,7 @@ func changRobertsWakeup() Spec {
 	s.Broken.Params = withParams(s.Params, Param{Flag: "wakeup", Default: "relay", Usage: "relay only: the wake-up rule matters only when woken processes relay"})
 	s.Build = func(p *Params) (explorer.Model, error) {
 		broken := p.Broken()
-		n, err := p.Int("n", 1, maxN)
+		n, err := p.Int("n", 1, maxRingN)
 		if err != nil {
 			return nil, err
 		}

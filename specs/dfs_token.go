@@ -218,7 +218,7 @@ func dfsToken() Spec {
 		Section: "1.10",
 		Summary: "election by depth-first token traversal with several starters: the best starter's token comes home",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)"},
+			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
 			{Flag: "topology", Default: "ring", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
 			initiatorsParam("all"),
 			ids,

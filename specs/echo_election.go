@@ -422,7 +422,7 @@ func echoElectionWith(mutant echoMutant) Spec {
 		Section: "1.11",
 		Summary: "Echo/Election with extinction on an arbitrary connected graph: the largest initiator's echo wave wins",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)"},
+			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
 			{Flag: "topology", Default: "ring", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
 			initiatorsParam("all"),
 			{Flag: "ids", Default: "increasing", Usage: "IDs: increasing (process i has ID i), decreasing, a list such as 3,1,2, or all (every permutation of 1..N)"},

@@ -167,7 +167,7 @@ func floodmax() Spec {
 		Section: "1.9",
 		Summary: "FloodMax on a connected graph: D synchronous rounds of flooding the largest ID seen, 2ED messages",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)"},
+			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
 			{Flag: "topology", Default: "line", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
 			idsParam,
 			{Flag: "diameter", Default: "graph", Usage: "the diameter bound D every process knows: graph (the graph's diameter) or a number ≥ 1; below the graph's diameter, agreement and uniqueness fail"},

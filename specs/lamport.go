@@ -369,7 +369,7 @@ func lamportWith(mutant lamportMutant) Spec {
 		Section: "2.2",
 		Summary: "Lamport's mutual exclusion with logical clocks over FIFO channels: REQUEST to all, ACK, RELEASE",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes (N=3 with one request each has 470,392 states, 22,109 with --clocks minimal --reduction por; N=3 with two requests each takes both and 24 minutes, N=4 with one 2 hours and 17 GiB; beyond that, see --clock-limit)"},
+			{Flag: "n", Default: "3", Usage: "number of processes (N=3 with one request each has 470,392 states, 22,109 with --clocks minimal --reduction por; N=3 with two requests each takes both and 24 minutes, N=4 with one 2 hours and 17 GiB; beyond that, see --clock-limit)", Max: maxN},
 			{Flag: "requests", Default: "1", Usage: fmt.Sprintf("critical-section entries per requester, 1 to %d", lamportMaxRequests)},
 			{Flag: "requesters", Default: "all", Usage: "processes that request the critical section: all, or a list such as 1,3"},
 			{Flag: "clocks", Default: "absolute", Usage: "absolute; relative: store each state with all its timestamps shifted so that the smallest is 0 (exact: the algorithm only compares timestamps and takes max+1); or minimal: relative, with the timestamps no later step reads erased and, once nobody will request again, each kept only as its distance to the current requests (exact; N=3: 36,481 states against 407,854 relative). Traces then show normalized values"},

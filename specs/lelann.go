@@ -197,7 +197,7 @@ func lelann() Spec {
 		Name:    "lelann",
 		Section: "1.5",
 		Summary: "LeLann's ring election: every initiator's token goes round the FIFO ring; the best ID seen wins and announces itself",
-		Params:  []Param{{Flag: "n", Default: "4", Usage: "number of processes"}, idsParam, initiatorsParam("subsets"), objectiveParam},
+		Params:  []Param{{Flag: "n", Default: "4", Usage: "number of processes", Max: maxRingN}, idsParam, initiatorsParam("subsets"), objectiveParam},
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, llNoLateCand,
 			properties.DeadlockFreedom, properties.Termination},
 		Symmetry: "rotations",
@@ -207,7 +207,7 @@ func lelann() Spec {
 			Claims:  []string{properties.Uniqueness, properties.Validity, properties.DeadlockFreedom},
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 1, maxN)
+			n := p.IntFlag("n", 1, maxRingN)
 			idsets, inits, obj := p.ids(n), p.initiators(n), p.objective()
 			disc, capacity := p.ChannelFlags(channel.FIFO, n+1) // at most N tokens and one LEADER cross a channel
 			if err := p.Err(); err != nil {

@@ -465,7 +465,7 @@ func maekawa() Spec {
 		Section: "2.7",
 		Summary: "Maekawa's quorum-based mutual exclusion with FAILED, INQUIRE and RELINQUISH",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes"},
+			{Flag: "n", Default: "3", Usage: "number of processes", Max: maxN},
 			quorumsParam, requestsParam, requestersParam,
 			{Flag: "yield", Default: "b", Usage: "when a requester gives a grant back on INQUIRE: a (after a FAILED) or b (also after having yielded)"},
 		},

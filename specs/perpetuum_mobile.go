@@ -122,7 +122,7 @@ func perpetuumMobile() Spec {
 		Section: "2.9",
 		Summary: "perpetuum mobile: a token circulates on a ring for ever; its holder may enter the critical section",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes"},
+			{Flag: "n", Default: "3", Usage: "number of processes", Max: maxN},
 			{Flag: "requests", Default: "1", Usage: "critical-section entries per process"},
 		},
 		Claims: []string{properties.MutualExclusion, properties.TokenUniqueness, properties.DeadlockFreedom, properties.StarvationFreedom},

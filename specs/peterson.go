@@ -192,7 +192,7 @@ func peterson() Spec {
 		Section: "1.6",
 		Summary: "Peterson / Dolev-Klawe-Rodeh O(N log N) election on a unidirectional ring: phases of ONE and TWO messages",
 		Params: []Param{
-			{Flag: "n", Default: "5", Usage: "number of processes"},
+			{Flag: "n", Default: "5", Usage: "number of processes", Max: maxRingN},
 			idsParam,
 			objectiveParam,
 		},
@@ -210,7 +210,7 @@ func peterson() Spec {
 			Bug:     "a survivor keeps its own temporary ID instead of adopting its predecessor's (tid := first left out), so a non-maximal value can be elected",
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 1, maxN)
+			n := p.IntFlag("n", 1, maxRingN)
 			idsets, obj := p.ids(n), p.objective()
 			disc, capacity := p.ChannelFlags(channel.FIFO, 2*n)
 			if err := p.Err(); err != nil {

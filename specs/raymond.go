@@ -278,7 +278,7 @@ func raymond() Spec {
 		Section: "2.11",
 		Summary: "Raymond's tree-based token mutual exclusion: REQUESTs travel up holder pointers, the PRIVILEGE comes back down",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)"},
+			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
 			{Flag: "topology", Default: "line", Usage: "a tree: line (1-2-...-N), star (centre 1), or an edge-list file of a tree; process 1 holds the token first"},
 			requestsParam, requestersParam,
 		},

@@ -198,7 +198,7 @@ func ricartAgrawala() Spec {
 		Section: "2.3",
 		Summary: "Ricart-Agrawala mutual exclusion with logical clocks: REQUEST to all, REPLY at once or deferred to exit; channels need not be FIFO",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes"},
+			{Flag: "n", Default: "3", Usage: "number of processes", Max: maxN},
 			requestsParam,
 			requestersParam,
 		},

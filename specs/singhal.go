@@ -270,7 +270,7 @@ func singhal() Spec {
 		Section: "2.12",
 		Summary: "Singhal's heuristic token algorithm: REQUESTs go only to the processes believed to be requesting (staircase); as published it deadlocks with --requests 2 at N=3",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes; the token starts at process 1"},
+			{Flag: "n", Default: "3", Usage: "number of processes; the token starts at process 1", Max: maxN},
 			requestsParam,
 			requestersParam,
 			{Flag: "choice", Default: "round-robin", Usage: "next holder at exit: round-robin (the first believed requester from i+1 on) or any (every believed requester)"},

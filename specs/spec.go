@@ -30,6 +30,10 @@ type Param struct {
 	Flag    string // without dashes: "n", "ids"
 	Default string
 	Usage   string
+	// Max is the largest value Build accepts for an integer parameter, or
+	// 0 when the spec does not say. `vacheck list` shows it; for --n it
+	// is what the spec's process masks allow (maxN, maxRingN).
+	Max int
 }
 
 // Spec is one algorithm of the catalog.

@@ -265,7 +265,7 @@ func suzukiKasami() Spec {
 		Section: "2.10",
 		Summary: "Suzuki-Kasami: a requester broadcasts REQUEST(i, sn); the token carries LN and a queue of waiting processes",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes; the token starts at process 1"},
+			{Flag: "n", Default: "3", Usage: "number of processes; the token starts at process 1", Max: maxN},
 			requestsParam,
 			requestersParam,
 			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (the holder and requesters must not crash: progress fails)"},

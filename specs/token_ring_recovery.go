@@ -204,7 +204,7 @@ func tokenRingRecovery() Spec {
 		Section: "1.7",
 		Summary: "a token ring whose token-loss timer starts a Chang-Roberts election; the winner creates a new token",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes"},
+			{Flag: "n", Default: "3", Usage: "number of processes", Max: maxN},
 			idsParam,
 			{Flag: "losses", Default: "1", Usage: "budget of token losses (fault)"},
 			{Flag: "timeouts", Default: "perfect", Usage: "perfect (the timer expires only when no token exists) or unrestricted (also while it exists, with a budget of premature timeouts)"},

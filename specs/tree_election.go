@@ -278,7 +278,7 @@ func treeElection() Spec {
 		Section: "1.8",
 		Summary: "election on a tree by explosion, saturation (echo) and information waves",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)"},
+			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
 			{Flag: "topology", Default: "line", Usage: "a tree: line, star, random:SEED:EDGES with EDGES = N−1, or an edge-list file of a tree"},
 			initiatorsParam("all"),
 			idsParam,

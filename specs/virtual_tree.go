@@ -334,7 +334,7 @@ func virtualTree() Spec {
 		Section: "1.15",
 		Summary: "Building a virtual tree at system start: atomic joins pick a connected parent closest to the root; a broken link detaches the subtree before re-attaching",
 		Params: []Param{
-			{Flag: "n", Default: "3", Usage: "number of processes (every join order is explored)"},
+			{Flag: "n", Default: "3", Usage: "number of processes (every join order is explored)", Max: 6},
 			{Flag: "link-failures", Default: "0", Usage: "budget of breakLink faults (each removes one link and repairs its ends)"},
 		},
 		Claims: []string{vtT1, vtT2, vtT3},
