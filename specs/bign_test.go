@@ -3,13 +3,16 @@ package specs
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/vacheck/vacheck/automaton"
 	"github.com/vacheck/vacheck/explorer"
+	"github.com/vacheck/vacheck/properties"
 	"github.com/vacheck/vacheck/simulate"
 )
 
@@ -55,14 +58,17 @@ func TestNMaxMatchesBuild(t *testing.T) {
 	}
 }
 
-// TestRingsBeyond64 simulates one run of each ring election at N = 70 and
-// at maxRingN with the IDs increasing and decreasing along the ring, where
+// TestRingsBeyond64 simulates the ring elections past 64 processes where
 // the message count does not depend on the schedule: Chang-Roberts sends
-// 2N-1 (increasing: each ID but the largest goes one hop) and N(N+1)/2
-// (decreasing: the ID k-th from the largest goes k hops); its
-// announcement variant N more, the ELECTED round. Every message of
-// processes 65 and beyond is in these counts, which a mask cut at 64 bits
-// would lose; every invariant (Lemma 1 included) is checked in every state.
+// 2N-1 with the IDs increasing along the ring (each ID but the largest
+// goes one hop) and N(N+1)/2 decreasing (the ID k-th from the largest
+// goes k hops), its announcement variant N more (the ELECTED round), and
+// Le Lann M·N+N for M actual initiators. Every message of processes 65 and
+// beyond is in these counts, which a mask cut at 64 bits would lose; every
+// invariant (Lemma 1 included) is checked in every state. Peterson's
+// count depends on the arrangement: at N = 70 (and 256 with -long) each
+// run over a random arrangement must lie between its declared minimum 3N
+// and maximum 2N⌊log₂N⌋+N.
 func TestRingsBeyond64(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -76,10 +82,18 @@ func TestRingsBeyond64(t *testing.T) {
 		{"chang-roberts", maxRingN, "increasing", 2*maxRingN - 1},
 		{"chang-roberts-announce", 70, "increasing", 2*70 - 1 + 70},
 		{"chang-roberts-announce", 70, "decreasing", 70*71/2 + 70},
+		// Le Lann: M·N + N messages for M actual initiators; process 70
+		// alone, whose initiator flag a 64-bit mask would drop.
+		{"lelann --initiators 70", 70, "increasing", 2 * 70},
 	} {
 		t.Run(fmt.Sprintf("%s/n=%d/%s", tc.spec, tc.n, tc.ids), func(t *testing.T) {
 			t.Parallel()
-			m := build(t, tc.spec, map[string]string{"n": strconv.Itoa(tc.n), "ids": tc.ids})
+			flags := map[string]string{"n": strconv.Itoa(tc.n), "ids": tc.ids}
+			spec, init, ok := strings.Cut(tc.spec, " --initiators ")
+			if ok {
+				flags["initiators"] = init
+			}
+			m := build(t, spec, flags)
 			res, err := simulate.Simulate(m, simulate.Config{Runs: 1, Seed: 1, Workers: 1, Metrics: []string{"messages"}, MaxSteps: tc.n*(tc.n+1) + 4*tc.n})
 			if err != nil {
 				t.Fatal(err)
@@ -89,6 +103,44 @@ func TestRingsBeyond64(t *testing.T) {
 			}
 			if got := res.Metrics[0].Max; got != int64(tc.want) {
 				t.Errorf("%d messages, want %d", got, tc.want)
+			}
+		})
+	}
+	for _, n := range []int{70, maxRingN} {
+		t.Run(fmt.Sprintf("peterson/n=%d/all", n), func(t *testing.T) {
+			if n > 70 {
+				skipUnlessLong(t) // 3 s
+			}
+			t.Parallel()
+			s, err := Lookup("peterson")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := NewParams(s, map[string]string{"n": strconv.Itoa(n), "ids": "all"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.SetSampling(true) // a random arrangement per run
+			m, err := s.Build(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The claimed invariants and deadlock-freedom, not
+			// elected-is-imax, offered and refuted.
+			props := []string{properties.DeadlockFreedom}
+			for _, p := range m.Properties() {
+				if slices.Contains(s.Claims, p.Name) {
+					props = append(props, p.Name)
+				}
+			}
+			res, err := simulate.Simulate(m, simulate.Config{Runs: 2, Seed: 1, Workers: 1, Metrics: []string{"messages"}, MaxSteps: 100 * n,
+				Properties: props})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo, hi := int64(3*n), int64(2*n*(bits.Len(uint(n))-1)+n)
+			if s := res.Metrics[0]; res.Ends.ValidEnd != 2 || len(res.Violations) != 0 || s.Min < lo || s.Max > hi {
+				t.Errorf("ends %+v, violations %v, messages %d..%d: want 2 valid ends within [%d, %d]", res.Ends, res.Violations, s.Min, s.Max, lo, hi)
 			}
 		})
 	}
