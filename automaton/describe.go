@@ -70,14 +70,9 @@ func (sys *System[S, M, P]) Describe(s []byte) (vars []explorer.Var, err error) 
 		}
 		vars = append(vars, explorer.Var{Name: fmt.Sprintf("%s_{%s}", kind, sys.chanName(c)), Value: msgs})
 	}
-	if sys.instSync {
-		waiting := []any{}
-		for i := 0; i < sys.n; i++ {
-			if v.g.armed&(1<<uint(i)) != 0 {
-				waiting = append(waiting, i+1)
-			}
-		}
-		vars = append(vars, explorer.Var{Name: "waiting-at-exit", Value: waiting})
+	for _, k := range sys.trackOrder() {
+		t := sys.trk[k]
+		vars = append(vars, t.run.DescribeEnv(v.g.env[t.envOff:t.envOff+t.lay.Env])...)
 	}
 	if f := v.g.failed; f != 0 {
 		vars = append(vars, explorer.Var{Name: "failed-assertion", Value: sys.cfg.Assertions[f-1].Name})
@@ -204,20 +199,14 @@ func msgString(m any) string {
 	return strings.TrimSpace(s)
 }
 
-// describeTrailer shows what an instrumented system tracks for a process
-// (Instrument): its causal depth, and the hops since the last exit ("-"
-// when it is not causally after it).
+// describeTrailer shows what the trackers of an instrumented system keep
+// for a process (Instrument), such as its causal depth.
 func (sys *System[S, M, P]) describeTrailer(vars []explorer.Var, prefix string, seg []byte) []explorer.Var {
-	d, s := sys.trailer(seg)
-	if sys.instTime {
-		vars = append(vars, explorer.Var{Name: prefix + "depth", Value: d})
-	}
-	if sys.instSync {
-		var hops any = "-"
-		if s > 0 {
-			hops = s - 1
+	for _, k := range sys.trackOrder() {
+		for _, x := range sys.trk[k].run.DescribeProc(sys.procTrail(seg, k)) {
+			x.Name = prefix + x.Name
+			vars = append(vars, x)
 		}
-		vars = append(vars, explorer.Var{Name: prefix + "hops", Value: hops})
 	}
 	return vars
 }

@@ -87,7 +87,7 @@ func stateKey[S any, M Message](v *View[S, M], keys, empty []uint64) uint64 {
 // normalizes states or carries the bookkeeping of a metric.
 func (w *worker[S, M, P]) isKeyed() bool {
 	sys := w.sys
-	return sys.cfg.Normalize == nil && !sys.instSync && !sys.instTime && !sys.instEntry &&
+	return sys.cfg.Normalize == nil && !sys.tracking() &&
 		(sys.obs == nil || len(sys.obs.o.Actions) == 0)
 }
 

@@ -3,15 +3,16 @@ package automaton
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
 )
 
 // Mutex describes the user part of a mutual-exclusion algorithm
-// (docs/properties.md) for the metrics messages-per-entry and sync-delay.
-// The mutual-exclusion kit of package specs builds it from a spec's user
-// part and its serves function, in one line.
+// (docs/properties.md) for the metrics messages-per-entry and sync-delay,
+// which package mutex defines (mutex.Metrics builds it, with its Tracker).
 //
 // Entries are keyed: entry k (0-based) of process i has the key
 // i*Entries + k. A message serves the entry of process Serves(...) that is
@@ -23,6 +24,10 @@ import (
 // serves what the message received in the same step serves (a reply serves
 // what it answers). Enter and exit must be locally controlled steps (Steps
 // and Do), and the step that enters be named "enter", as in docs/properties.md.
+//
+// Deprecated: Config.Mutex is an adapter kept for the modules that set it:
+// it adds its Tracker to Config.Trackers. Set Config.Trackers to
+// mutex.Tracker(...) instead.
 type Mutex[S any, M Message] struct {
 	// User reads the user state of a process: trying, critical (neither
 	// means idle), and done, the number of critical sections it has left.
@@ -37,14 +42,9 @@ type Mutex[S any, M Message] struct {
 	Serves func(v *View[S, M], from, to int, m M) int
 	// Entries bounds the critical sections of one process (R).
 	Entries int
-}
-
-// user reads the user state of process i, p, through UserAt or User.
-func (mx *Mutex[S, M]) user(i int, p *S) (trying, critical bool, done int) {
-	if mx.UserAt != nil {
-		return mx.UserAt(i, p)
-	}
-	return mx.User(p)
+	// Tracker computes the metrics; mutex.Metrics sets it from the fields
+	// above.
+	Tracker Tracker[S, M]
 }
 
 // InheritEntry is what Mutex.Serves returns for a message that serves
@@ -53,391 +53,336 @@ func (mx *Mutex[S, M]) user(i int, p *S) (trying, critical bool, done int) {
 // or, in a locally controlled step, the sender's own entry.
 const InheritEntry = -2
 
-// hopCap is the largest causal depth and the largest number of hops since
-// an exit that are tracked (one byte each); a value that reaches it stays
-// there, and the metric reports it as unbounded.
-const hopCap = 255
+// trackers lists the trackers a run may use, in the order their values sit
+// in the state: Config.Mutex's (the deprecated adapter), Config.Trackers,
+// then time (built in).
+func (sys *System[S, M, P]) trackers() ([]Tracker[S, M], error) {
+	var out []Tracker[S, M]
+	if mx := sys.cfg.Mutex; mx != nil {
+		if mx.Tracker == nil {
+			return nil, fmt.Errorf("Config.Mutex has no Tracker (build it with mutex.Metrics, or set Config.Trackers to mutex.Tracker)")
+		}
+		out = append(out, mx.Tracker)
+	}
+	out = append(out, sys.cfg.Trackers...)
+	return append(out, timeTracker[S, M]{}), nil
+}
 
-// Instrument implements explorer.Instrumenter: the system tracking what the
-// metrics time, sync-delay and messages-per-entry need.
-//
-// For messages-per-entry every message in transit carries the key of the
-// entry it serves (see Mutex), so that a reply serves what it replies to.
-// For time (causal depth, docs/properties.md) every process and every
-// message in transit carries a depth, and the environment the largest depth
-// so far; for sync-delay every process and message carries the hops since
-// the last exit, and the environment the processes that were trying at it.
-// These are part of the state, so such a run may have more states than a
-// plain one (it reports its own counts).
-// Messages a process sends to itself carry its depth unchanged: like the
-// message count, time does not count self-communication.
+// TrackableMetrics implements explorer.MetricLister: the metrics of the
+// system's trackers that Instrument accepts alone.
+func (sys *System[S, M, P]) TrackableMetrics() []string {
+	trs, err := sys.trackers()
+	if err != nil {
+		return nil
+	}
+	// Time first, as reports list it.
+	trs = append(trs[len(trs)-1:], trs[:len(trs)-1]...)
+	var out []string
+	for _, tr := range trs {
+		for _, name := range tr.Metrics() {
+			if slices.Contains(out, name) {
+				continue
+			}
+			if _, err := sys.Instrument([]string{name}); err == nil {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// Instrument implements explorer.Instrumenter: the system tracking the
+// metrics asked for, each through the first of its trackers (trackers)
+// that computes it. What they track is part of the state, so such a run
+// may have more states than a plain one (it reports its own counts).
 func (sys *System[S, M, P]) Instrument(metrics []string) (explorer.Model, error) {
+	trs, err := sys.trackers()
+	// The metrics asked of each tracker, in the order asked.
+	asked := make([][]string, len(trs))
+	where := make([][2]int, len(metrics)) // tracker, index among its metrics asked
+	for i, name := range metrics {
+		k := slices.IndexFunc(trs, func(tr Tracker[S, M]) bool { return slices.Contains(tr.Metrics(), name) })
+		if k < 0 {
+			if err != nil && name != MetricTime {
+				return nil, fmt.Errorf("--metric %s: %w", name, err)
+			}
+			return nil, fmt.Errorf("--metric %q: this spec does not track it; allowed: messages, messages:TYPE (e.g. messages:REQUEST), steps, and those it tracks: %s", name, strings.Join(sys.TrackableMetrics(), ", "))
+		}
+		where[i] = [2]int{k, len(asked[k])}
+		asked[k] = append(asked[k], name)
+	}
 	cp := *sys
-	for _, name := range metrics {
-		switch name {
-		case explorer.MetricTime:
-			cp.instTime = true
-		case explorer.MetricSyncDelay, explorer.MetricMessagesPerEntry:
-			if sys.cfg.Mutex == nil {
-				return nil, fmt.Errorf("--metric %s: this spec does not describe its critical-section entries (it is not a mutual-exclusion spec wired to the metric)", name)
-			}
-			if (sys.cfg.Mutex.User == nil) == (sys.cfg.Mutex.UserAt == nil) {
-				return nil, fmt.Errorf("--metric %s: the spec's Mutex sets %s; set User or UserAt", name, map[bool]string{true: "neither User nor UserAt", false: "both User and UserAt"}[sys.cfg.Mutex.User == nil])
-			}
-			if sys.cfg.Mutex.Entries <= 0 {
-				return nil, fmt.Errorf("--metric %s: the spec's Mutex.Entries is %d; it must be positive", name, sys.cfg.Mutex.Entries)
-			}
-			if name == explorer.MetricSyncDelay {
-				if sys.n > 64 {
-					return nil, fmt.Errorf("--metric %s: at most 64 processes", name)
-				}
-				cp.instSync = true
-			}
-			// sync-delay too needs to know which entry every message in
-			// transit serves.
-			cp.instEntry = true
+	cp.trk, cp.trkMetrics = nil, nil
+	cp.trkProc, cp.trkMsg, cp.trkEnv = 0, 0, 0
+	slot := make([]int, len(trs))
+	for k, tr := range trs {
+		slot[k] = -1
+		if len(asked[k]) == 0 {
+			continue
 		}
-	}
-	if (cp.instTime || cp.instSync || cp.instEntry) && sys.cfg.Normalize != nil {
-		return nil, fmt.Errorf("--metric time, sync-delay and messages-per-entry track more in the state than this spec's state normalization (such as lamport --clocks relative or minimal) keeps; use the spec's default")
-	}
-	if cp.instTime {
-		cp.tw++
-	}
-	if cp.instSync {
-		cp.tw++
-	}
-	if cp.tw > 0 {
-		cp.initial = nil
-		for _, init := range cp.cfg.Initial {
-			cp.initial = append(cp.initial, cp.encodeInitial(init))
+		run, err := tr.Track(asked[k], sys.n)
+		if err != nil {
+			return nil, err
 		}
+		if got := len(run.Metrics()); got != len(asked[k]) {
+			return nil, fmt.Errorf("--metric %s: the tracker describes %d metrics, not %d", strings.Join(asked[k], ","), got, len(asked[k]))
+		}
+		lay := run.Layout()
+		slot[k] = len(cp.trk)
+		cp.trk = append(cp.trk, trackSlot[S, M]{run: run, lay: lay, procOff: cp.trkProc, msgOff: cp.trkMsg, envOff: cp.trkEnv})
+		cp.trkProc += lay.Proc
+		cp.trkMsg += lay.Msg
+		cp.trkEnv += lay.Env
+	}
+	if cp.trkEnv > MaxTrackEnv {
+		return nil, fmt.Errorf("--metric %s: the trackers keep %d environment words; at most %d", strings.Join(metrics, ","), cp.trkEnv, MaxTrackEnv)
+	}
+	for i := range metrics {
+		cp.trkMetrics = append(cp.trkMetrics, trackedMetric{k: slot[where[i][0]], j: where[i][1]})
+	}
+	if sys.cfg.Normalize != nil {
+		return nil, fmt.Errorf("--metric %s tracks more in the state than this spec's state normalization (such as lamport --clocks relative or minimal) keeps; use the spec's default", strings.Join(metrics, ", "))
+	}
+	cp.initial = nil
+	for _, init := range cp.cfg.Initial {
+		cp.initial = append(cp.initial, cp.encodeInitial(init))
 	}
 	return &cp, nil
 }
 
-// appendTrailer appends the tracked depth d and hops s to the encoding of a
-// process or message (one byte each, d first, only those tracked).
-func (sys *System[S, M, P]) appendTrailer(b []byte, d, s int) []byte {
-	if sys.instTime {
-		b = append(b, byte(d))
+// tracking reports whether the system tracks metrics (Instrument).
+func (sys *System[S, M, P]) tracking() bool { return len(sys.trk) > 0 }
+
+// newTrackWorker sets up the worker's part of tracking.
+func (w *worker[S, M, P]) newTrackWorker() {
+	sys := w.sys
+	if !sys.tracking() {
+		return
 	}
-	if sys.instSync {
-		b = append(b, byte(s))
+	tw := &w.tw
+	tw.procBuf = make([]byte, sys.trkProc)
+	for k, t := range sys.trk {
+		tw.steppers = append(tw.steppers, t.run.NewStepper())
+		tw.steps = append(tw.steps, TrackStep[S, M]{N: sys.n, View: &w.v, w: w, idx: k})
+	}
+}
+
+// procTrail returns the bytes tracker k keeps in the encoding seg of a
+// process.
+func (sys *System[S, M, P]) procTrail(seg []byte, k int) []byte {
+	t := sys.trk[k]
+	at := len(seg) - sys.trkProc + t.procOff
+	if at < 0 {
+		return nil
+	}
+	return seg[at : at+t.lay.Proc]
+}
+
+// msgTrail returns the bytes tracker k keeps in the encoding msg of a
+// message.
+func (sys *System[S, M, P]) msgTrail(msg []byte, k int) []byte {
+	t := sys.trk[k]
+	at := len(msg) - sys.trkMsg + t.msgOff
+	if at < 0 {
+		return nil
+	}
+	return msg[at : at+t.lay.Msg]
+}
+
+// trackBefore tells the trackers about transition a before its effect.
+func (w *worker[S, M, P]) trackBefore(a action) {
+	sys, tw := w.sys, &w.tw
+	tw.forget = false
+	pseg := w.v.seg(1 + a.proc)
+	var msg []byte
+	if a.kind == Input {
+		msg = w.v.seg(1 + sys.n + a.ch)[a.start:a.end]
+	}
+	for k := range sys.trk {
+		st, t := &tw.steps[k], sys.trk[k]
+		st.Kind, st.Proc, st.Recover = a.kind, a.proc, a.recover
+		st.Post, st.ProcChanged, st.Pass, st.Sent, st.Forget = nil, false, 0, 0, false
+		st.ProcIn = sys.procTrail(pseg, k)
+		st.MsgIn = nil
+		if msg != nil {
+			st.MsgIn = sys.msgTrail(msg, k)
+		}
+		st.ProcOut = tw.procBuf[t.procOff : t.procOff+t.lay.Proc]
+		copy(st.ProcOut, st.ProcIn)
+		st.EnvIn = w.v.g.env[t.envOff : t.envOff+t.lay.Env]
+		tw.steppers[k].Before(st)
+	}
+}
+
+// trackStamp appends to a message's encoding what the trackers stamp on
+// it.
+func (w *worker[S, M, P]) trackStamp(b []byte, to int, m M) []byte {
+	sys, tw := w.sys, &w.tw
+	n := len(b)
+	for range sys.trkMsg {
+		b = append(b, 0)
+	}
+	for k, t := range sys.trk {
+		st := &tw.steps[k]
+		tw.steppers[k].Stamp(st, to, m, b[n+t.msgOff:n+t.msgOff+t.lay.Msg])
+		if to != st.Proc {
+			st.Sent++
+		}
 	}
 	return b
 }
 
-// trailer reads the depth and the hops at the end of an encoding.
-func (sys *System[S, M, P]) trailer(b []byte) (d, s int) {
-	if sys.tw == 0 || len(b) < sys.tw {
-		return 0, 0
-	}
-	t := b[len(b)-sys.tw:]
-	if sys.instTime {
-		d, t = int(t[0]), t[1:]
-	}
-	if sys.instSync {
-		s = int(t[0])
-	}
-	return d, s
-}
-
-// measure is the worker's scratch memory for the metrics. Hops since the
-// last exit are kept as 0 for none (not causally after the exit) and h+1
-// for h hops.
-type measure struct {
-	newD, newS             int     // the stepping process's depth and hops after the step
-	stampD, stampS         int     // what the messages it sends to others carry
-	maxStamp               int     // the largest depth a message of the step carries
-	clearChans, clearProcs bool    // sync-delay: forget the hops since the previous exit
-	servedBy               []int32 // messages-per-entry: the process each message to another serves
-	served                 []int32 // and the key of the entry it serves, or -1
-	stampKeys              bool    // the effect is redone to stamp the keys in served on its messages
-	lastTime, lastSync     int32
-	msgScratch             []byte
-	enterSteps             []Step
-	segScratch             []byte
-}
-
-// prepareStamps reads the depth and hops of the process that steps (and of
-// the message it receives) and sets what the step's messages carry.
-func (w *worker[S, M, P]) prepareStamps(a action) {
-	v, sys := &w.v, w.sys
-	w.clearChans, w.clearProcs = false, false
-	if a.kind == Fault {
-		return
-	}
-	d, s := sys.trailer(v.seg(1 + a.proc))
-	if a.kind == Input {
-		seg := v.seg(1 + sys.n + a.ch)
-		md, ms := sys.trailer(seg[a.start:a.end])
-		d, s = max(d, md), max(s, ms)
-	}
-	w.newD, w.newS = d, s
-	w.stampD, w.stampS = min(d+1, hopCap), 0
-	if s > 0 {
-		w.stampS = min(s+1, hopCap)
+// trackEffectStart readies the trackers for a run of the effect.
+func (w *worker[S, M, P]) trackEffectStart() {
+	for k := range w.tw.steps {
+		w.tw.steps[k].Sent = 0
 	}
 }
 
-// stamp appends to a message's encoding what it carries.
-func (w *worker[S, M, P]) stamp(b []byte, self bool) []byte {
-	d, s := w.stampD, w.stampS
-	if self {
-		d, s = w.newD, w.newS
+// trackAfter tells the trackers about the transition after its effect,
+// with g the environment after it, and reports whether the effect must
+// run again.
+func (w *worker[S, M, P]) trackAfter(procChanged bool, g *globals) (again bool) {
+	sys, tw := w.sys, &w.tw
+	for k, t := range sys.trk {
+		st := &tw.steps[k]
+		st.Post, st.ProcChanged = &w.work, procChanged
+		st.EnvOut = g.env[t.envOff : t.envOff+t.lay.Env]
+		if tw.steppers[k].After(st) {
+			again = true
+		}
+		if st.Forget {
+			tw.forget, again = true, true
+		}
 	}
-	w.maxStamp = max(w.maxStamp, d)
-	return w.sys.appendTrailer(b, d, s)
+	if again {
+		for k := range tw.steps {
+			tw.steps[k].Pass = 1
+		}
+	}
+	return again
 }
 
-// timeStep updates the largest depth so far.
-func (w *worker[S, M, P]) timeStep(procChanged bool, g *globals) {
-	top := g.top
-	if procChanged {
-		g.top = max(g.top, w.newD)
-	}
-	g.top = max(g.top, w.maxStamp)
-	w.lastTime = int32(g.top - top)
-	if g.top >= hopCap && top < hopCap {
-		w.lastTime = -1
-	}
-}
-
-// syncStep follows the synchronisation delay (docs/properties.md): the
-// message hops from an exit to the next enter by a process that was waiting
-// at the exit. It recognises an exit (critical to not critical) and an
-// enter (trying to critical) of the stepping process, and a step of a
-// waiting process that enables its enter step, which closes the delay:
-// what follows until the process takes the step adds nothing to it. It
-// reports whether the effect must be redone because the hops since the
-// exit are reset. The processes waiting at an exit are those trying with no
-// message that serves their entry in transit: their requests have been
-// dealt with, and they wait for the critical section only (the heavy load
-// of the classical figures).
-func (w *worker[S, M, P]) syncStep(a action, g *globals) bool {
-	w.lastSync = -1
-	if a.kind == Fault {
-		return false
-	}
-	mx, v := w.sys.cfg.Mutex, &w.v
-	preTry, preCrit, _ := mx.user(a.proc, v.Proc(a.proc))
-	postTry, postCrit, _ := mx.user(a.proc, &w.work)
-	local := a.kind == Output || a.kind == Internal
-	switch {
-	case local && preCrit && !postCrit: // exit
-		var armed uint64
-		for j := 0; j < w.sys.n; j++ {
-			if j != a.proc && v.Up(j) {
-				if try, _, done := mx.user(j, v.Proc(j)); try && !w.inTransitFor(j*mx.Entries+done) {
-					armed |= 1 << uint(j)
-				}
-			}
-		}
-		if armed == 0 && g.armed == 0 {
-			return false
-		}
-		g.armed = armed
-		w.newS, w.stampS = 0, 0
-		if armed != 0 {
-			w.newS, w.stampS = 1, 2
-		}
-	case local && preTry && postCrit: // enter
-		if g.armed == 0 {
-			return false
-		}
-		g.armed = 0
-		w.newS, w.stampS = 0, 0
-	case g.armed&(1<<uint(a.proc)) != 0 && postTry && w.enterEnabled(a.proc):
-		w.lastSync = int32(max(w.newS-1, 0))
-		if w.newS >= hopCap {
-			w.lastSync = -2
-		}
-		g.armed &^= 1 << uint(a.proc)
-		if g.armed != 0 {
-			return false
-		}
-		w.newS, w.stampS = 0, 0
-	default:
-		return false
-	}
-	w.clearChans, w.clearProcs = true, true
-	return true
-}
-
-// enterEnabled reports whether the stepping process, in its state after the
-// step (w.work), has its step named enter enabled.
-func (w *worker[S, M, P]) enterEnabled(i int) bool {
-	w.v.self = i
-	w.enterSteps = P(&w.work).Steps(&w.v, w.enterSteps[:0])
-	for _, st := range w.enterSteps {
-		if st.Name == "enter" {
-			return true
-		}
-	}
-	return false
-}
-
-// inTransitFor reports whether a message in transit in the expanded state
-// serves the entry of key.
-func (w *worker[S, M, P]) inTransitFor(key int) bool {
-	sys, found := w.sys, false
+// eachTracked implements trackHost: tracker k's bytes of every message in
+// transit in the expanded state.
+func (w *worker[S, M, P]) eachTracked(k int, f func(b []byte)) {
+	sys := w.sys
 	for c := range sys.cfg.Links {
-		channel.Each(w.v.seg(1+sys.n+c), func(msg []byte) {
-			found = found || sys.msgKey(msg) == key
-		})
-		if found {
-			return true
-		}
+		channel.Each(w.v.seg(1+sys.n+c), func(msg []byte) { f(sys.msgTrail(msg, k)) })
 	}
-	return false
 }
 
-// clearChannels puts every channel that holds messages, but skip (the one
+// postSteps implements trackHost: the steps the stepping process has
+// enabled in its state after the step (w.work).
+func (w *worker[S, M, P]) postSteps(out []Step) []Step {
+	w.v.self = w.tw.steps[0].Proc
+	return P(&w.work).Steps(&w.v, out)
+}
+
+// forgetChannels puts every channel that holds messages, but skip (the one
 // a receive takes its message from, which the receive clears), into w.pend
-// with the hops of its messages forgotten.
-func (w *worker[S, M, P]) clearChannels(skip int) {
+// with what the trackers that set Forget keep for its messages reset.
+func (w *worker[S, M, P]) forgetChannels(skip int) {
 	sys, v := w.sys, &w.v
 	for c := range sys.cfg.Links {
 		seg := v.seg(1 + sys.n + c)
 		if len(seg) == 0 || c == skip {
 			continue
 		}
-		w.pend[c] = w.clearSeg(w.pend[c][:0], seg)
+		w.pend[c] = w.forgetSeg(w.pend[c][:0], seg)
 		w.pendSet[c] = true
 		w.touched = append(w.touched, c)
 	}
 }
 
-// clearSeg appends to dst the channel state seg with the hops of its
-// messages forgotten (the hops are the last byte of a message), in the
-// channel's canonical order.
-func (w *worker[S, M, P]) clearSeg(dst, seg []byte) []byte {
+// forgetSeg appends to dst the channel state seg with what the trackers
+// that set Forget keep for its messages reset, in the channel's canonical
+// order.
+func (w *worker[S, M, P]) forgetSeg(dst, seg []byte) []byte {
+	sys, tw := w.sys, &w.tw
 	channel.Each(seg, func(msg []byte) {
-		w.msgScratch = append(w.msgScratch[:0], msg...)
-		w.msgScratch[len(w.msgScratch)-1] = 0
-		w.spare = w.sys.disc.Append(w.spare[:0], dst, w.msgScratch)
+		tw.scratch = append(tw.scratch[:0], msg...)
+		for k := range sys.trk {
+			if tw.steps[k].Forget {
+				tw.steppers[k].ForgetMsg(sys.msgTrail(tw.scratch, k))
+			}
+		}
+		w.spare = sys.disc.Append(w.spare[:0], dst, tw.scratch)
 		dst, w.spare = w.spare, dst
 	})
 	return dst
 }
 
-// clearProcHops forgets the hops of every process of the successor but
-// keep, in place (the hops are the last byte of a process's segment).
-func (w *worker[S, M, P]) clearProcHops(keep int) {
+// forgetProcs resets, in the successor, what the trackers that set Forget
+// keep for every process but keep, in place.
+func (w *worker[S, M, P]) forgetProcs(keep int) {
+	sys, tw := w.sys, &w.tw
 	out, off := w.out, 0
-	for k := 0; k <= w.sys.n; k++ {
+	for k := 0; k <= sys.n; k++ {
 		l, m := binary.Uvarint(out[off:])
 		off += m + int(l)
 		if k > 0 && k-1 != keep && l > 0 {
-			out[off-1] = 0
-		}
-	}
-}
-
-// msgKey reads the entry key stamped on a message, or -1.
-func (sys *System[S, M, P]) msgKey(msg []byte) int {
-	off := len(msg) - sys.tw - 2
-	if !sys.instEntry || off < 0 {
-		return -1
-	}
-	return int(msg[off]) | int(msg[off+1])<<8 - 1
-}
-
-// entryKeys computes the entry keys of the messages the step sent to
-// others, in w.served, -1 for none. A message for which Serves says
-// InheritEntry serves the entry of the message the step receives (an ACK
-// serves the request it acknowledges, even when the requester has moved on
-// since); any other message serves the entry that is current for its
-// process after the step (a REPLY that a coordinator sends on a RELEASE
-// serves the next request of its receiver, not the entry the RELEASE
-// ended).
-func (w *worker[S, M, P]) entryKeys(a action, procChanged bool) {
-	mx, sys := w.sys.cfg.Mutex, w.sys
-	w.served = w.served[:0]
-	inKey := -1
-	if a.kind == Input {
-		inKey = sys.msgKey(w.v.seg(1 + sys.n + a.ch)[a.start:a.end])
-	}
-	for _, p := range w.servedBy {
-		if p == InheritEntry {
-			if inKey >= 0 {
-				w.served = append(w.served, int32(inKey))
-				continue
+			seg := out[off-int(l) : off]
+			for j := range sys.trk {
+				if tw.steps[j].Forget {
+					tw.steppers[j].ForgetProc(sys.procTrail(seg, j))
+				}
 			}
-			p = int32(a.proc)
 		}
-		if p < 0 {
-			w.served = append(w.served, -1)
-			continue
-		}
-		if int(p) >= w.sys.n {
-			panic(modelError{fmt.Sprintf("Mutex.Serves returned process %d; there are %d", p+1, w.sys.n)})
-		}
-		var st *S
-		if int(p) == a.proc && procChanged {
-			st = &w.work
-		} else {
-			st = w.v.Proc(int(p))
-		}
-		try, crit, done := mx.user(int(p), st)
-		k := done
-		if !try && !crit {
-			k--
-		}
-		if k < 0 {
-			w.served = append(w.served, -1)
-			continue
-		}
-		if k >= mx.Entries {
-			panic(modelError{fmt.Sprintf("process %d is at critical section %d, beyond Mutex.Entries %d", p+1, k+1, mx.Entries)})
-		}
-		w.served = append(w.served, p*int32(mx.Entries)+int32(k))
 	}
 }
 
-// TimeIncrease implements explorer.MeasureWorker.
-func (w *worker[S, M, P]) TimeIncrease() int32 { return w.lastTime }
+// TrackedMetrics implements explorer.TrackWorker.
+func (w *worker[S, M, P]) TrackedMetrics() []explorer.TrackedMetric {
+	sys := w.sys
+	out := make([]explorer.TrackedMetric, len(sys.trkMetrics))
+	for i, tm := range sys.trkMetrics {
+		out[i] = sys.trk[tm.k].run.Metrics()[tm.j]
+	}
+	return out
+}
 
-// SyncDelay implements explorer.MeasureWorker.
-func (w *worker[S, M, P]) SyncDelay() int32 { return w.lastSync }
-
-// Served implements explorer.MeasureWorker.
-func (w *worker[S, M, P]) Served(out []int32) []int32 {
-	for _, k := range w.served {
-		if k >= 0 {
+// trackOrder lists the trackers of the run in the order reports show
+// them: time (built in, whose values sit last) first, then the others.
+func (sys *System[S, M, P]) trackOrder() []int {
+	var out []int
+	for k, t := range sys.trk {
+		if _, ok := t.run.(timeRun[S, M]); ok {
+			out = append([]int{k}, out...)
+		} else {
 			out = append(out, k)
 		}
 	}
 	return out
 }
 
-// EntryKeys implements explorer.MeasureWorker.
-func (w *worker[S, M, P]) EntryKeys() int {
-	if w.sys.cfg.Mutex == nil {
-		return 0
+// Tracks implements explorer.TrackWorker.
+func (w *worker[S, M, P]) Tracks() string {
+	var parts []string
+	for _, k := range w.sys.trackOrder() {
+		if s := w.sys.trk[k].run.Tracks(); s != "" {
+			parts = append(parts, s)
+		}
 	}
-	return w.sys.n * w.sys.cfg.Mutex.Entries
+	return strings.Join(parts, "; ")
 }
 
-// EntryName implements explorer.MeasureWorker.
-func (w *worker[S, M, P]) EntryName(key int) string {
-	r := w.sys.cfg.Mutex.Entries
-	return fmt.Sprintf("critical section %d of process %d", key%r+1, key/r+1)
+// Track implements explorer.TrackWorker.
+func (w *worker[S, M, P]) Track(i int, out []int32) []int32 {
+	tm := w.sys.trkMetrics[i]
+	return w.tw.steppers[tm.k].Values(tm.j, out)
 }
 
-// Entered implements explorer.MeasureWorker: whether process key/R has
-// entered its critical section key%R in state s.
-func (w *worker[S, M, P]) Entered(s []byte, key int) (ok bool, err error) {
+// Reached implements explorer.TrackWorker.
+func (w *worker[S, M, P]) Reached(i int, s []byte, key int) (ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = panicError(r)
 		}
 	}()
-	r := w.sys.cfg.Mutex.Entries
+	tm := w.sys.trkMetrics[i]
 	w.load(&w.cv, s)
-	_, crit, done := w.sys.cfg.Mutex.user(key/r, w.cv.Proc(key/r))
-	return done > key%r || (done == key%r && crit), nil
+	return w.tw.steppers[tm.k].Reached(tm.j, &w.cv, key), nil
 }
 
 // SentTypes implements explorer.TypeLister.

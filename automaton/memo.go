@@ -49,8 +49,7 @@ type memoSend struct {
 // memoizable reports whether effects may be remembered: no process ever
 // goes down, and no metric stamps what is sent.
 func (sys *System[S, M, P]) memoizable() bool {
-	return sys.cfg.Crashes == 0 && sys.cfg.Recoveries == 0 && sys.down == 0 && sys.tw == 0 &&
-		!sys.instTime && !sys.instSync && !sys.instEntry
+	return sys.cfg.Crashes == 0 && sys.cfg.Recoveries == 0 && sys.down == 0 && !sys.tracking()
 }
 
 // stepKeyed is step for expandKeyed, which also needs the process's new

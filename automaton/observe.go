@@ -85,7 +85,7 @@ type observer struct {
 // (an expression may read any variable), and its successors are not
 // offered by keys when o has actions (each must be built to be judged).
 func (sys *System[S, M, P]) Observe(o *explorer.Observation) (explorer.Model, error) {
-	if sys.instTime || sys.instSync || sys.instEntry {
+	if sys.tracking() {
 		return nil, fmt.Errorf("%w: observe the model before instrumenting it", ErrConfig)
 	}
 	cfg := sys.cfg

@@ -147,10 +147,7 @@ func (sys *System[S, M, P]) encodeInitialChan(out []byte, c int) []byte {
 	var seg, buf []byte
 	for _, m := range sys.cfg.Chans[k].Initial {
 		buf = sys.mc.enc(unsafe.Pointer(&m), buf[:0])
-		if sys.instEntry {
-			buf = append(buf, 0, 0) // serves no entry (key -1)
-		}
-		buf = sys.appendTrailer(buf, 0, 0)
+		buf = append(buf, make([]byte, sys.trkMsg)...) // what the trackers keep starts at 0
 		seg = sys.disc.Append(nil, seg, buf)
 	}
 	return appendSeg(out, seg)

@@ -28,8 +28,8 @@ func (w *worker[S, M, P]) sharedEnabled(i int, st *Step) bool {
 	if st.With&(1<<uint(i)) != 0 || (sys.n < 64 && st.With>>uint(sys.n) != 0) {
 		panic(modelError{fmt.Sprintf("process %d: step %s names partners %s; a shared action's partners are other processes, 1 to %d", i+1, st.Name, oneBased(st.Partners()), sys.n)})
 	}
-	if sys.tw > 0 || sys.instEntry || sys.instSync || sys.instTime {
-		panic(modelError{fmt.Sprintf("process %d: step %s is a shared action, which the metrics time, sync-delay and messages-per-entry do not handle; drop the metric", i+1, st.Name)})
+	if sys.tracking() {
+		panic(modelError{fmt.Sprintf("process %d: step %s is a shared action, which tracked metrics (--metric time and the like) do not handle; drop the metric", i+1, st.Name)})
 	}
 	return w.v.g.down&st.With == 0
 }
@@ -76,7 +76,6 @@ func (w *worker[S, M, P]) join(i int, st Step) {
 func (w *worker[S, M, P]) encodeJoined() {
 	for _, j := range w.joined {
 		w.jenc[j] = w.sys.pc.enc(unsafe.Pointer(&w.jwork[j]), w.jenc[j][:0])
-		w.jenc[j] = w.sys.appendTrailer(w.jenc[j], 0, 0)
 		w.jkey[j] = segKey(1+j, w.jenc[j])
 	}
 }
@@ -89,7 +88,6 @@ func (w *worker[S, M, P]) assembleShared(proc int, globalsChanged bool, enc []by
 	v, n := &w.v, w.sys.n
 	if enc == nil {
 		w.jenc[proc] = w.sys.pc.enc(unsafe.Pointer(&w.work), w.jenc[proc][:0])
-		w.jenc[proc] = w.sys.appendTrailer(w.jenc[proc], 0, 0)
 		w.encodeJoined()
 	} else {
 		w.jenc[proc] = append(w.jenc[proc][:0], enc...)
@@ -123,8 +121,8 @@ func (w *worker[S, M, P]) take(from int, port *string, m *M, match bool) M {
 	if sys.cfg.PartialOrder != nil {
 		panic(modelError{fmt.Sprintf("process %d %s from process %d's channel inside an effect (Effects.Take), but the system has a PartialOrder, whose processes interact only through their receives; drop the PartialOrder", self+1, verb, from+1)})
 	}
-	if sys.tw > 0 || sys.instEntry {
-		panic(modelError{fmt.Sprintf("process %d %s from process %d's channel inside an effect (Effects.Take), which the metrics time, sync-delay and messages-per-entry do not handle; drop the metric", self+1, verb, from+1)})
+	if sys.tracking() {
+		panic(modelError{fmt.Sprintf("process %d %s from process %d's channel inside an effect (Effects.Take), which tracked metrics (--metric time and the like) do not handle; drop the metric", self+1, verb, from+1)})
 	}
 	c := sys.chanIndex(from, self)
 	if port != nil {

@@ -260,8 +260,8 @@ func (sys *System[S, M, P]) Symmetry() (string, error) {
 		return "", fmt.Errorf("%s declares no symmetry", sys.describeName())
 	case g.constantsDiffer != "":
 		return "", fmt.Errorf("%s declares %s symmetry, but %s", sys.describeName(), g.kind, g.constantsDiffer)
-	case sys.tw > 0:
-		return "", fmt.Errorf("symmetry reduction cannot be combined with --metric time, sync-delay or messages-per-entry")
+	case sys.tracking():
+		return "", fmt.Errorf("symmetry reduction cannot be combined with tracked metrics (--metric time and the like)")
 	case sys.obs != nil:
 		// The search would judge them on representatives only.
 		return "", fmt.Errorf("symmetry reduction cannot check properties written as expressions (--invariant and the like): an expression may tell processes apart (procs[0], id), which the group does not leave unchanged")

@@ -225,9 +225,15 @@ type Config[S any, M Message] struct {
 	// promises.
 	PartialOrder *PartialOrder[S]
 	// Mutex, when set, describes the user part of a mutual-exclusion
-	// algorithm, which offers the metrics messages-per-entry and
-	// sync-delay; see Mutex.
+	// algorithm, whose Tracker offers the metrics of package mutex; see
+	// Mutex.
+	//
+	// Deprecated: list mutex.Tracker in Trackers instead. Mutex keeps
+	// working: its Tracker comes before those of Trackers.
 	Mutex *Mutex[S, M]
+	// Trackers are metrics the system can track (--metric NAME), besides
+	// time, which every system tracks; see Tracker.
+	Trackers []Tracker[S, M]
 	// Assumptions are the facts about the model that Normalize and
 	// PartialOrder rely on, as predicates the search checks (see
 	// Assumption): a state that breaks one ends the run as a model
@@ -289,14 +295,16 @@ type System[S any, M Message, P Process[S, M]] struct {
 	initial   [][]byte // all of them; only the first with InitialSeq
 	lazy      bool     // InitialSeq is set
 	props     []properties.Info
-	// Instrumentation for the metrics time, sync-delay and
-	// messages-per-entry (Instrument): what is tracked, and the bytes of
-	// the trailer of every process and message encoding.
-	instTime, instSync, instEntry bool
-	tw                            int
-	sym                           *symGroup // Config.Symmetry, compiled
-	down                          uint64    // Config.Down, as a bit set
-	obs                           *observer // the Observation of Observe, or nil
+	// Tracked metrics (Instrument): the trackers of the run with where
+	// their values sit, the metrics asked for, and the bytes of the
+	// trailer of every process and message encoding (trkProc, trkMsg) and
+	// the environment words (trkEnv) they keep.
+	trk                     []trackSlot[S, M]
+	trkMetrics              []trackedMetric
+	trkProc, trkMsg, trkEnv int
+	sym                     *symGroup // Config.Symmetry, compiled
+	down                    uint64    // Config.Down, as a bit set
+	obs                     *observer // the Observation of Observe, or nil
 	// labelers keeps the workers Label used, for the next (labelWorker).
 	// A copy of the System (Instrument) shares it, and takes only its own.
 	labelers *sync.Pool
@@ -700,7 +708,7 @@ func (sys *System[S, M, P]) encodeInitial(procs []S) []byte {
 	out = appendSeg(out, seg)
 	for i := range procs {
 		seg = sys.pc.enc(unsafe.Pointer(&procs[i]), seg[:0])
-		seg = sys.appendTrailer(seg, 0, 0)
+		seg = append(seg, make([]byte, sys.trkProc)...)
 		out = appendSeg(out, seg)
 	}
 	for c := range sys.cfg.Links {
@@ -716,17 +724,16 @@ func appendSeg(out, seg []byte) []byte {
 
 // globals is the environment's bookkeeping in a state.
 type globals struct {
-	budget     int    // crashes left
-	down       uint64 // bit i: process i has crashed
-	failed     int    // 1 + the index of an assertion an effect failed, or 0
-	recoveries int    // recoveries left (encoded only when Config.Recoveries > 0)
-	top        int    // metric time: the largest causal depth so far
-	armed      uint64 // metric sync-delay: the processes trying at the last exit, until the next enter
+	budget     int                 // crashes left
+	down       uint64              // bit i: process i has crashed
+	failed     int                 // 1 + the index of an assertion an effect failed, or 0
+	recoveries int                 // recoveries left (encoded only when Config.Recoveries > 0)
+	env        [MaxTrackEnv]uint64 // the trackers' words (Tracker, TrackLayout.Env)
 }
 
 // hasGlobals reports whether states carry the environment's bookkeeping.
 func (sys *System[S, M, P]) hasGlobals() bool {
-	return sys.cfg.Crashes > 0 || sys.down != 0 || len(sys.cfg.Assertions) > 0 || sys.instTime || sys.instSync
+	return sys.cfg.Crashes > 0 || sys.down != 0 || len(sys.cfg.Assertions) > 0 || sys.trkEnv > 0
 }
 
 // Recoverer is implemented by a process type that can recover from a crash
@@ -748,11 +755,8 @@ func (sys *System[S, M, P]) encodeGlobals(b []byte, g globals) []byte {
 	if sys.cfg.Recoveries > 0 {
 		b = binary.AppendUvarint(b, uint64(g.recoveries))
 	}
-	if sys.instTime {
-		b = binary.AppendUvarint(b, uint64(g.top))
-	}
-	if sys.instSync {
-		b = binary.AppendUvarint(b, g.armed)
+	for _, x := range g.env[:sys.trkEnv] {
+		b = binary.AppendUvarint(b, x)
 	}
 	return b
 }
@@ -770,12 +774,9 @@ func (sys *System[S, M, P]) decodeGlobals(b []byte) globals {
 		rec, k := binary.Uvarint(b)
 		g.recoveries, b = int(rec), b[k:]
 	}
-	if sys.instTime {
-		top, k := binary.Uvarint(b)
-		g.top, b = int(top), b[k:]
-	}
-	if sys.instSync {
-		g.armed, _ = binary.Uvarint(b)
+	for i := range sys.trkEnv {
+		x, k := binary.Uvarint(b)
+		g.env[i], b = x, b[k:]
 	}
 	return g
 }

@@ -119,8 +119,8 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	sentTypes     []string // types of the messages the current transition sent to others
 	captureTo     int      // Label: record the first message sent to this process
 	captured      *M
-	capturedCh    int // the channel of captured
-	measure           // the metrics time, sync-delay and messages-per-entry (measure.go)
+	capturedCh    int               // the channel of captured
+	tw            trackWorker[S, M] // tracked metrics (measure.go)
 	// keyed: Expand offers successors by keys computed before they are
 	// built (isKeyed).
 	keyed bool
@@ -183,6 +183,7 @@ func (sys *System[S, M, P]) newWorker() *worker[S, M, P] {
 	w.keyed = w.isKeyed()
 	w.v.memos = w.memo
 	w.fx = Effects[M]{n: sys.n, send: w.send, sendPort: w.sendPort, assert: w.assert, up: func(j int) bool { return w.v.Up(j) }, take: w.take}
+	w.newTrackWorker()
 	return w
 }
 
@@ -338,11 +339,12 @@ func (w *worker[S, M, P]) apply(a action) explorer.Transition {
 // reduction inspects a step without paying for that.
 func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, globalsChanged bool) {
 	sys := w.sys
-	if sys.tw > 0 {
-		w.prepareStamps(a)
+	tracking := sys.tracking()
+	if tracking {
+		w.trackBefore(a)
 	}
 	t, procChanged = w.effect(a)
-	if a.kind != Fault && w.failed == 0 && !sys.instSync && !sys.instTime && !sys.instEntry {
+	if a.kind != Fault && w.failed == 0 && !tracking {
 		// Nothing the environment keeps can change (the common case).
 		w.lastFailed = 0
 		return t, procChanged, false
@@ -358,23 +360,10 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 		}
 		t.Task, t.Fault = -1, true
 	}
-	if sys.instSync && w.syncStep(a, &g) {
-		// An exit or enter resets the hops since the last exit: redo the
-		// effect with the messages it sends stamped accordingly.
+	if tracking && w.trackAfter(procChanged, &g) {
+		// A tracker stamps the messages anew (the keys it learnt from the
+		// step, or values it forgets): run the effect again.
 		t, procChanged = w.effect(a)
-	}
-	if sys.instTime {
-		w.timeStep(procChanged, &g)
-	}
-	if sys.instEntry {
-		w.entryKeys(a, procChanged)
-		if len(w.servedBy) > 0 {
-			// Redo the effect with the keys known, to stamp them on the
-			// messages (so that a reply serves what it replies to).
-			w.stampKeys = true
-			t, procChanged = w.effect(a)
-			w.stampKeys = false
-		}
 	}
 	w.lastFailed = w.failed
 	if w.failed != 0 {
@@ -428,14 +417,15 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 	if w.coverOn {
 		w.coverSent = w.coverSent[:0]
 	}
-	w.servedBy = w.servedBy[:0]
-	w.maxStamp = 0
-	if w.clearChans {
-		skip := -1
-		if a.kind == Input {
-			skip = a.ch
+	if w.sys.tracking() {
+		w.trackEffectStart()
+		if w.tw.forget {
+			skip := -1
+			if a.kind == Input {
+				skip = a.ch
+			}
+			w.forgetChannels(skip)
 		}
-		w.clearChannels(skip)
 	}
 	t = explorer.Transition{Task: int32(a.proc)}
 	switch a.kind {
@@ -449,9 +439,9 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 		}
 	case Input:
 		seg := w.removeDelivered(&a)
-		if w.clearChans {
-			w.segScratch = append(w.segScratch[:0], w.pend[a.ch]...)
-			w.pend[a.ch] = w.clearSeg(w.pend[a.ch][:0], w.segScratch)
+		if w.tw.forget {
+			w.tw.scratch2 = append(w.tw.scratch2[:0], w.pend[a.ch]...)
+			w.pend[a.ch] = w.forgetSeg(w.pend[a.ch][:0], w.tw.scratch2)
 		}
 		t.Task = int32(sys.n + a.ch)
 		if v.Up(a.proc) {
@@ -486,8 +476,8 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 // w.v with the changed segments replaced, normalized.
 func (w *worker[S, M, P]) finish(a action, procChanged, globalsChanged bool) {
 	w.assemble(a.proc, procChanged, globalsChanged)
-	if w.clearProcs {
-		w.clearProcHops(a.proc)
+	if w.tw.forget {
+		w.forgetProcs(a.proc)
 	}
 	if w.sys.cfg.Normalize != nil {
 		w.normalize(func() string {
@@ -532,7 +522,7 @@ func (w *worker[S, M, P]) assembleWith(proc int, procChanged, globalsChanged boo
 		hdr := len(out)
 		out = append(out, 0)
 		out = w.sys.pc.enc(unsafe.Pointer(&w.work), out)
-		out = w.sys.appendTrailer(out, w.newD, w.newS)
+		out = append(out, w.tw.procBuf...)
 		if l := len(out) - hdr - 1; l < 0x80 {
 			out[hdr] = byte(l)
 		} else {
@@ -592,18 +582,8 @@ func (w *worker[S, M, P]) sendOn(c, to int, m M) {
 	if w.coverOn {
 		w.noteSent(m)
 	}
-	if sys.instEntry {
-		key := -1
-		if to != self {
-			if w.stampKeys {
-				key = int(w.served[len(w.servedBy)])
-			}
-			w.servedBy = append(w.servedBy, int32(sys.cfg.Mutex.Serves(&w.v, self, to, m)))
-		}
-		w.msgBuf = append(w.msgBuf, byte(key+1), byte((key+1)>>8))
-	}
-	if sys.tw > 0 {
-		w.msgBuf = w.stamp(w.msgBuf, to == self)
+	if sys.tracking() {
+		w.msgBuf = w.trackStamp(w.msgBuf, to, m)
 	}
 	w.appendPend(c, w.msgBuf)
 	if w.recording {

@@ -119,9 +119,9 @@ type Config struct {
 	FairSteps []FairStep
 	// Metrics names measures to compute exhaustively over complete
 	// executions: "messages" (sent, self-messages excluded), "messages:TYPE"
-	// (those of one message type, see TypedWorker) or "steps"; and, for a
-	// model that offers them (Instrumenter), "time" (causal depth),
-	// "messages-per-entry" and "sync-delay" (mutual exclusion).
+	// (those of one message type, see TypedWorker) or "steps"; and any
+	// other metric a model tracks (Instrumenter, TrackWorker), such as
+	// "time" (causal depth).
 	Metrics []string
 	// Reduction is the state-space reduction; none when zero.
 	Reduction Reduction
@@ -293,8 +293,8 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 		}
 	}
 	for _, m := range c.Metrics {
-		if m != "messages" && m != "steps" && !instrumented(m) && (!strings.HasPrefix(m, "messages:") || len(m) == len("messages:")) {
-			return c, configError("Metrics", fmt.Sprintf("%q", m), "{Metrics %q}: allowed metrics are messages, messages:TYPE (e.g. messages:REQUEST), steps, time, and for mutual exclusion messages-per-entry and sync-delay", m)
+		if m == "" || m == "messages:" {
+			return c, configError("Metrics", fmt.Sprintf("%q", m), "{Metrics %q}: allowed metrics are messages, messages:TYPE (e.g. messages:REQUEST), steps, and those the model tracks (such as time)", m)
 		}
 	}
 	if err := c.validateBitstate(); err != nil {
@@ -326,17 +326,18 @@ func (c Config) validate(props []properties.Info) (Config, error) {
 	return c, nil
 }
 
-// The metrics a model computes by tracking more state (Instrumenter).
+// The names of the metrics the models of package automaton track
+// (Instrumenter), kept here for callers. The explorer does not know what
+// they mean: it knows the kinds of aggregation (MetricKind) a model's
+// TrackWorker declares. The metrics are defined where they live: time in
+// package automaton, sync-delay and messages-per-entry in package mutex
+// (automaton.MetricTime, mutex.MetricSyncDelay,
+// mutex.MetricMessagesPerEntry).
 const (
 	MetricTime             = "time"
 	MetricSyncDelay        = "sync-delay"
 	MetricMessagesPerEntry = "messages-per-entry"
 )
-
-// instrumented reports whether metric m needs an Instrumenter.
-func instrumented(m string) bool {
-	return m == MetricTime || m == MetricSyncDelay || m == MetricMessagesPerEntry
-}
 
 // Limit names what stopped a search before its state space was exhausted
 // (Result.Limit).

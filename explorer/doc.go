@@ -42,13 +42,13 @@
 //	        LiveModel        liveness properties and fairness tasks
 //	        Symmetric        a group of process permutations (Config.Symmetry)
 //	        Reducible        partial-order reduction (Config.Reduction)
-//	        Instrumenter     the metrics time, sync-delay, messages-per-entry
+//	        Instrumenter     metrics the model tracks (causal depth, ...)
 //	        Coverable        its step names and message types, for coverage
 //	Worker: Bounder          a state constraint (states outside it are checked, not expanded)
 //	        CoverWorker      what each transition did, for coverage
 //	        LiveWorker       the predicates of the liveness properties
 //	        TypedWorker      messages of one type, for messages:TYPE
-//	        MeasureWorker    the worker of an instrumented model
+//	        TrackWorker      the worker of an instrumented model: each metric's kind and values
 //
 // # Files
 //
@@ -78,6 +78,7 @@
 //	spill.go             temporary files that keep fingerprints out of memory
 //	fairness.go          fairness, and fair cycles in the state graph
 //	liveness.go          the liveness check, and the phase on the state graph
+//	track.go             tracked metrics: their kinds (path sum, sample, per key), TrackWorker
 //	metrics.go           metrics on the state graph, their witnesses, instrumentation
 //	symmetry.go          the quotient by a symmetry group, and its real traces
 //	checkpoint.go        saving and resuming a search

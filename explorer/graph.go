@@ -37,12 +37,9 @@ type stateGraph struct {
 	nbase        int
 	weak, strong bitset
 	faults       bool // some edge is a fault (crash or recovery)
-	// Instrumented metrics (MeasureWorker), per edge when asked for.
-	time        []int32            // "time": increase of the largest depth
-	sync        []int32            // "sync-delay": the delay an enter closes, or -1
-	servedFirst []uint32           // "messages-per-entry": edge e's keys are servedKeys[servedFirst[e]:servedFirst[e+1]]
-	servedKeys  []int32            // the entry key of each message
-	entered     map[int32][]uint64 // terminal state -> the entry keys that took place in it (bit set)
+	// tracked holds the values of the metrics the model tracks
+	// (graphSpec.track), per edge.
+	tracked []trackCol
 	// stop, when set, says that a limit ends the run: the passes over the
 	// graph then return early and set halted.
 	stop   func() bool
@@ -323,7 +320,7 @@ func (g *stateGraph) terminal(i int) bool {
 func (g *stateGraph) bytes() uint64 {
 	return uint64(cap(g.first)*4 + cap(g.to)*4 + g.task.bytes() + cap(g.msgs)*4 +
 		cap(g.pe)*4 + cap(g.initIdx)*4 + cap(g.cut) + cap(g.preds)*8 +
-		cap(g.time)*4 + cap(g.sync)*4 + cap(g.servedFirst)*4 + cap(g.servedKeys)*4)
+		int(g.trackedBytes()))
 }
 
 // prefix returns the initial index and the action indices of the BFS-tree
@@ -504,4 +501,23 @@ func members(comp []int32, count int) (order, at []int32) {
 		}
 	}
 	return order, at
+}
+
+// trackCol is the graph's record of one tracked metric: for PathSum and
+// Sample one value per edge; for PerKey the keys of edge e are
+// vals[first[e]:first[e+1]], and reached maps a terminal state to the keys
+// reached in it (bit set).
+type trackCol struct {
+	vals    []int32
+	first   []uint32
+	reached map[int32][]uint64
+}
+
+// trackedBytes is the memory the tracked metrics' columns hold.
+func (g *stateGraph) trackedBytes() int {
+	n := 0
+	for _, t := range g.tracked {
+		n += cap(t.vals)*4 + cap(t.first)*4
+	}
+	return n
 }

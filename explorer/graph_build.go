@@ -107,19 +107,24 @@ func (s *search) assemble(sp *graphSpec, chunks []*graphChunk) (*stateGraph, err
 		for j := range c.typed {
 			g.typed[j] = append(g.typed[j], c.typed[j]...)
 		}
-		g.time = append(g.time, c.time...)
-		g.sync = append(g.sync, c.sync...)
-		if sp.gm.entry {
-			if g.servedFirst == nil {
-				g.servedFirst = []uint32{0}
-				g.entered = map[int32][]uint64{}
+		if len(sp.track) > 0 && g.tracked == nil {
+			g.tracked = make([]trackCol, len(sp.track))
+		}
+		for i, m := range sp.track {
+			tg, tc := &g.tracked[i], &c.tracked[i]
+			tg.vals = append(tg.vals, tc.vals...)
+			if m.Kind != PerKey {
+				continue
 			}
-			for _, d := range c.served {
-				g.servedFirst = append(g.servedFirst, g.servedFirst[len(g.servedFirst)-1]+d)
+			if tg.first == nil {
+				tg.first = []uint32{0}
+				tg.reached = map[int32][]uint64{}
 			}
-			g.servedKeys = append(g.servedKeys, c.servedKeys...)
-			for i, set := range c.entered {
-				g.entered[int32(state)+i] = set
+			for _, d := range tc.count {
+				tg.first = append(tg.first, tg.first[len(tg.first)-1]+d)
+			}
+			for j, set := range tc.reached {
+				tg.reached[int32(state)+j] = set
 			}
 		}
 		state += cnt

@@ -8,24 +8,6 @@ import (
 	"github.com/vacheck/vacheck/properties"
 )
 
-// graphMeasures says which instrumented metrics the graph records.
-type graphMeasures struct{ time, sync, entry bool }
-
-func measuresOf(metrics []string) graphMeasures {
-	var gm graphMeasures
-	for _, m := range metrics {
-		switch m {
-		case MetricTime:
-			gm.time = true
-		case MetricSyncDelay:
-			gm.sync = true
-		case MetricMessagesPerEntry:
-			gm.entry = true
-		}
-	}
-	return gm
-}
-
 // graphSpec says what a graph records: the predicates of the liveness
 // properties asked for (base[k] is the first predicate pair of property k,
 // or -1 when it is not checked), and the per-edge figures of the metrics.
@@ -34,7 +16,9 @@ type graphSpec struct {
 	base  []int
 	nbits int
 	types []string
-	gm    graphMeasures
+	// track are the metrics the model tracks (TrackWorker), in the order
+	// asked; each records its values per edge.
+	track []TrackedMetric
 	msgs  bool
 	// fair are the steps fair of their own (Config.FairSteps): an edge
 	// records its task t as t*(len(fair)+1) + k+1 when it is a step
@@ -42,8 +26,8 @@ type graphSpec struct {
 	fair []FairStep
 }
 
-func newGraphSpec(live []LiveProperty, checked func(string) bool, metrics []string, fair []FairStep) *graphSpec {
-	sp := &graphSpec{live: live, base: make([]int, len(live)), gm: measuresOf(metrics), fair: fair}
+func newGraphSpec(live []LiveProperty, checked func(string) bool, metrics []string, track []TrackedMetric, fair []FairStep) *graphSpec {
+	sp := &graphSpec{live: live, base: make([]int, len(live)), track: track, fair: fair}
 	pairs := 0
 	for k, p := range live {
 		sp.base[k] = -1
@@ -79,14 +63,15 @@ type graphChunk struct {
 	// again has bit e set when edge e leads where an earlier edge of the
 	// chunk leads (edgeAgain): its entry in the targets is that edge's
 	// index, and resolving it takes no lookup.
-	again      []uint64
-	task       taskCol
-	msgs       []int32
-	typed      [][]int32
-	time, sync []int32
-	served     []uint32 // per edge, the number of its entry keys
-	servedKeys []int32
-	entered    map[int32][]uint64 // by the state's index in the chunk
+	again []uint64
+	task  taskCol
+	msgs  []int32
+	typed [][]int32
+	// tracked holds per tracked metric (graphSpec.track) its values, in
+	// edge order: one per edge, or for a PerKey metric the keys, with
+	// their number per edge in ncount and the keys reached per terminal
+	// state (by the state's index in the chunk) in reached.
+	tracked []trackChunk
 	// fairHits counts the edges of each fair step (graphSpec.fair), and
 	// steps holds the names of the steps met, for the error of a fair
 	// step that none has.
@@ -100,7 +85,7 @@ type graphSink struct {
 	c      *graphChunk
 	lw     LiveWorker
 	tw     TypedWorker
-	mw     MeasureWorker
+	trk    TrackWorker
 	sw     StepWorker
 	active bool // the current state has a transition that is not a fault
 	err    error
@@ -114,9 +99,14 @@ func newGraphSink(sp *graphSpec, w Worker) (*graphSink, error) {
 	k := &graphSink{sp: sp}
 	k.lw, _ = w.(LiveWorker)
 	k.tw, _ = w.(TypedWorker)
-	k.mw, _ = w.(MeasureWorker)
-	if (sp.gm.time || sp.gm.sync || sp.gm.entry) && k.mw == nil {
-		return nil, configError("Metrics", "", "the model cannot measure time, sync-delay or messages-per-entry")
+	if len(sp.track) > 0 {
+		names := make([]string, len(sp.track))
+		for i, m := range sp.track {
+			names[i] = m.Name
+		}
+		if k.trk = trackerOf(w, names); k.trk == nil {
+			return nil, configError("Metrics", sp.track[0].Name, "{Metrics %s}: the model's workers do not track it", sp.track[0].Name)
+		}
 	}
 	if len(sp.types) > 0 {
 		if k.tw == nil {
@@ -138,6 +128,9 @@ func newGraphSink(sp *graphSpec, w Worker) (*graphSink, error) {
 // next starts a new chunk.
 func (k *graphSink) next() {
 	k.c = &graphChunk{sink: k, typed: make([][]int32, len(k.sp.types))}
+	if len(k.sp.track) > 0 {
+		k.c.tracked = make([]trackChunk, len(k.sp.track))
+	}
 	if len(k.sp.fair) > 0 {
 		k.c.fairHits, k.c.steps = make([]int64, len(k.sp.fair)), map[string]bool{}
 	}
@@ -280,16 +273,13 @@ func (k *graphSink) record(t Transition, v uint64) {
 	for j, typ := range sp.types {
 		c.typed[j] = append(c.typed[j], int32(k.tw.SentOfType(typ)))
 	}
-	if sp.gm.time {
-		c.time = append(c.time, k.mw.TimeIncrease())
-	}
-	if sp.gm.sync {
-		c.sync = append(c.sync, k.mw.SyncDelay())
-	}
-	if sp.gm.entry {
-		n := len(c.servedKeys)
-		c.servedKeys = k.mw.Served(c.servedKeys)
-		c.served = append(c.served, uint32(len(c.servedKeys)-n))
+	for i, m := range sp.track {
+		tc := &c.tracked[i]
+		n := len(tc.vals)
+		tc.vals = k.trk.Track(i, tc.vals)
+		if m.Kind == PerKey {
+			tc.count = append(tc.count, uint32(len(tc.vals)-n))
+		}
 	}
 }
 
@@ -322,25 +312,34 @@ func (k *graphSink) end(st []byte) {
 	if k.sp.nbits > 0 {
 		k.preds(st, true)
 	}
-	if !k.sp.gm.entry {
-		return
-	}
-	keys := k.mw.EntryKeys()
-	set := make([]uint64, (keys+63)/64)
-	for key := 0; key < keys; key++ {
-		ok, err := k.mw.Entered(st, key)
-		if err != nil {
-			k.fail(err)
-			return
+	for i, m := range k.sp.track {
+		if m.Kind != PerKey {
+			continue
 		}
-		if ok {
-			set[key/64] |= 1 << uint(key%64)
+		set := make([]uint64, (m.Keys+63)/64)
+		for key := 0; key < m.Keys; key++ {
+			ok, err := k.trk.Reached(i, st, key)
+			if err != nil {
+				k.fail(err)
+				return
+			}
+			if ok {
+				set[key/64] |= 1 << uint(key%64)
+			}
 		}
+		tc := &k.c.tracked[i]
+		if tc.reached == nil {
+			tc.reached = map[int32][]uint64{}
+		}
+		tc.reached[int32(k.c.n-1)] = set
 	}
-	if k.c.entered == nil {
-		k.c.entered = map[int32][]uint64{}
-	}
-	k.c.entered[int32(k.c.n-1)] = set
+}
+
+// trackChunk is what a chunk records of one tracked metric.
+type trackChunk struct {
+	vals    []int32
+	count   []uint32           // PerKey: per edge, the number of its keys
+	reached map[int32][]uint64 // PerKey: terminal state -> the keys reached (bit set)
 }
 
 // graphRecorder records the state graph while the BFS safety search
@@ -436,7 +435,7 @@ func (s *search) recordGraph(live []LiveProperty) {
 		return
 	}
 	// A model that cannot record what is asked fails as buildGraph says.
-	s.rec, _ = s.newGraphRecorder(newGraphSpec(live, s.selected, s.cfg.Metrics, s.cfg.FairSteps))
+	s.rec, _ = s.newGraphRecorder(newGraphSpec(live, s.selected, s.cfg.Metrics, s.tracked, s.cfg.FairSteps))
 }
 
 // recordedGraph assembles the graph the safety search recorded.

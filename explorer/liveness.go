@@ -204,7 +204,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 	}
 	start := time.Now()
 	s.phase.Store(int32(BuildingGraph))
-	sp := newGraphSpec(live, s.selected, s.cfg.Metrics, s.cfg.FairSteps)
+	sp := newGraphSpec(live, s.selected, s.cfg.Metrics, s.tracked, s.cfg.FairSteps)
 	g, err := s.recordedGraph(rec, sp)
 	recorded := err == nil
 	// The graph is built again when the search did not record all of it;
@@ -280,38 +280,40 @@ func (s *search) runLiveness(live []LiveProperty) {
 		}
 		s.liveVerdict[k] = verdict
 	}
-	typed := 0
+	typed, tracked := 0, 0
 	for _, name := range s.cfg.Metrics {
 		if g.halt(0) {
 			return
 		}
-		switch name {
-		case MetricSyncDelay:
-			s.metrics = append(s.metrics, s.sampleMetric(g, name, g.sync))
-			continue
-		case MetricMessagesPerEntry:
-			m := s.entryMetric(g, name)
-			if g.halted {
-				return
-			}
-			s.metrics = append(s.metrics, m)
-			continue
-		}
 		weight := func(e int) int64 { return int64(g.msgs[e]) }
 		switch {
-		case name == MetricTime:
-			if m, ok := s.cappedMetric(g, name, g.time); ok {
-				// The least time of a complete execution is still exact.
+		case !builtinMetric(name):
+			tm, col := s.tracked[tracked], &g.tracked[tracked]
+			tracked++
+			switch tm.Kind {
+			case Sample:
+				s.metrics = append(s.metrics, s.sampleMetric(g, tm, col.vals))
+				continue
+			case PerKey:
+				m := s.keyMetric(g, tm, col)
+				if g.halted {
+					return
+				}
+				s.metrics = append(s.metrics, m)
+				continue
+			}
+			if m, ok := s.cappedMetric(g, tm, col.vals); ok {
+				// The least sum over a complete execution is still exact.
 				low, w := g.metric(func(e int) int64 {
-					if g.time[e] < 0 {
-						return hopCap
+					if col.vals[e] < 0 {
+						return tm.Cap
 					}
-					return int64(g.time[e])
+					return int64(col.vals[e])
 				})
 				if g.halted {
 					return
 				}
-				if low.Executions && low.Min < hopCap {
+				if low.Executions && low.Min < tm.Cap {
 					m.Executions, m.Min = true, low.Min
 					if t, err := s.lasso(w.minInit, edgeActs(g, w.minPath), nil); err == nil {
 						m.MinWitness = &t
@@ -320,7 +322,7 @@ func (s *search) runLiveness(live []LiveProperty) {
 				s.metrics = append(s.metrics, m)
 				continue
 			}
-			weight = func(e int) int64 { return int64(g.time[e]) }
+			weight = func(e int) int64 { return int64(col.vals[e]) }
 		case name == "steps":
 			weight = func(int) int64 { return 1 }
 		case strings.HasPrefix(name, "messages:"):

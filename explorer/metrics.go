@@ -18,7 +18,7 @@ type Metric struct {
 	// MaxWitness path, so it is unbounded, or at least Cap.
 	Capped bool
 	Cap    int64
-	// AllRuns: the measure is a sample taken at some transitions (sync-delay),
+	// AllRuns: the measure is a sample taken at some transitions (Sample),
 	// and Min and Max range over every reachable one, in complete
 	// executions or not; Executions then says whether there is a sample.
 	AllRuns bool
@@ -236,17 +236,13 @@ func (s *search) edgeRun(g *stateGraph, e int) *Trace {
 	return &t
 }
 
-// capCode is what a MeasureWorker reports for an edge where a tracked value
-// reached the model's cap (TimeIncrease -1, SyncDelay -2), and hopCap the
-// cap of the automaton package, for reports.
-const hopCap = 255
-
-// cappedMetric reports a metric whose tracked value reached the model's cap
-// on some edge (code -1): unbounded, with the shortest run to that edge.
-func (s *search) cappedMetric(g *stateGraph, name string, vals []int32) (Metric, bool) {
+// cappedMetric reports a PathSum metric whose tracked value reached the
+// model's cap on some edge (value -1): unbounded, with the shortest run to
+// that edge.
+func (s *search) cappedMetric(g *stateGraph, tm TrackedMetric, vals []int32) (Metric, bool) {
 	for e, v := range vals {
 		if v == -1 {
-			m := Metric{Name: name, Unbounded: true, Capped: true, Cap: hopCap}
+			m := Metric{Name: tm.Name, Unbounded: true, Capped: true, Cap: tm.Cap}
 			m.MaxWitness = s.edgeRun(g, e)
 			return m, true
 		}
@@ -254,15 +250,15 @@ func (s *search) cappedMetric(g *stateGraph, name string, vals []int32) (Metric,
 	return Metric{}, false
 }
 
-// sampleMetric is the minimum and maximum of a sample taken at some edges
-// (-1: none, -2: the model's cap reached) over every reachable one, each
-// with the shortest run to it.
-func (s *search) sampleMetric(g *stateGraph, name string, vals []int32) Metric {
-	m := Metric{Name: name, AllRuns: true}
+// sampleMetric is the minimum and maximum of a Sample metric, taken at
+// some edges (-1: none, -2: the model's cap reached), over every reachable
+// one, each with the shortest run to it.
+func (s *search) sampleMetric(g *stateGraph, tm TrackedMetric, vals []int32) Metric {
+	m := Metric{Name: tm.Name, AllRuns: true}
 	minE, maxE := -1, -1
 	for e, v := range vals {
 		if v == -2 {
-			m.Unbounded, m.Capped, m.Cap = true, true, hopCap
+			m.Unbounded, m.Capped, m.Cap = true, true, tm.Cap
 			m.MaxWitness = s.edgeRun(g, e)
 			maxE = -2
 			continue
@@ -289,19 +285,19 @@ func (s *search) sampleMetric(g *stateGraph, name string, vals []int32) Metric {
 	return m
 }
 
-// entryMetric is messages-per-entry: for every entry key, the minimum and
-// maximum over complete executions in which the entry took place of the
-// messages that serve it; then the least minimum and the largest maximum.
-func (s *search) entryMetric(g *stateGraph, name string) Metric {
-	mw := s.m.NewWorker().(MeasureWorker)
-	out := Metric{Name: name}
+// keyMetric is a PerKey metric (messages-per-entry): for every key, the
+// minimum and maximum over complete executions that end where the key is
+// reached of the units that count for it; then the least minimum and the
+// largest maximum.
+func (s *search) keyMetric(g *stateGraph, tm TrackedMetric, col *trackCol) Metric {
+	out := Metric{Name: tm.Name}
 	var minW, maxW metricPaths
 	var minG, maxG *stateGraph
-	for k := 0; k < mw.EntryKeys(); k++ {
+	for k := 0; k < tm.Keys; k++ {
 		key := int32(k)
 		weight := func(e int) int64 {
 			n := int64(0)
-			for _, x := range g.servedKeys[g.servedFirst[e]:g.servedFirst[e+1]] {
+			for _, x := range col.vals[col.first[e]:col.first[e+1]] {
 				if x == key {
 					n++
 				}
@@ -309,7 +305,7 @@ func (s *search) entryMetric(g *stateGraph, name string) Metric {
 			return n
 		}
 		end := func(i int) bool {
-			set, ok := g.entered[int32(i)]
+			set, ok := col.reached[int32(i)]
 			return ok && set[k/64]&(1<<uint(k%64)) != 0
 		}
 		m, w := g.metricTo(weight, end)
@@ -317,16 +313,16 @@ func (s *search) entryMetric(g *stateGraph, name string) Metric {
 			return out
 		}
 		if m.Unbounded && !out.Unbounded {
-			out.Unbounded, out.MaxOf, maxW, maxG = true, mw.EntryName(k), w, g
+			out.Unbounded, out.MaxOf, maxW, maxG = true, tm.KeyName(k), w, g
 		}
 		if !m.Executions {
 			continue
 		}
 		if !out.Executions || m.Min < out.Min {
-			out.Min, out.MinOf, minW, minG = m.Min, mw.EntryName(k), w, g
+			out.Min, out.MinOf, minW, minG = m.Min, tm.KeyName(k), w, g
 		}
 		if !out.Unbounded && (!out.Executions || m.Max > out.Max) {
-			out.Max, out.MaxOf, maxW, maxG = m.Max, mw.EntryName(k), w, g
+			out.Max, out.MaxOf, maxW, maxG = m.Max, tm.KeyName(k), w, g
 		}
 		out.Executions = true
 	}
@@ -357,52 +353,42 @@ func edgeActs(g *stateGraph, edges []int) []uint32 {
 	return acts
 }
 
-// instrument returns the model that computes the metrics asked for: m
-// itself, or for time, sync-delay and messages-per-entry the model m's
-// Instrumenter returns.
-func instrument(m Model, metrics []string) (Model, error) {
-	var want []string
-	for _, name := range metrics {
-		if instrumented(name) {
-			want = append(want, name)
-		}
-	}
+// instrument returns the model that computes the metrics asked for, with
+// the descriptions of those it tracks: m itself when every metric is built
+// in (messages, messages:TYPE, steps), or the model m's Instrumenter
+// returns for the others, whose workers are TrackWorkers.
+func instrument(m Model, metrics []string) (Model, []TrackedMetric, string, error) {
+	want := trackedNames(metrics)
 	if len(want) == 0 {
-		return m, nil
+		return m, nil, "", nil
 	}
 	in, ok := m.(Instrumenter)
 	if !ok {
-		return nil, configError("Metrics", want[0], "{Metrics %s}: this model cannot compute it", want[0])
+		return nil, nil, "", configError("Metrics", want[0], "{Metrics %s}: this model cannot compute it; allowed: messages, messages:TYPE (e.g. messages:REQUEST), steps", want[0])
 	}
 	im, err := in.Instrument(want)
 	if err != nil {
-		return nil, &ConfigError{Field: "Metrics", Value: strings.Join(want, ","), cause: err}
+		return nil, nil, "", &ConfigError{Field: "Metrics", Value: strings.Join(want, ","), cause: err}
 	}
-	if _, ok := im.NewWorker().(MeasureWorker); !ok {
-		return nil, configError("Metrics", want[0], "{Metrics %s}: the instrumented model's workers do not measure", want[0])
+	tw := trackerOf(im.NewWorker(), want)
+	if tw == nil {
+		return nil, nil, "", configError("Metrics", want[0], "{Metrics %s}: the instrumented model's workers do not measure", want[0])
 	}
-	return im, nil
-}
-
-// tracked says what the metrics asked for add to the states.
-func tracked(metrics []string) string {
-	var parts []string
-	entries := false
-	for _, m := range metrics {
-		switch m {
-		case MetricTime:
-			parts = append(parts, "the causal depth of every process and message (--metric time)")
-		case MetricSyncDelay:
-			parts = append(parts, "the message hops since the last exit of every process and message, and who waited at it (--metric sync-delay)")
-			entries = true
-		case MetricMessagesPerEntry:
-			entries = true
+	tracked := tw.TrackedMetrics()
+	if len(tracked) != len(want) {
+		return nil, nil, "", configError("Metrics", strings.Join(want, ","), "{Metrics %s}: the instrumented model tracks %d metrics, not %d", strings.Join(want, ","), len(tracked), len(want))
+	}
+	for i, tm := range tracked {
+		switch {
+		case tm.Name != want[i]:
+			return nil, nil, "", configError("Metrics", want[i], "{Metrics %s}: the instrumented model tracks %q in its place", want[i], tm.Name)
+		case tm.Kind < PathSum || tm.Kind > PerKey:
+			return nil, nil, "", configError("Metrics", want[i], "{Metrics %s}: the instrumented model gives it no kind of aggregation (MetricKind %d)", want[i], tm.Kind)
+		case tm.Kind == PerKey && (tm.Keys < 0 || (tm.Keys > 0 && tm.KeyName == nil)):
+			return nil, nil, "", configError("Metrics", want[i], "{Metrics %s}: a PerKey metric needs Keys ≥ 0 and KeyName", want[i])
 		}
 	}
-	if entries {
-		parts = append(parts, "the critical-section entry every message in transit serves (--metric messages-per-entry, sync-delay)")
-	}
-	return strings.Join(parts, "; ")
+	return im, tracked, tw.Tracks(), nil
 }
 
 // TypeLister is an optional interface of a TypedWorker that lists the

@@ -325,18 +325,24 @@ type TypedWorker interface {
 	SentOfType(typ string) int
 }
 
-// Instrumenter is an optional interface of a Model that computes the
-// metrics "time" (causal depth), "sync-delay" and "messages-per-entry" by
-// tracking more than its plain states hold. Check calls Instrument with the
-// metrics asked for and searches the Model it returns, whose workers are
-// MeasureWorkers; an error says why the model cannot offer one of them.
+// Instrumenter is an optional interface of a Model that computes metrics
+// by tracking more than its plain states hold, such as "time" (causal
+// depth). Check calls Instrument
+// with the metrics asked for that it does not compute itself (every one
+// but messages, messages:TYPE and steps) and searches the Model it
+// returns, whose workers are TrackWorkers (or MeasureWorkers); an error
+// says why the model cannot offer one of them.
 type Instrumenter interface {
 	Instrument(metrics []string) (Model, error)
 }
 
-// MeasureWorker is the Worker of an instrumented Model. Its first three
+// MeasureWorker is the Worker of an instrumented Model that knows the
+// metrics time, sync-delay and messages-per-entry by name. Its first three
 // methods describe the transition being emitted and are asked from inside
 // the Emit or Offer callback of Expand.
+//
+// Deprecated: implement TrackWorker, which declares the kind of each
+// metric instead; Check still adapts a MeasureWorker.
 type MeasureWorker interface {
 	// TimeIncrease is how much the transition raised the largest causal
 	// depth of the run, or -1 when the depth reached the model's tracking

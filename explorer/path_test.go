@@ -39,7 +39,16 @@ type pathModel struct {
 	c *pathCounts
 }
 
-func (m pathModel) NewWorker() explorer.Worker { return pathWorker{m.Model.NewWorker(), m.c} }
+func (m pathModel) NewWorker() explorer.Worker {
+	w := pathWorker{m.Model.NewWorker(), m.c}
+	switch w.Worker.(type) {
+	case explorer.TrackWorker:
+		return pathTrackWorker{w}
+	case legacyMeasure:
+		return pathLegacyWorker{w}
+	}
+	return w
+}
 
 func (m pathModel) Symmetry() (string, error) { return m.Model.(explorer.Symmetric).Symmetry() }
 func (m pathModel) NewCanonicalizer() explorer.Canonicalizer {
@@ -60,14 +69,42 @@ func (w pathWorker) Expand(s []byte, x *explorer.Expansion) (explorer.Expanded, 
 	return w.Worker.Expand(s, x)
 }
 
-// MeasureWorker's methods, for the instrumented model.
-func (w pathWorker) TimeIncrease() int32        { return w.Worker.(explorer.MeasureWorker).TimeIncrease() }
-func (w pathWorker) SyncDelay() int32           { return w.Worker.(explorer.MeasureWorker).SyncDelay() }
-func (w pathWorker) Served(out []int32) []int32 { return w.Worker.(explorer.MeasureWorker).Served(out) }
-func (w pathWorker) EntryKeys() int             { return w.Worker.(explorer.MeasureWorker).EntryKeys() }
-func (w pathWorker) EntryName(k int) string     { return w.Worker.(explorer.MeasureWorker).EntryName(k) }
-func (w pathWorker) Entered(s []byte, k int) (bool, error) {
-	return w.Worker.(explorer.MeasureWorker).Entered(s, k)
+// pathTrackWorker forwards TrackWorker's methods, for an instrumented
+// model.
+type pathTrackWorker struct{ pathWorker }
+
+func (w pathTrackWorker) TrackedMetrics() []explorer.TrackedMetric {
+	return w.Worker.(explorer.TrackWorker).TrackedMetrics()
+}
+func (w pathTrackWorker) Tracks() string { return w.Worker.(explorer.TrackWorker).Tracks() }
+func (w pathTrackWorker) Track(i int, out []int32) []int32 {
+	return w.Worker.(explorer.TrackWorker).Track(i, out)
+}
+func (w pathTrackWorker) Reached(i int, s []byte, k int) (bool, error) {
+	return w.Worker.(explorer.TrackWorker).Reached(i, s, k)
+}
+
+// legacyMeasure is the older MeasureWorker's method set.
+type legacyMeasure interface {
+	TimeIncrease() int32
+	SyncDelay() int32
+	Served(out []int32) []int32
+	EntryKeys() int
+	EntryName(key int) string
+	Entered(s []byte, key int) (bool, error)
+}
+
+// pathLegacyWorker forwards the MeasureWorker methods, for a model
+// instrumented the older way.
+type pathLegacyWorker struct{ pathWorker }
+
+func (w pathLegacyWorker) TimeIncrease() int32        { return w.Worker.(legacyMeasure).TimeIncrease() }
+func (w pathLegacyWorker) SyncDelay() int32           { return w.Worker.(legacyMeasure).SyncDelay() }
+func (w pathLegacyWorker) Served(out []int32) []int32 { return w.Worker.(legacyMeasure).Served(out) }
+func (w pathLegacyWorker) EntryKeys() int             { return w.Worker.(legacyMeasure).EntryKeys() }
+func (w pathLegacyWorker) EntryName(k int) string     { return w.Worker.(legacyMeasure).EntryName(k) }
+func (w pathLegacyWorker) Entered(s []byte, k int) (bool, error) {
+	return w.Worker.(legacyMeasure).Entered(s, k)
 }
 
 // TestWrappersKeepThePath: a breadth-first search asks the workers of the

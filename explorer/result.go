@@ -205,7 +205,7 @@ type Result struct {
 	// Metrics are the exhaustive figures asked for.
 	Metrics []Metric
 	// Tracked names what the model tracked in its states for the metrics
-	// time and sync-delay (causal depths, hops since the last exit), so that
+	// it tracks (TrackWorker.Tracks: causal depths for time, say), so that
 	// the counts are those of that larger state space; empty otherwise.
 	Tracked string
 	// Bitstate gives the figures of the bitstate table of a search with
@@ -247,7 +247,7 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		Depth: int(s.depth.Load()), Terminal: s.terminal.Load(), Cut: s.cut.Load(),
 		Reduction: s.cfg.Reduction, Reduced: s.reduced.Load(),
 		Elapsed: s.prior + time.Since(s.start), PeakMemory: s.peak.Load(),
-		Tracked: tracked(s.cfg.Metrics),
+		Tracked: s.tracks,
 	}
 	// A limit reached after the safety search finished (during the
 	// liveness phase) leaves its verdicts as they are: only what was not

@@ -28,6 +28,8 @@ const (
 
 type search struct {
 	m        Model
+	tracked  []TrackedMetric // the metrics the model tracks (instrument)
+	tracks   string          // what tracking them adds to the states
 	cfg      Config
 	props    []properties.Info
 	deadlock int    // index of deadlock-freedom in results: len(props)
@@ -150,10 +152,11 @@ func Check(m Model, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m, err = instrument(m, cfg.Metrics); err != nil {
+	m, tracked, tracks, err := instrument(m, cfg.Metrics)
+	if err != nil {
 		return nil, err
 	}
-	s := &search{m: m, cfg: cfg, props: props, deadlock: len(props), start: time.Now()}
+	s := &search{m: m, cfg: cfg, props: props, deadlock: len(props), start: time.Now(), tracked: tracked, tracks: tracks}
 	if cfg.Reduction == PartialOrder {
 		if err := s.checkReduction(live); err != nil {
 			return nil, err

@@ -112,7 +112,10 @@ type ExpandInfo struct {
 // explores: m itself, or for the metrics that need more state tracked
 // (Instrumenter), the instrumented model, whose states Config.OnExpand
 // then receives.
-func Instrument(m Model, metrics []string) (Model, error) { return instrument(m, metrics) }
+func Instrument(m Model, metrics []string) (Model, error) {
+	im, _, _, err := instrument(m, metrics)
+	return im, err
+}
 
 // Fingerprint returns the fingerprint the search stores for state st: a
 // fixed-seed 64-bit hash of its encoding, the same in every process and on

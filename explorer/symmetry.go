@@ -455,7 +455,7 @@ func (s *search) checkSymmetry(live []LiveProperty) error {
 		return configError("Symmetry", "", "{Symmetry} cannot be combined with {Reduction %s}", s.cfg.Reduction)
 	}
 	for _, m := range s.cfg.Metrics {
-		if instrumented(m) {
+		if !builtinMetric(m) {
 			return configError("Symmetry", "", "{Symmetry} cannot compute {Metrics %s}; use messages, messages:TYPE or steps, or drop {Symmetry}", m)
 		}
 	}

@@ -174,7 +174,7 @@ func Starvation[S any, M automaton.Message](user User[S]) automaton.Liveness[S, 
 // step that sends it: the one it is trying for or in, or, when it is idle,
 // the one it left last (automaton.Mutex).
 func Metrics[S any, M automaton.Message](r int, user User[S], serves func(from, to int, m M) int) *automaton.Mutex[S, M] {
-	return &automaton.Mutex[S, M]{
+	mx := &automaton.Mutex[S, M]{
 		User: func(p *S) (trying, critical bool, done int) {
 			st, done := user(p)
 			return st == Trying, st == Critical, done
@@ -182,6 +182,8 @@ func Metrics[S any, M automaton.Message](r int, user User[S], serves func(from, 
 		Serves:  func(_ *automaton.View[S, M], from, to int, m M) int { return serves(from, to, m) },
 		Entries: max(r, 1),
 	}
+	mx.Tracker = Tracker(mx)
+	return mx
 }
 
 // MetricsView is Metrics for a system whose messages do not say whose entry
@@ -348,7 +350,7 @@ func StarvationAt[S any, M automaton.Message](user UserAt[S]) automaton.Liveness
 // step that sends it: the one it is trying for or in, or, when it is idle,
 // the one it left last (automaton.Mutex).
 func MetricsAt[S any, M automaton.Message](r int, user UserAt[S], serves func(from, to int, m M) int) *automaton.Mutex[S, M] {
-	return &automaton.Mutex[S, M]{
+	mx := &automaton.Mutex[S, M]{
 		UserAt: func(i int, p *S) (trying, critical bool, done int) {
 			st, done := user(i, p)
 			return st == Trying, st == Critical, done
@@ -356,6 +358,8 @@ func MetricsAt[S any, M automaton.Message](r int, user UserAt[S], serves func(fr
 		Serves:  func(_ *automaton.View[S, M], from, to int, m M) int { return serves(from, to, m) },
 		Entries: max(r, 1),
 	}
+	mx.Tracker = Tracker(mx)
+	return mx
 }
 
 // MetricsViewAt is MetricsView for a UserAt: it is Metrics for a system whose messages do not say whose entry

@@ -97,7 +97,7 @@ const (
 )
 
 // timeCap is the causal depth at which an instrumented model stops
-// tracking time (explorer.MeasureWorker.TimeIncrease returns -1).
+// tracking time (explorer.TrackWorker.Track gives -1).
 const timeCap = 255
 
 // setup reads the metrics (instrumenting the model for time), the
@@ -130,8 +130,8 @@ func (s *sim) setup() error {
 		if err != nil {
 			return configError("Metrics", `"time"`, "%v", err)
 		}
-		if _, ok := im.NewWorker().(explorer.MeasureWorker); !ok {
-			return configError("Metrics", `"time"`, "the instrumented model's workers do not measure")
+		if tw, ok := im.NewWorker().(explorer.TrackWorker); !ok || tw.TrackedMetrics()[0].Kind != explorer.PathSum {
+			return configError("Metrics", `"time"`, "the instrumented model's workers do not measure it as a sum along the run (explorer.TrackWorker, explorer.PathSum)")
 		}
 		s.m = im
 		s.tracked = "the causal depth of every process and message (--metric time)"
@@ -310,7 +310,8 @@ type runner struct {
 	pw   pickExpander // wk, when it is one
 	bd   explorer.Bounder
 	tw   explorer.TypedWorker
-	mw   explorer.MeasureWorker
+	trk  explorer.TrackWorker // the instrumented model's, for time
+	tbuf []int32
 	pick picker
 	src  *rand.ChaCha8
 	rng  *rand.Rand
@@ -382,7 +383,11 @@ func (s *sim) newRunner() *runner {
 	r.bd, _ = r.wk.(explorer.Bounder)
 	r.pw, _ = r.wk.(pickExpander)
 	r.tw, _ = r.wk.(explorer.TypedWorker)
-	r.mw, _ = r.wk.(explorer.MeasureWorker)
+	for _, mt := range s.metrics {
+		if mt.kind == kindTime {
+			r.trk, _ = r.wk.(explorer.TrackWorker)
+		}
+	}
 	for k := range r.tallies {
 		r.tallies[k] = tally{}
 		if s.metrics[k].kind == kindTyped {
@@ -442,8 +447,9 @@ func (r *runner) emit(t explorer.Transition, next []byte) {
 			r.typed[i] = int64(r.tw.SentOfType(mt.typ))
 		}
 	}
-	if r.mw != nil {
-		r.timeUp = r.mw.TimeIncrease()
+	if r.trk != nil {
+		r.tbuf = r.trk.Track(0, r.tbuf[:0])
+		r.timeUp = r.tbuf[0]
 	}
 	if r.cw != nil {
 		f := r.cw.Fired(t)

@@ -14,15 +14,11 @@ import (
 	"github.com/vacheck/vacheck/simulate"
 )
 
-// instrumentable are the metrics a model computes by tracking more than its
-// plain states hold (explorer.Instrumenter), in the order the page shows
-// them.
-var instrumentable = []string{explorer.MetricTime, explorer.MetricSyncDelay, explorer.MetricMessagesPerEntry}
-
 // meter computes the metrics of a path through the hooks the check uses:
 // explorer.Transition.Messages, explorer.TypedWorker for the message types
-// and, for time, sync-delay and messages-per-entry, the model the served
-// model's explorer.Instrumenter returns and its explorer.MeasureWorker. It
+// and, for the metrics the model tracks (time and the like), the model
+// the served model's explorer.Instrumenter returns and its
+// explorer.TrackWorker, aggregated by their kinds. It
 // replays the path on that model (the plain model when it offers no
 // instrumented metric), taking at each step the transition with the label
 // of the path's step; where several have it (equal messages in a bag that
@@ -32,8 +28,9 @@ type meter struct {
 	err      error          // why the instrumented model could not be built
 	m        explorer.Model // the model replayed: instrumented, or the plain one
 	names    []string       // the instrumented metrics offered
-	declared []string       // the message types the model declares (explorer.Coverable)
-	plain    bool           // m is the served model itself: action indices match
+	tracked  []explorer.TrackedMetric
+	declared []string // the message types the model declares (explorer.Coverable)
+	plain    bool     // m is the served model itself: action indices match
 	d        explorer.Describer
 	workers  sync.Pool
 
@@ -58,32 +55,39 @@ type measured struct {
 type measures struct {
 	steps, messages int64
 	types           map[string]int64
-	time            int64
-	timeCapped      bool
-	syncs           []int64 // the sync-delay samples, in path order
-	syncCapped      bool
-	entries         map[int32]int64 // messages serving each critical-section entry
+	tracked         []trackedMeasure // per tracked metric (meter.tracked)
+}
+
+// trackedMeasure is the value of a tracked metric along a path, by its
+// kind: a sum (PathSum), the samples in path order (Sample), or the count
+// of each key (PerKey).
+type trackedMeasure struct {
+	sum     int64
+	samples []int64
+	keys    map[int32]int64
+	capped  bool
 }
 
 func (a measures) clone() measures {
 	a.types = maps.Clone(a.types)
-	a.syncs = slices.Clone(a.syncs)
-	a.entries = maps.Clone(a.entries)
+	a.tracked = slices.Clone(a.tracked)
+	for i := range a.tracked {
+		a.tracked[i].samples = slices.Clone(a.tracked[i].samples)
+		a.tracked[i].keys = maps.Clone(a.tracked[i].keys)
+	}
 	return a
 }
 
 // setup builds the meter's model: the served model instrumented for every
-// metric of instrumentable it can offer.
+// metric it can track (explorer.MetricLister).
 func (mt *meter) setup(m explorer.Model) {
 	mt.m, mt.plain = m, true
 	if c, ok := m.(explorer.Coverable); ok {
 		mt.declared = c.Declared().Messages
 	}
 	if in, ok := m.(explorer.Instrumenter); ok {
-		for _, name := range instrumentable {
-			if _, err := in.Instrument([]string{name}); err == nil {
-				mt.names = append(mt.names, name)
-			}
+		if l, ok := m.(explorer.MetricLister); ok {
+			mt.names = l.TrackableMetrics()
 		}
 		if len(mt.names) > 0 {
 			im, err := in.Instrument(mt.names)
@@ -91,10 +95,10 @@ func (mt *meter) setup(m explorer.Model) {
 				mt.err, mt.names = fmt.Errorf("instrumenting the model for %s: %w", strings.Join(mt.names, ", "), err), nil
 			} else if d, ok := im.(explorer.Describer); !ok {
 				mt.err, mt.names = fmt.Errorf("the instrumented model does not label its transitions"), nil
-			} else if _, ok := im.NewWorker().(explorer.MeasureWorker); !ok {
+			} else if tw, ok := im.NewWorker().(explorer.TrackWorker); !ok {
 				mt.err, mt.names = fmt.Errorf("the instrumented model's workers do not measure"), nil
 			} else {
-				mt.m, mt.plain, mt.d = im, false, d
+				mt.m, mt.plain, mt.d, mt.tracked = im, false, d, tw.TrackedMetrics()
 			}
 		}
 	}
@@ -112,10 +116,7 @@ type option struct {
 	t       explorer.Transition
 	next    []byte
 	types   []string
-	time    int32
-	sync    int32
-	served  []int32
-	measure bool
+	tracked [][]int32 // per tracked metric, its values (explorer.TrackWorker.Track)
 }
 
 // options lists the transitions of the meter's model enabled in st.
@@ -123,16 +124,18 @@ func (mt *meter) options(st []byte) ([]option, error) {
 	w := mt.workers.Get().(explorer.Worker)
 	defer mt.workers.Put(w)
 	tl, _ := w.(explorer.TypeLister)
-	mw, _ := w.(explorer.MeasureWorker)
+	tw, _ := w.(explorer.TrackWorker)
 	var out []option
 	_, err := explorer.Successors(w, st, func(t explorer.Transition, next []byte) {
 		o := option{t: t, next: append([]byte(nil), next...)}
 		if tl != nil {
 			o.types = tl.SentTypes(nil)
 		}
-		if mw != nil && len(mt.names) > 0 {
-			o.measure = true
-			o.time, o.sync, o.served = mw.TimeIncrease(), mw.SyncDelay(), mw.Served(nil)
+		if tw != nil && len(mt.tracked) > 0 {
+			o.tracked = make([][]int32, len(mt.tracked))
+			for i := range mt.tracked {
+				o.tracked[i] = tw.Track(i, nil)
+			}
 		}
 		out = append(out, o)
 	})
@@ -178,7 +181,7 @@ func (s *served) measure(ctx context.Context, w *walk, labels []string) (measure
 			return measures{}, err
 		}
 		o := opts[pick]
-		acc.add(o)
+		acc.add(o, mt.tracked)
 		cur.state = o.next
 	}
 	cur.path = slices.Clone(w.acts)
@@ -224,8 +227,9 @@ func (mt *meter) match(st []byte, opts []option, w *walk, labels []string, k int
 	return 0, fmt.Errorf("step %d: the instrumented model has no transition %s", k+1, labels[k])
 }
 
-// add adds the measures of transition o.
-func (a *measures) add(o option) {
+// add adds the measures of transition o; tracked describes the metrics
+// the model tracks.
+func (a *measures) add(o option, tracked []explorer.TrackedMetric) {
 	a.steps++
 	a.messages += int64(o.t.Messages)
 	for _, typ := range o.types {
@@ -234,26 +238,37 @@ func (a *measures) add(o option) {
 		}
 		a.types[typ]++
 	}
-	if !o.measure {
+	if o.tracked == nil {
 		return
 	}
-	switch {
-	case o.time < 0:
-		a.timeCapped = true
-	case !a.timeCapped:
-		a.time += int64(o.time)
+	if a.tracked == nil {
+		a.tracked = make([]trackedMeasure, len(tracked))
 	}
-	switch {
-	case o.sync == -2:
-		a.syncCapped = true
-	case o.sync >= 0:
-		a.syncs = append(a.syncs, int64(o.sync))
-	}
-	for _, key := range o.served {
-		if a.entries == nil {
-			a.entries = map[int32]int64{}
+	for i, tm := range tracked {
+		am, vals := &a.tracked[i], o.tracked[i]
+		switch tm.Kind {
+		case explorer.PathSum:
+			switch {
+			case vals[0] < 0:
+				am.capped = true
+			case !am.capped:
+				am.sum += int64(vals[0])
+			}
+		case explorer.Sample:
+			switch {
+			case vals[0] == -2:
+				am.capped = true
+			case vals[0] >= 0:
+				am.samples = append(am.samples, int64(vals[0]))
+			}
+		case explorer.PerKey:
+			for _, key := range vals {
+				if am.keys == nil {
+					am.keys = map[int32]int64{}
+				}
+				am.keys[key]++
+			}
 		}
-		a.entries[key]++
 	}
 }
 
@@ -357,47 +372,48 @@ func (s *served) metricViews(a measures, err error) []MetricView {
 	if err != nil {
 		return append(v, MetricView{Name: strings.Join(mt.names, ", "), Value: -1, Text: "unavailable", Doc: err.Error()})
 	}
-	for _, name := range mt.names {
-		switch name {
-		case explorer.MetricTime:
-			mv := MetricView{Name: name, Value: a.time, Doc: "the largest causal depth on the path: the longest chain of messages, each sent after the previous was received (docs/properties.md)"}
-			if a.timeCapped {
-				mv.Value, mv.Text = -1, fmt.Sprintf("≥%d", 255)
-				mv.Doc += "; it reached the tracking cap of 255"
+	for i, tm := range mt.tracked {
+		var am trackedMeasure
+		if i < len(a.tracked) {
+			am = a.tracked[i]
+		}
+		switch tm.Kind {
+		case explorer.PathSum:
+			mv := MetricView{Name: tm.Name, Value: am.sum, Doc: tm.Doc}
+			if am.capped {
+				mv.Value, mv.Text = -1, fmt.Sprintf("≥%d", tm.Cap)
+				mv.Doc += fmt.Sprintf("; it reached the tracking cap of %d", tm.Cap)
 			}
 			v = append(v, mv)
-		case explorer.MetricSyncDelay:
-			mv := MetricView{Name: name, Value: -1, Text: "none yet", Doc: "the message hops from an exit to the next entry by a process waiting at it, one sample per such entry on the path, listed in order; the value is the last (docs/properties.md)"}
-			if n := len(a.syncs); n > 0 {
-				mv.Value = a.syncs[n-1]
-				mv.Text = joinInts(a.syncs[max(0, n-shownFigures):])
+		case explorer.Sample:
+			mv := MetricView{Name: tm.Name, Value: -1, Text: "none yet", Doc: tm.Doc}
+			if n := len(am.samples); n > 0 {
+				mv.Value = am.samples[n-1]
+				mv.Text = joinInts(am.samples[max(0, n-shownFigures):])
 				if n > shownFigures {
 					mv.Text = fmt.Sprintf("%d samples: …, %s", n, mv.Text)
 				}
 			}
-			if a.syncCapped {
-				mv.Text = strings.TrimPrefix(mv.Text+", ≥255", "none yet, ")
-				mv.Doc += "; a sample reached the tracking cap of 255"
+			if am.capped {
+				mv.Text = strings.TrimPrefix(mv.Text+fmt.Sprintf(", ≥%d", tm.Cap), "none yet, ")
+				mv.Doc += fmt.Sprintf("; a sample reached the tracking cap of %d", tm.Cap)
 			}
 			v = append(v, mv)
-		case explorer.MetricMessagesPerEntry:
-			mv := MetricView{Name: name, Value: -1, Text: "none yet", Doc: "the messages serving each critical-section entry on the path (docs/properties.md); the value is the largest"}
-			if len(a.entries) > 0 {
-				w := mt.workers.Get().(explorer.Worker)
-				mw := w.(explorer.MeasureWorker)
+		case explorer.PerKey:
+			mv := MetricView{Name: tm.Name, Value: -1, Text: "none yet", Doc: tm.Doc}
+			if len(am.keys) > 0 {
 				var parts, names []string
-				for _, key := range slices.Sorted(maps.Keys(a.entries)) {
-					n := a.entries[key]
+				for _, key := range slices.Sorted(maps.Keys(am.keys)) {
+					n := am.keys[key]
 					mv.Value = max(mv.Value, n)
 					if len(parts) < shownFigures {
 						parts = append(parts, strconv.FormatInt(n, 10))
-						names = append(names, fmt.Sprintf("%s: %d", mw.EntryName(int(key)), n))
+						names = append(names, fmt.Sprintf("%s: %d", tm.KeyName(int(key)), n))
 					}
 				}
-				mt.workers.Put(w)
 				mv.Text = strings.Join(parts, ", ")
-				if len(a.entries) > shownFigures {
-					mv.Text = fmt.Sprintf("%d entries: %s, …", len(a.entries), mv.Text)
+				if len(am.keys) > shownFigures {
+					mv.Text = fmt.Sprintf("%d entries: %s, …", len(am.keys), mv.Text)
 					names = append(names, "…")
 				}
 				mv.Doc += ": " + strings.Join(names, "; ")
@@ -408,7 +424,7 @@ func (s *served) metricViews(a measures, err error) []MetricView {
 	return v
 }
 
-// shownFigures is how many sync-delay samples (the last) and entries (the
+// shownFigures is how many samples of a Sample metric (the last) and keys (the
 // first) the page lists.
 const shownFigures = 8
 

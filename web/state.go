@@ -357,7 +357,7 @@ type MetricView struct {
 	Name  string `json:"name"`
 	Value int64  `json:"value"`
 	// Text, when set, is what the page shows in place of Value: a list of
-	// samples (sync-delay), one figure per entry (messages-per-entry),
+	// samples (a explorer.Sample metric), one figure per key (PerKey),
 	// "none yet", or "≥255" for a value past the tracking cap.
 	Text string `json:"text,omitempty"`
 	Doc  string `json:"doc"`
