@@ -74,8 +74,9 @@ func (run Run) trackingNote() string {
 	}
 	var names []string
 	for _, m := range run.Metrics {
-		switch m {
-		case explorer.MetricTime, explorer.MetricSyncDelay, explorer.MetricMessagesPerEntry:
+		// The metrics a model tracks: all but those the explorer computes
+		// from the transitions alone.
+		if m != "messages" && m != "steps" && !strings.HasPrefix(m, "messages:") {
 			names = append(names, m)
 		}
 	}
