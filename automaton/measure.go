@@ -25,9 +25,9 @@ import (
 // what it answers). Enter and exit must be locally controlled steps (Steps
 // and Do), and the step that enters be named "enter", as in docs/properties.md.
 //
-// Deprecated: Config.Mutex is an adapter kept for the modules that set it:
-// it adds its Tracker to Config.Trackers. Set Config.Trackers to
-// mutex.Tracker(...) instead.
+// Config.Mutex is an adapter kept for the modules that set it: it adds its
+// Tracker to the system's trackers, before Config.Trackers. New code may
+// list mutex.Tracker in Config.Trackers instead.
 type Mutex[S any, M Message] struct {
 	// User reads the user state of a process: trying, critical (neither
 	// means idle), and done, the number of critical sections it has left.

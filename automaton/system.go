@@ -227,9 +227,8 @@ type Config[S any, M Message] struct {
 	// Mutex, when set, describes the user part of a mutual-exclusion
 	// algorithm, whose Tracker offers the metrics of package mutex; see
 	// Mutex.
-	//
-	// Deprecated: list mutex.Tracker in Trackers instead. Mutex keeps
-	// working: its Tracker comes before those of Trackers.
+	// It is an adapter: its Tracker comes before those of Trackers, where
+	// new code may list mutex.Tracker instead.
 	Mutex *Mutex[S, M]
 	// Trackers are metrics the system can track (--metric NAME), besides
 	// time, which every system tracks; see Tracker.
