@@ -66,7 +66,7 @@ func docFiles(t *testing.T) []string {
 	files := []string{"../README.md", "../docs/reference.md", "../docs/reductions.md",
 		"../docs/tutorial.md", "../docs/internals.md", "../docs/properties.md", "../docs/properties-language.md",
 		"../docs/swarm.md", "../docs/coverage.md", "../docs/simulate.md", "../docs/shared-actions.md", "../docs/replay.md",
-		"../docs/channels.md", "../docs/limits.md", "../docs/traces.md"}
+		"../docs/channels.md", "../docs/limits.md", "../docs/traces.md", "../docs/trackers.md"}
 	pages, err := filepath.Glob("../docs/algorithms/*.md")
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("no pages under docs/algorithms: %v", err)
