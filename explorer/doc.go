@@ -59,6 +59,10 @@
 //	result.go            Result, verdicts, traces, and the Result of a search
 //	search.go            Check: the search's setup, limits, initial states
 //	counterexample.go    counterexamples and failures found, and their traces replayed
+//	inorder.go           preferring a shortest counterexample without overtaking (InOrderer)
+//	labels.go            FollowLabels: a path given by its transitions' labels
+//	bottom.go            Bottom, the value ⊥ of an undefined variable
+//	observe.go           Observable models: the layout properties read states through
 //	bfs.go               breadth-first search: the level loop and the state limit's cut
 //	bucket.go            a BFS level: buckets of states, verdicts, the canonical merge
 //	expand.go            BFS phase 1: expanding a range of the level (expander)
@@ -66,8 +70,8 @@
 //	checks.go            BFS checks made at expansion (deferChecks), and per level
 //	dfs.go               depth-first search and its cycle proviso
 //	bitstate.go          the bitstate table of a bitstate search, its omission estimate
-//	sketch.go            a HyperLogLog sketch of distinct states (a swarm's union)
 //	swarm.go             Swarm: many diversified bitstate searches
+//	shard.go             Shard: one part of the initial states (check --shard)
 //	coverage.go          coverage: transitions by step, message type, receive case
 //	visited.go           the sharded visited set with predecessor records
 //	fpset.go             open-addressing fingerprint tables
@@ -78,9 +82,11 @@
 //	spill.go             temporary files that keep fingerprints out of memory
 //	fairness.go          fairness, and fair cycles in the state graph
 //	liveness.go          the liveness check, and the phase on the state graph
+//	stable.go            eventually always (Stable) on the state graph
 //	track.go             tracked metrics: their kinds (path sum, sample, per key), TrackWorker
 //	metrics.go           metrics on the state graph, their witnesses, instrumentation
 //	symmetry.go          the quotient by a symmetry group, and its real traces
-//	checkpoint.go        saving and resuming a search
+//	checkpoint.go        Checkpoint, and saving a search
+//	checkpoint_load.go   loading and validating a checkpoint, and resuming from it
 //	checkpoint_codec.go  the checkpoint file: atomic writes, checksum, encoding
 package explorer
