@@ -111,37 +111,66 @@ func crLemma1(v *crView) bool {
 	if n > maxN {
 		return crLemma1Large(v)
 	}
-	// One pass reads each process once: its ID and buffer, and i_max as
-	// crMax finds it (the first best).
 	var ids [maxN]int
 	var sends [maxN][]int
-	imax, table := 0, true
-	for i := 0; i < n; i++ {
+	imax, table := crReadRing(v, ids[:n], sends[:n], maxN)
+	if !table {
+		return crLemma1Ring(v, imax)
+	}
+	var far [maxN + 1]int8
+	return crLemma1Table(v, imax, ids[:n], sends[:n], far[:])
+}
+
+// crLemma1Large is crLemma1 for more than maxN processes: the table of
+// farthest holders spans the IDs 1..maxRingN, in int16, since a distance
+// reaches maxRingN-1, past an int8 (TestChangRobertsLemma1Large).
+func crLemma1Large(v *crView) bool {
+	n := v.N()
+	ids, sends := make([]int, n), make([][]int, n)
+	imax, table := crReadRing(v, ids, sends, maxRingN)
+	if !table {
+		return crLemma1Ring(v, imax)
+	}
+	var far [maxRingN + 1]int16
+	return crLemma1Table(v, imax, ids, sends, far[:])
+}
+
+// crReadRing reads each process once: its ID into ids and its buffer into
+// sends. It returns i_max as crMax finds it (the first best), and whether
+// every ID lies in 1..limit, the span of a table of farthest holders.
+func crReadRing(v *crView, ids []int, sends [][]int, limit int) (imax int, table bool) {
+	table = true
+	for i := range ids {
 		p := v.Proc(i)
 		ids[i], sends[i] = p.U, p.Send
 		if i > 0 && p.Obj.beats(p.U, ids[imax]) {
 			imax = i
 		}
-		if p.U < 1 || p.U > maxN {
+		if p.U < 1 || p.U > limit {
 			table = false
 		}
 	}
-	if !table {
-		return crLemma1Ring(v, imax)
-	}
-	var far [maxN + 1]int8 // far[u]-1: the farthest distance of a holder of u
-	for i, u := range ids[:n] {
+	return imax, table
+}
+
+// crLemma1Table decides Lemma 1 with far, a table indexed by ID that spans
+// every ID of ids: far[u]-1 becomes the farthest distance from i_max of a
+// holder of u. T is int8 up to maxN processes and int16 beyond, so that
+// the table stays small enough for the stack.
+func crLemma1Table[T int8 | int16](v *crView, imax int, ids []int, sends [][]int, far []T) bool {
+	n := len(ids)
+	for i, u := range ids {
 		d := i - imax
 		if d < 0 {
 			d += n
 		}
-		if int8(d+1) > far[u] {
-			far[u] = int8(d + 1)
+		if T(d+1) > far[u] {
+			far[u] = T(d + 1)
 		}
 	}
 	ahead := func(vals []int, d int) bool {
 		for _, u := range vals {
-			if u >= 1 && u <= maxN && int(far[u])-1 >= d {
+			if u >= 1 && u < len(far) && int(far[u])-1 >= d {
 				return true
 			}
 		}
@@ -160,45 +189,6 @@ func crLemma1(v *crView) bool {
 			d += n
 		}
 		if ahead(sends[j], d) || ahead(v.Chan(j, next), d) {
-			return false
-		}
-	}
-	return true
-}
-
-// crLemma1Large is crLemma1 for more than maxN processes: the table of
-// farthest holders spans the IDs 1..maxRingN, in int16, since a distance
-// reaches maxRingN-1, past an int8 (TestChangRobertsLemma1Large).
-func crLemma1Large(v *crView) bool {
-	n, imax := v.N(), crMax(v)
-	var far [maxRingN + 1]int16 // far[u]-1: the farthest distance of a holder of u
-	for i := 0; i < n; i++ {
-		u := v.Proc(i).U
-		if u < 1 || u > maxRingN {
-			return crLemma1Ring(v, imax)
-		}
-		if d := int16((i-imax+n)%n) + 1; d > far[u] {
-			far[u] = d
-		}
-	}
-	ahead := func(vals []int, d int) bool {
-		for _, u := range vals {
-			if u >= 1 && u <= maxRingN && int(far[u])-1 >= d {
-				return true
-			}
-		}
-		return false
-	}
-	for j := 0; j < n; j++ {
-		next := j + 1
-		if next == n {
-			next = 0
-		}
-		if next == imax {
-			continue // [i_max, i_max) is empty
-		}
-		d := (next - imax + n) % n
-		if ahead(v.Proc(j).Send, d) || ahead(v.Chan(j, next), d) {
 			return false
 		}
 	}
