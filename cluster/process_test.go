@@ -214,8 +214,12 @@ func TestProcessesBrokenTwin(t *testing.T) {
 	}
 }
 
-// slowArgs is a check that takes several seconds on 2 ranks.
-var slowArgs = []string{"lamport", "--n", "3", "--requests", "1", "--workers", "1", "--cluster-timeout", "2s"}
+// slowArgs is a check that takes minutes on 2 ranks, so that the tests
+// that stop it 1.5 s in cannot see it finish first. lamport --n 3
+// --requests 1 was the model until it finished in 1.37 s
+// on an idle machine and TestServerStopped saw exit 0; --requests 2 does
+// not finish in 10 s on one process.
+var slowArgs = []string{"lamport", "--n", "3", "--requests", "2", "--workers", "1", "--cluster-timeout", "2s"}
 
 // TestRankKilled: a rank killed mid-run ends the run as incomplete (exit
 // 3) within the timeout, with the figures explored so far.
