@@ -114,6 +114,16 @@ func (m *callStopModel) checkedIn(lo, hi int) int64 {
 	return n
 }
 
+// fanOut returns the stopWide states first, first+1, ...: the wide level
+// of the stop tests.
+func fanOut(first int) []int {
+	out := make([]int, stopWide)
+	for i := range out {
+		out[i] = first + i
+	}
+	return out
+}
+
 // TestStopDuringExpansionLeavesLevelUnchecked stops a search whose checks
 // are deferred to expansion at the first state of a wide level: the rest
 // of the level, stored and not expanded, is left unchecked (it was checked
@@ -125,11 +135,7 @@ func TestStopDuringExpansionLeavesLevelUnchecked(t *testing.T) {
 	g := &graph{init: []int{0}, next: func(s int) []int {
 		switch {
 		case s == 0:
-			out := make([]int, stopWide)
-			for i := range out {
-				out[i] = i + 1
-			}
-			return out
+			return fanOut(1)
 		case s <= stopWide:
 			return []int{s + stopWide}
 		}
@@ -160,11 +166,7 @@ func TestStopDuringStoredLevelCheck(t *testing.T) {
 		case 0:
 			return []int{1}
 		case 1:
-			out := make([]int, stopWide)
-			for i := range out {
-				out[i] = i + 2
-			}
-			return out
+			return fanOut(2)
 		}
 		return nil
 	}}
@@ -191,11 +193,7 @@ func TestStopDuringDepthLimitLook(t *testing.T) {
 	// 0 → 1..N, each back to 0; the depth limit is 1.
 	g := &graph{init: []int{0}, next: func(s int) []int {
 		if s == 0 {
-			out := make([]int, stopWide)
-			for i := range out {
-				out[i] = i + 1
-			}
-			return out
+			return fanOut(1)
 		}
 		return []int{0}
 	}}
@@ -219,11 +217,7 @@ func TestProgressExploredGrowsWithinALevel(t *testing.T) {
 	g := &graph{init: []int{0}, next: func(s int) []int {
 		switch {
 		case s == 0:
-			out := make([]int, stopWide)
-			for i := range out {
-				out[i] = i + 1
-			}
-			return out
+			return fanOut(1)
 		case s <= stopWide:
 			if s%100 == 0 {
 				time.Sleep(time.Millisecond)
