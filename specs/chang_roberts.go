@@ -2,7 +2,6 @@ package specs
 
 import (
 	"github.com/vacheck/vacheck/automaton"
-	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
@@ -77,6 +76,9 @@ func (p *crNode) Receive(_ int, v int, _ *automaton.Effects[int]) {
 }
 
 type crView = automaton.View[crNode, int]
+
+// crID returns u, a process's ID.
+func crID(p *crNode) int { return p.U }
 
 // crMax returns i_max, the position of the process with the largest ID
 // (the smallest with --objective min).
@@ -261,7 +263,7 @@ func crValidEnd(v *crView) bool {
 // crExplain says who is chosen with which ID, against the best ID.
 func crExplain(v *crView) []string {
 	return electionStory[crNode, int]{
-		id: func(p *crNode) int { return p.U }, leads: func(p *crNode) bool { return p.Status == crChosen },
+		id: crID, leads: func(p *crNode) bool { return p.Status == crChosen },
 		best: crMax, bestOf: "the best ID", one: "chosen", many: "chosen",
 	}.explain(v)
 }
@@ -290,7 +292,7 @@ func changRoberts() Spec {
 		Name:     "chang-roberts",
 		Section:  "1.1",
 		Summary:  "Chang-Roberts election on a unidirectional ring, the formal I/O-automaton model with send buffers",
-		Params:   []Param{{Flag: "n", Default: "5", Usage: "number of processes", Max: maxRingN}, idsParam, objectiveParam},
+		Params:   ringParams("5"),
 		Claims:   []string{properties.Uniqueness, properties.Validity, "lemma1", properties.DeadlockFreedom},
 		Symmetry: "rotations",
 		// docs/algorithms/chang-roberts.md: the count does not depend on the
@@ -306,37 +308,20 @@ func changRoberts() Spec {
 			Claims:  []string{properties.Uniqueness, properties.DeadlockFreedom},
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 1, maxRingN)
-			idsets, obj := p.ids(n), p.objective()
-			disc, capacity := p.ChannelFlags(channel.FIFO, n)
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			// One at a time: --ids all has N! of them, and a state or
-			// memory limit stops the search before they are all built.
-			initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) crNode {
-				return crNode{U: id, Send: []int{id}, Broken: p.Broken(), Obj: obj}
-			}, func(p *crNode) (int, bool) { return p.U, false })
-			return automaton.New(automaton.Config[crNode, int]{
+			r := p.ring(1, nil, func(n int) int { return n })
+			return ringModel(p, r, func(_, id int, _ bool) crNode {
+				return crNode{U: id, Send: []int{id}, Broken: p.Broken(), Obj: r.obj}
+			}, ringID(crID), automaton.Config[crNode, int]{
 				StepNames:    []string{crSend},
-				MessageTypes: idTypes(idsets),
-
-				InitialSeq:    initial.each,
-				InitialSample: initial.sample,
-				InitialAt:     initial.indexed(),
-				InitialParams: initial.params,
-				Links:         automaton.Ring(n),
-				Symmetry:      automaton.Rotations,
-				Channels:      disc,
-				Capacity:      capacity,
-				Invariants:    crInvariants(p.Broken()),
-				Termination:   crAllChosen,
-				Liveness:      []automaton.Liveness[crNode, int]{election.Quiescence(crQuiet)}, // QUIESCE (1.1, offered)
-				ValidEnd:      crValidEnd,
-				Explain:       crExplain,
+				MessageTypes: idTypes(r.ids),
+				Invariants:   crInvariants(p.Broken()),
+				Termination:  crAllChosen,
+				Liveness:     []automaton.Liveness[crNode, int]{election.Quiescence(crQuiet)}, // QUIESCE (1.1, offered)
+				ValidEnd:     crValidEnd,
+				Explain:      crExplain,
 				// The IDs: no transition changes them, so shards with
 				// distinct arrangements explore disjoint state spaces.
-				Constant: constantIDs[crNode, int](func(p *crNode) int { return p.U }),
+				Constant: constantIDs[crNode, int](crID),
 			})
 		},
 	}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/vacheck/vacheck/automaton"
-	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
@@ -122,9 +121,7 @@ func changRobertsAnnounce() Spec {
 		Name:    "chang-roberts-announce",
 		Section: "1.2",
 		Summary: "Chang-Roberts with leader announcement: the leader's ELECTED message tells every process, so the election terminates",
-		Params: []Param{{Flag: "n", Default: "4", Usage: "number of processes", Max: maxRingN}, idsParam,
-			{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (with one, termination fails)"},
-			objectiveParam},
+		Params:  ringParams("4", Param{Flag: "crashes", Default: "0", Usage: "crash-stop faults the environment may inject, 0 to N-1 (with one, termination fails)"}),
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, "no-elect-after-done",
 			properties.DeadlockFreedom, properties.Termination},
 		Symmetry: "rotations",
@@ -133,43 +130,30 @@ func changRobertsAnnounce() Spec {
 			Bug:     "a process that learns the leader from ELECTED does not pass it on, so the others never learn it",
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 1, maxRingN)
-			idsets := p.ids(n)
 			// With a crash the ring is broken and the algorithm has no
 			// failure handling: termination fails (1.2).
-			crashes := p.IntFlag("crashes", 0, n-1)
-			obj := p.objective()
-			disc, capacity := p.ChannelFlags(channel.FIFO, n+1)
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			if crashes > 0 && n > maxN {
+			var crashes int
+			r := p.ring(1, func(n int) choices[[]bool] {
+				crashes = p.IntFlag("crashes", 0, n-1)
+				return noFlags(n)
+			}, func(n int) int { return n + 1 })
+			if crashes > 0 && r.n > maxN && p.Err() == nil {
 				// automaton keeps the crashed processes in a 64-bit mask.
-				return nil, Usagef("crashes", strconv.Itoa(crashes), "crashes are modelled for at most %d processes and --n is %d; allowed: 0, or --n up to %d", maxN, n, maxN)
+				return nil, Usagef("crashes", strconv.Itoa(crashes), "crashes are modelled for at most %d processes and --n is %d; allowed: 0, or --n up to %d", maxN, r.n, maxN)
 			}
-			initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) craNode {
-				return craNode{U: id, Send: []craMsg{{V: id}}, Silent: p.Broken(), Obj: obj}
-			}, func(p *craNode) (int, bool) { return p.U, false })
 			// The goal of 1.2: nothing in transit, every process done with
 			// leader = the best ID.
 			everyoneKnows := election.EveryoneKnows(craKnown, craBestID, craSettled)
-			return automaton.New(automaton.Config[craNode, craMsg]{
+			return ringModel(p, r, func(_, id int, _ bool) craNode {
+				return craNode{U: id, Send: []craMsg{{V: id}}, Silent: p.Broken(), Obj: r.obj}
+			}, ringID(func(p *craNode) int { return p.U }), automaton.Config[craNode, craMsg]{
 				StepNames:    []string{crSend},
 				MessageTypes: []string{"ELECT", "ELECTED"},
-
-				InitialSeq:    initial.each,
-				InitialSample: initial.sample,
-				InitialAt:     initial.indexed(),
-				InitialParams: initial.params,
-				Links:         automaton.Ring(n),
-				Symmetry:      automaton.Rotations,
-				Channels:      disc,
-				Capacity:      capacity,
-				Crashes:       crashes,
-				Invariants:    craInvariants(),
-				ValidEnd:      everyoneKnows,
-				Termination:   everyoneKnows,
-				Explain:       craExplain,
+				Crashes:      crashes,
+				Invariants:   craInvariants(),
+				ValidEnd:     everyoneKnows,
+				Termination:  everyoneKnows,
+				Explain:      craExplain,
 			})
 		},
 	}

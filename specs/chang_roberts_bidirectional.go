@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/vacheck/vacheck/automaton"
-	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/internal/input"
@@ -151,33 +150,20 @@ func changRobertsBidirectional() Spec {
 			Claims:  []string{properties.Uniqueness, properties.DeadlockFreedom},
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 2, maxRingN)
-			idsets, obj := p.ids(n), p.objective()
-			disc, capacity := p.ChannelFlags(channel.FIFO, n)
-			dirs := sticky(p, func() (choices[[]bool], error) { return parseDirections(p, n) })
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			initial := initialStates(idsets, dirs, func(_, id int, ccw bool) crbNode {
+			r := p.ring(2, nil, func(n int) int { return n })
+			r.flags = sticky(p, func() (choices[[]bool], error) { return parseDirections(p, r.n) })
+			return ringModel(p, r, func(_, id int, ccw bool) crbNode {
 				dir := crbCW
 				if ccw {
 					dir = crbCCW
 				}
-				return crbNode{U: id, Best: id, Dir: dir, Obj: obj, Broken: p.Broken()}
-			}, func(p *crbNode) (int, bool) { return p.U, p.Dir == crbCCW })
-			return automaton.New(automaton.Config[crbNode, int]{
+				return crbNode{U: id, Best: id, Dir: dir, Obj: r.obj, Broken: p.Broken()}
+			}, func(p *crbNode) (int, bool) { return p.U, p.Dir == crbCCW }, automaton.Config[crbNode, int]{
 				StepNames:    []string{stepStart},
-				MessageTypes: idTypes(idsets),
-
-				InitialSeq:    initial.each,
-				InitialSample: initial.sample,
-				InitialAt:     initial.indexed(),
-				InitialParams: initial.params,
-				Links:         crbLinks(n),
-				Chans:         crbChans(n),
-				Symmetry:      automaton.Dihedral,
-				Channels:      disc,
-				Capacity:      capacity,
+				MessageTypes: idTypes(r.ids),
+				Links:        crbLinks(r.n),
+				Chans:        crbChans(r.n),
+				Symmetry:     automaton.Dihedral,
 				Invariants: []automaton.Invariant[crbNode, int]{
 					described(election.Uniqueness[crbNode, int](crbChosen), "never two processes chosen"),
 					described(election.Validity(func(p *crbNode) (int, bool) { return p.U, p.Chosen }, func(v *crbView) int { return v.Proc(crbWinner(v)).U }), "a chosen process holds the winning ID"),

@@ -2,7 +2,6 @@ package specs
 
 import (
 	"github.com/vacheck/vacheck/automaton"
-	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
@@ -260,6 +259,29 @@ func crwQuiet(v *crwView) bool {
 	return true
 }
 
+// crwWakeup reads --wakeup with a sticky error (Params.Err): join,
+// join-opt or relay, and relay alone for the broken twin, since with join
+// or join-opt a woken process never relays.
+func crwWakeup(p *Params, spec string) crwWake {
+	return sticky(p, func() (crwWake, error) {
+		var wake crwWake
+		switch w, broken := p.String("wakeup"), p.Broken(); {
+		case w == "join" && !broken:
+			wake = crwJoin
+		case w == "join-opt" && !broken:
+			wake = crwJoinOpt
+		case w == "relay":
+			wake = crwRelayW
+		case broken:
+			return 0, Usagef("wakeup", w, "allowed for %s: relay (with join or join-opt a woken process never relays, so the missing wake-up rule changes nothing)", spec)
+		default:
+			return 0, Usagef("wakeup", w, "allowed: join, join-opt or relay")
+		}
+		p.Set("wakeup", p.String("wakeup"))
+		return wake, nil
+	})
+}
+
 // changRobertsWakeup returns chang-roberts-wakeup
 // (docs/algorithms/chang-roberts-wakeup.md), which declares its broken twin.
 func changRobertsWakeup() Spec {
@@ -267,15 +289,10 @@ func changRobertsWakeup() Spec {
 		Name:    "chang-roberts-wakeup",
 		Section: "1.3",
 		Summary: "Chang-Roberts with spontaneous start: designated initiators start, the others join, join without a losing ID, or only relay",
-		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes", Max: maxRingN},
-			idsParam,
-			initiatorsParam("subsets"),
-			{Flag: "wakeup", Default: "join", Usage: "what a woken process does: join (sends its own ID), join-opt (only if its ID wins against the waking one) or relay (never a candidate)"},
-			{Flag: "compare", Default: "own", Usage: "a candidate compares arriving IDs with its own ID (own) or the best ID seen (best)"},
-			{Flag: "announce", Default: "off", Usage: "leader announcement (an ELECTED round, as in chang-roberts-announce): on or off"},
-			objectiveParam,
-		},
+		Params: ringParams("4", initiatorsParam("subsets"),
+			Param{Flag: "wakeup", Default: "join", Usage: "what a woken process does: join (sends its own ID), join-opt (only if its ID wins against the waking one) or relay (never a candidate)"},
+			Param{Flag: "compare", Default: "own", Usage: "a candidate compares arriving IDs with its own ID (own) or the best ID seen (best)"},
+			Param{Flag: "announce", Default: "off", Usage: "leader announcement (an ELECTED round, as in chang-roberts-announce): on or off"}),
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, crwElectable,
 			properties.Quiescence, properties.DeadlockFreedom},
 		Symmetry: "rotations",
@@ -287,71 +304,23 @@ func changRobertsWakeup() Spec {
 	}
 	s.Broken.Params = withParams(s.Params, Param{Flag: "wakeup", Default: "relay", Usage: "relay only: the wake-up rule matters only when woken processes relay"})
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		n, err := p.Int("n", 1, maxRingN)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
-		inits, err := parseInitiators(p, n)
-		if err != nil {
-			return nil, err
-		}
 		var wake crwWake
-		switch w := p.String("wakeup"); {
-		case w == "join" && !broken:
-			wake = crwJoin
-		case w == "join-opt" && !broken:
-			wake = crwJoinOpt
-		case w == "relay":
-			wake = crwRelayW
-		case broken:
-			return nil, Usagef("wakeup", w, "allowed for %s: relay (with join or join-opt a woken process never relays, so the missing wake-up rule changes nothing)", s.Name)
-		default:
-			return nil, Usagef("wakeup", w, "allowed: join, join-opt or relay")
-		}
-		p.Set("wakeup", p.String("wakeup"))
-		cmp := p.String("compare")
-		if cmp != "own" && cmp != "best" {
-			return nil, Usagef("compare", cmp, "allowed: own or best")
-		}
-		p.Set("compare", cmp)
-		ann := p.String("announce")
-		if ann != "on" && ann != "off" {
-			return nil, Usagef("announce", ann, "allowed: on or off")
-		}
-		p.Set("announce", ann)
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
+		var cmp, ann string
 		// Every process sends its own ID at most once and forwards each ID
 		// at most once: at most N ELECT and one ELECTED per channel.
-		disc, capacity, err := p.Channels(channel.FIFO, n+1)
-		if err != nil {
-			return nil, err
-		}
-		// One at a time: --ids all with --initiators subsets has
-		// N!(2^N−1) of them.
-		initial := initialStates(idsets, inits, func(_, id int, init bool) crwNode {
+		r := p.ring(1, func(n int) choices[[]bool] {
+			inits := p.initiators(n)
+			wake = crwWakeup(p, s.Name)
+			cmp = p.oneOf("compare", "allowed: own or best", "own", "best")
+			ann = p.oneOf("announce", "allowed: on or off", "on", "off")
+			return inits
+		}, func(n int) int { return n + 1 })
+		return ringModel(p, r, func(_, id int, init bool) crwNode {
 			return crwNode{U: id, Init: init, Best: id, Wake: wake, CmpBest: cmp == "best",
-				Announce: ann == "on", Obj: obj, Broken: broken}
-		}, func(p *crwNode) (int, bool) { return p.U, p.Init })
-		return automaton.New(automaton.Config[crwNode, craMsg]{
+				Announce: ann == "on", Obj: r.obj, Broken: p.Broken()}
+		}, func(p *crwNode) (int, bool) { return p.U, p.Init }, automaton.Config[crwNode, craMsg]{
 			StepNames:    []string{stepStart},
 			MessageTypes: append([]string{"ELECT"}, when(ann == "on", "ELECTED")...),
-
-			InitialSeq:    initial.each,
-			InitialSample: initial.sample,
-			InitialAt:     initial.indexed(),
-			InitialParams: initial.params,
-			Links:         automaton.Ring(n),
-			Symmetry:      automaton.Rotations,
-			Channels:      disc,
-			Capacity:      capacity,
 			Invariants: []automaton.Invariant[crwNode, craMsg]{
 				described(election.Uniqueness[crwNode, craMsg](crwIsLeader), "never two processes in a leader state (chosen, or done with leader = u)"),
 				described(election.Agreement[crwNode, craMsg](func(p *crwNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two different non-⊥ leader values"),

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/vacheck/vacheck/automaton"
-	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
@@ -197,7 +196,7 @@ func lelann() Spec {
 		Name:    "lelann",
 		Section: "1.5",
 		Summary: "LeLann's ring election: every initiator's token goes round the FIFO ring; the best ID seen wins and announces itself",
-		Params:  []Param{{Flag: "n", Default: "4", Usage: "number of processes", Max: maxRingN}, idsParam, initiatorsParam("subsets"), objectiveParam},
+		Params:  ringParams("4", initiatorsParam("subsets")),
 		Claims: []string{properties.Uniqueness, properties.Agreement, properties.Validity, llNoLateCand,
 			properties.DeadlockFreedom, properties.Termination},
 		Symmetry: "rotations",
@@ -207,34 +206,17 @@ func lelann() Spec {
 			Claims:  []string{properties.Uniqueness, properties.Validity, properties.DeadlockFreedom},
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 1, maxRingN)
-			idsets, inits, obj := p.ids(n), p.initiators(n), p.objective()
-			disc, capacity := p.ChannelFlags(channel.FIFO, n+1) // at most N tokens and one LEADER cross a channel
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			// One at a time: --ids all with --initiators subsets has
-			// N!(2^N−1) of them.
-			initial := initialStates(idsets, inits, func(_, id int, init bool) llNode {
-				return llNode{U: id, Init: init, Obj: obj, Broken: p.Broken()}
-			}, func(p *llNode) (int, bool) { return p.U, p.Init })
-			return automaton.New(automaton.Config[llNode, llMsg]{
+			r := p.ring(1, p.initiators, func(n int) int { return n + 1 }) // at most N tokens and one LEADER cross a channel
+			return ringModel(p, r, func(_, id int, init bool) llNode {
+				return llNode{U: id, Init: init, Obj: r.obj, Broken: p.Broken()}
+			}, func(p *llNode) (int, bool) { return p.U, p.Init }, automaton.Config[llNode, llMsg]{
 				StepNames:    []string{llStart},
 				MessageTypes: []string{"CAND", "LEADER"},
-
-				InitialSeq:    initial.each,
-				InitialSample: initial.sample,
-				InitialAt:     initial.indexed(),
-				InitialParams: initial.params,
-				Links:         automaton.Ring(n),
-				Symmetry:      automaton.Rotations,
-				Channels:      disc,
-				Capacity:      capacity,
-				Invariants:    llInvariants(),
-				Assertions:    []automaton.Assertion{{Name: llNoLateCand, Doc: "no CAND reaches a process in st leader or done (the algorithm's assert false branch; FIFO only)"}},
-				ValidEnd:      llEnd,
-				Termination:   llEnd,
-				Explain:       llExplain,
+				Invariants:   llInvariants(),
+				Assertions:   []automaton.Assertion{{Name: llNoLateCand, Doc: "no CAND reaches a process in st leader or done (the algorithm's assert false branch; FIFO only)"}},
+				ValidEnd:     llEnd,
+				Termination:  llEnd,
+				Explain:      llExplain,
 			})
 		},
 	}

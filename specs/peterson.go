@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/vacheck/vacheck/automaton"
-	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
@@ -191,11 +190,7 @@ func peterson() Spec {
 		Name:    "peterson",
 		Section: "1.6",
 		Summary: "Peterson / Dolev-Klawe-Rodeh O(N log N) election on a unidirectional ring: phases of ONE and TWO messages",
-		Params: []Param{
-			{Flag: "n", Default: "5", Usage: "number of processes", Max: maxRingN},
-			idsParam,
-			objectiveParam,
-		},
+		Params:  ringParams("5"),
 		Claims: []string{properties.Uniqueness, properties.Validity, "phase-alignment", "phase-survivors", "distinct-tids",
 			properties.Quiescence, properties.DeadlockFreedom},
 		Symmetry: "rotations",
@@ -210,32 +205,17 @@ func peterson() Spec {
 			Bug:     "a survivor keeps its own temporary ID instead of adopting its predecessor's (tid := first left out), so a non-maximal value can be elected",
 		},
 		Build: func(p *Params) (explorer.Model, error) {
-			n := p.IntFlag("n", 1, maxRingN)
-			idsets, obj := p.ids(n), p.objective()
-			disc, capacity := p.ChannelFlags(channel.FIFO, 2*n)
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			initial := initialStates(idsets, noFlags(n), func(_, id int, _ bool) ptNode {
-				return ptNode{U: id, Tid: id, Phase: 1, Obj: obj, Broken: p.Broken()}
-			}, func(p *ptNode) (int, bool) { return p.U, false })
-			return automaton.New(automaton.Config[ptNode, ptMsg]{
+			r := p.ring(1, nil, func(n int) int { return 2 * n })
+			return ringModel(p, r, func(_, id int, _ bool) ptNode {
+				return ptNode{U: id, Tid: id, Phase: 1, Obj: r.obj, Broken: p.Broken()}
+			}, ringID(func(p *ptNode) int { return p.U }), automaton.Config[ptNode, ptMsg]{
 				StepNames:    []string{stepStart},
 				MessageTypes: []string{"ONE", "TWO"},
-
-				InitialSeq:    initial.each,
-				InitialSample: initial.sample,
-				InitialAt:     initial.indexed(),
-				InitialParams: initial.params,
-				Links:         automaton.Ring(n),
-				Symmetry:      automaton.Rotations,
-				Channels:      disc,
-				Capacity:      capacity,
-				Invariants:    ptInvariants(obj),
-				Assertions:    []automaton.Assertion{{Name: "phase-alignment", Doc: "ONE reaches an active process only with first = ⊥, TWO only with first ≠ ⊥, nothing reaches the elected process"}},
-				ValidEnd:      ptValidEnd,
-				Liveness:      []automaton.Liveness[ptNode, ptMsg]{election.Quiescence(ptQuiet)},
-				Explain:       ptExplain,
+				Invariants:   ptInvariants(r.obj),
+				Assertions:   []automaton.Assertion{{Name: "phase-alignment", Doc: "ONE reaches an active process only with first = ⊥, TWO only with first ≠ ⊥, nothing reaches the elected process"}},
+				ValidEnd:     ptValidEnd,
+				Liveness:     []automaton.Liveness[ptNode, ptMsg]{election.Quiescence(ptQuiet)},
+				Explain:      ptExplain,
 			})
 		},
 	}
