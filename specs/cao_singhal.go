@@ -414,34 +414,24 @@ func caoSinghal() Spec {
 		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		qs := p.quorums(n)
 		users := p.mutexUsers(n)
 		disc, capacity := p.ChannelFlags(channel.FIFO, 8)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
-		procs := make([]csNode, n)
-		for i := range procs {
-			procs[i] = csNode{Ust: mutex.Idle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Broken: broken}
-		}
-		return automaton.New(automaton.Config[csNode, csMsg]{
-			StepNames:    mutex.StepNames(),
+		return mutexModel(p, users, csUser, eachProcess(func(i int) csNode {
+			return csNode{Ust: mutex.Idle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Broken: p.Broken()}
+		}), automaton.Config[csNode, csMsg]{
 			MessageTypes: []string{"REQUEST", "LOCKED", "RELEASE", "FAILED", "INQUIRE", "RELINQUISH", "TRANSFER"},
-
-			Mutex:    mutex.Metrics(users.R, csUser, csServes),
-			Initial:  [][]csNode{procs},
-			Links:    automaton.Complete(n, true),
-			Channels: disc,
-			Capacity: capacity,
+			Mutex:        mutex.Metrics(users.R, csUser, csServes),
+			Links:        automaton.Complete(n, true),
+			Channels:     disc,
+			Capacity:     capacity,
 			Invariants: []automaton.Invariant[csNode, csMsg]{
 				mutex.Exclusion[csNode, csMsg](csUser),
 				{Name: "one-permission", Doc: "every arbiter's permission exists exactly once: at the arbiter, held, or in transit as a LOCKED (forwarded ones included), a plain RELEASE or a RELINQUISH", Holds: csOnePermission},
 			},
 			Assertions: []automaton.Assertion{{Name: "locked-wanted", Doc: "a LOCKED, direct or forwarded, reaches a trying process that lacks it"}},
 			ValidEnd:   mutex.ValidEnd[csNode, csMsg](users, csUser, func(p *csNode) bool { return p.LockedFor.none() && len(p.Reqs) == 0 }),
-			Liveness:   mutex.Liveness[csNode, csMsg](csUser),
 			Explain:    csExplain,
 		})
 	}

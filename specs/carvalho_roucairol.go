@@ -191,40 +191,22 @@ func carvalhoRoucairol() Spec {
 	// later entry (N=2: 11 steps).
 	s.Broken.Params = withParams(s.Params, Param{Flag: "requests", Default: "2", Usage: requestsParam.Usage})
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		n := p.IntFlag("n", 1, maxN)
-		users := p.mutexUsers(n)
-		ordered := false
-		switch v := p.String("permissions"); v {
-		case "none":
-		case "ordered":
-			ordered = true
-		default:
-			p.Fail(Usagef("permissions", v, "allowed values are none and ordered"))
-		}
-		p.Set("permissions", p.String("permissions"))
+		users := p.mutexUsers(p.IntFlag("n", 1, maxN))
+		perms := p.oneOf("permissions", "allowed values are none and ordered", "none", "ordered")
 		// A channel i→j holds at most one REQUEST of i and one REPLY, as
 		// in ricart-agrawala: a re-asking REQUEST replaces none in transit.
 		disc, capacity := p.ChannelFlags(channel.Unordered, 2)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
-		procs := make([]cvNode, n)
-		for i := range procs {
-			procs[i] = cvNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: broken}
-			for j := i + 1; ordered && j < n; j++ {
-				procs[i].Perm = procs[i].Perm.with(j)
+		return mutexModel(p, users, cvUser, eachProcess(func(i int) cvNode {
+			q := cvNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: p.Broken()}
+			for j := i + 1; perms == "ordered" && j < len(users.Requesters); j++ {
+				q.Perm = q.Perm.with(j)
 			}
-		}
-		return automaton.New(automaton.Config[cvNode, raMsg]{
-			StepNames:    mutex.StepNames(),
+			return q
+		}), automaton.Config[cvNode, raMsg]{
 			MessageTypes: []string{"REQUEST", "REPLY"},
-
-			Mutex:    mutex.Metrics(users.R, cvUser, raServes),
-			Initial:  [][]cvNode{procs},
-			Links:    automaton.Complete(n, false),
-			Channels: disc,
-			Capacity: capacity,
+			Mutex:        mutex.Metrics(users.R, cvUser, raServes),
+			Channels:     disc,
+			Capacity:     capacity,
 			Invariants: []automaton.Invariant[cvNode, raMsg]{
 				mutex.Exclusion[cvNode, raMsg](cvUser),
 				{Name: cvNoMutualPermission, Doc: "never do i and j hold each other's permission (perm_i[j] ∧ perm_j[i])", Holds: cvNoMutual},
@@ -234,7 +216,6 @@ func carvalhoRoucairol() Spec {
 			// Valid end (docs/properties.md): all served, channels empty,
 			// nothing deferred; permissions may stay where they are.
 			ValidEnd: mutex.ValidEnd[cvNode, raMsg](users, cvUser, func(p *cvNode) bool { return p.Deferred == 0 }),
-			Liveness: mutex.Liveness[cvNode, raMsg](cvUser),
 			Explain:  cvExplain,
 		})
 	}

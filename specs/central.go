@@ -180,6 +180,16 @@ func ctExplain(v *ctView) []string {
 	return lines
 }
 
+// ctLinks are the links of n clients and K, process n+1: a channel each
+// way between K and every client, none between clients.
+func ctLinks(n int) []automaton.Link {
+	var links []automaton.Link
+	for i := 0; i < n; i++ {
+		links = append(links, automaton.Link{From: i, To: n}, automaton.Link{From: n, To: i})
+	}
+	return links
+}
+
 // central returns the spec central of docs/algorithms/central.md, which
 // declares its broken twin central-broken.
 func central() Spec {
@@ -201,38 +211,28 @@ func central() Spec {
 		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN-1)
 		users := p.mutexUsers(n)
 		crashes := p.IntFlag("crashes", 0, n)
 		// A client's channel to K holds at most its RELEASE and its next
 		// REQUEST; K's channel to a client at most one REPLY.
 		disc, capacity := p.ChannelFlags(channel.Unordered, 2)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
 		users.Requesters = append(users.Requesters, false) // K
-		procs := make([]ctNode, n+1)
-		for i := range procs {
-			procs[i] = ctNode{Ust: mutex.Idle, Holder: automaton.NoProc, Requests: users.Requests(i), Broken: broken}
-		}
-		procs[n].Coord = true
-		var links []automaton.Link
-		for i := 0; i < n; i++ {
-			links = append(links, automaton.Link{From: i, To: n}, automaton.Link{From: n, To: i})
-		}
-		return automaton.New(automaton.Config[ctNode, ctMsg]{
-			StepNames:    mutex.StepNames(),
+		return mutexModel(p, users, ctUser, func(n int) []ctNode {
+			procs := eachProcess(func(i int) ctNode {
+				return ctNode{Ust: mutex.Idle, Holder: automaton.NoProc, Requests: users.Requests(i), Broken: p.Broken()}
+			})(n)
+			procs[n-1].Coord = true
+			return procs
+		}, automaton.Config[ctNode, ctMsg]{
 			MessageTypes: []string{"REQUEST", "REPLY", "RELEASE"},
-
-			Mutex:      mutex.Metrics(users.R, ctUser, ctServes),
-			Initial:    [][]ctNode{procs},
-			Links:      links,
-			Channels:   disc,
-			Capacity:   capacity,
-			Crashes:    crashes,
-			Invariants: []automaton.Invariant[ctNode, ctMsg]{mutex.Exclusion[ctNode, ctMsg](ctUser)},
-			Assertions: []automaton.Assertion{{Name: ctHolderAssertion, Doc: "K receives RELEASE only from the client it granted (assert holder = j)"}},
+			Mutex:        mutex.Metrics(users.R, ctUser, ctServes),
+			Links:        ctLinks(n),
+			Channels:     disc,
+			Capacity:     capacity,
+			Crashes:      crashes,
+			Invariants:   []automaton.Invariant[ctNode, ctMsg]{mutex.Exclusion[ctNode, ctMsg](ctUser)},
+			Assertions:   []automaton.Assertion{{Name: ctHolderAssertion, Doc: "K receives RELEASE only from the client it granted (assert holder = j)"}},
 			// Valid end (docs/properties.md): all served, channels empty, K
 			// free with an empty queue.
 			ValidEnd: mutex.ValidEnd[ctNode, ctMsg](users, ctUser, func(p *ctNode) bool { return !p.Busy && len(p.Queue) == 0 }),

@@ -479,50 +479,26 @@ func maekawa() Spec {
 	}
 	s.Broken.Params = withoutParams(s.Params, "yield")
 	s.Build = func(p *Params) (explorer.Model, error) {
-		full := !p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		qs := p.quorums(n)
 		users := p.mutexUsers(n)
 		variant := mkBasic
-		if full {
-			switch y := p.String("yield"); y {
-			case "a":
-				variant = mkYieldA
-			case "b":
-				variant = mkYieldB
-			default:
-				p.Fail(Usagef("yield", y, "allowed values are a and b"))
-			}
-			p.Set("yield", p.String("yield"))
+		if !p.Broken() {
+			variant = map[string]mkVariant{"a": mkYieldA, "b": mkYieldB}[p.oneOf("yield", "allowed values are a and b", "a", "b")]
 		}
 		disc, capacity := p.ChannelFlags(channel.FIFO, 8)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
-		procs := make([]mkNode, n)
-		for i := range procs {
-			procs[i] = mkNode{
-				Ust:      mutex.Idle,
-				Quorum:   qs.Quorums[i],
-				QSet:     setOf(qs.Quorums[i]),
-				Requests: users.Requests(i),
-				Variant:  variant,
-			}
-		}
-		return automaton.New(automaton.Config[mkNode, mkMsg]{
-			StepNames:    mutex.StepNames(),
+		return mutexModel(p, users, mkUser, eachProcess(func(i int) mkNode {
+			return mkNode{Ust: mutex.Idle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Variant: variant}
+		}), automaton.Config[mkNode, mkMsg]{
 			MessageTypes: append([]string{"REQUEST", "LOCKED", "RELEASE"}, when(variant != mkBasic, "FAILED", "INQUIRE", "RELINQUISH")...),
-
-			Initial:  [][]mkNode{procs},
-			Links:    automaton.Complete(n, true),
-			Channels: disc,
-			Capacity: capacity,
+			Links:        automaton.Complete(n, true),
+			Channels:     disc,
+			Capacity:     capacity,
 			Invariants: []automaton.Invariant[mkNode, mkMsg]{
 				mutex.Exclusion[mkNode, mkMsg](mkUser),
 				{Name: "single-grant", Doc: "every arbiter's LOCKED is held by or travelling to at most one process, the one it is locked for", Holds: mkSingleGrant},
 			},
 			ValidEnd: mkValidEnd(users),
-			Liveness: mutex.Liveness[mkNode, mkMsg](mkUser),
 			Explain:  mkExplain,
 			Mutex:    mutex.Metrics(users.R, mkUser, mkServes),
 		})

@@ -291,22 +291,15 @@ func raymond() Spec {
 			g := rayTopology(p)
 			users := p.mutexUsers(g.N)
 			disc, capacity := p.ChannelFlags(channel.FIFO, 2) // a tree edge carries at most a PRIVILEGE followed by a REQUEST
-			if err := p.Err(); err != nil {
-				return nil, err
-			}
-			return automaton.New(automaton.Config[rayNode, rayMsg]{
-				StepNames:    []string{mutex.StepRequest, mutex.StepEnter, mutex.StepExit},
+			return mutexModel(p, users, rayUser, func(int) []rayNode { return rayInitial(g, users, p.Broken()) }, automaton.Config[rayNode, rayMsg]{
 				MessageTypes: []string{"REQUEST", "PRIVILEGE"},
-
-				Mutex:      mutex.MetricsView(users.R, rayUser, rayServes),
-				Initial:    [][]rayNode{rayInitial(g, users, p.Broken())},
-				Links:      automaton.Undirected(g.Adj),
-				Channels:   disc,
-				Capacity:   capacity,
-				Invariants: rayInvariants(),
-				ValidEnd:   rayValidEnd(users),
-				Liveness:   mutex.Liveness[rayNode, rayMsg](rayUser),
-				Explain:    rayExplain,
+				Mutex:        mutex.MetricsView(users.R, rayUser, rayServes),
+				Links:        automaton.Undirected(g.Adj),
+				Channels:     disc,
+				Capacity:     capacity,
+				Invariants:   rayInvariants(),
+				ValidEnd:     rayValidEnd(users),
+				Explain:      rayExplain,
 			})
 		},
 	}

@@ -210,31 +210,20 @@ func ricartAgrawala() Spec {
 		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		n := p.IntFlag("n", 1, maxN)
-		users := p.mutexUsers(n)
+		users := p.mutexUsers(p.IntFlag("n", 1, maxN))
 		// A channel i→j holds at most one REQUEST of i (i enters, and may
 		// request again, only after j's REPLY to it) and one REPLY to j's
 		// current request. FIFO is not needed
 		// (docs/algorithms/ricart-agrawala.md), so the default is unordered: it
 		// includes every FIFO run.
 		disc, capacity := p.ChannelFlags(channel.Unordered, 2)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
-		procs := make([]raNode, n)
-		for i := range procs {
-			procs[i] = raNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: broken}
-		}
-		return automaton.New(automaton.Config[raNode, raMsg]{
-			StepNames:    mutex.StepNames(),
+		return mutexModel(p, users, raUser, eachProcess(func(i int) raNode {
+			return raNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: p.Broken()}
+		}), automaton.Config[raNode, raMsg]{
 			MessageTypes: []string{"REQUEST", "REPLY"},
-
-			Mutex:    mutex.Metrics(users.R, raUser, raServes),
-			Initial:  [][]raNode{procs},
-			Links:    automaton.Complete(n, false),
-			Channels: disc,
-			Capacity: capacity,
+			Mutex:        mutex.Metrics(users.R, raUser, raServes),
+			Channels:     disc,
+			Capacity:     capacity,
 			Invariants: []automaton.Invariant[raNode, raMsg]{
 				mutex.Exclusion[raNode, raMsg](raUser),
 				mutex.TimestampOrder[raNode, raMsg](raUser, raStamp),
@@ -242,7 +231,6 @@ func ricartAgrawala() Spec {
 			// Valid end (docs/properties.md): all served, channels empty,
 			// nothing deferred and no REPLY awaited.
 			ValidEnd: mutex.ValidEnd[raNode, raMsg](users, raUser, func(p *raNode) bool { return p.Deferred == 0 && p.Waiting == 0 }),
-			Liveness: mutex.Liveness[raNode, raMsg](raUser),
 			Explain:  raExplain,
 		})
 	}

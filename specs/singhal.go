@@ -262,6 +262,25 @@ func sgExplain(v *sgView) []string {
 	return lines
 }
 
+// sgInitial is the initial state of n processes: process 1 holds the
+// token, and the beliefs form the staircase (process i believes every
+// process below it requesting, R, and the others not, N).
+func sgInitial(n int, users mutex.Users, any, broken bool) []sgNode {
+	procs := make([]sgNode, n)
+	for i := range procs {
+		sv := []byte(strings.Repeat(string(sgN), n))
+		for j := 0; j < i; j++ {
+			sv[j] = sgR // the staircase: R below i, N from i on
+		}
+		procs[i] = sgNode{Ust: mutex.Idle, SV: sgBeliefs(sv), SN: skCounts(make([]byte, n)),
+			Requests: users.Requests(i), Any: any, Broken: broken}
+	}
+	procs[0].SV = procs[0].SV.set(0, sgH)
+	procs[0].HasToken = true
+	procs[0].TSV, procs[0].TSN = sgBeliefs(strings.Repeat(string(sgN), n)), skCounts(make([]byte, n))
+	return procs
+}
+
 // singhal returns singhal (docs/algorithms/singhal.md), which declares its
 // broken twin.
 func singhal() Spec {
@@ -283,47 +302,23 @@ func singhal() Spec {
 		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		n := p.IntFlag("n", 1, maxN)
-		users := p.mutexUsers(n)
-		choice := p.String("choice")
-		if choice != "round-robin" && choice != "any" {
-			p.Fail(Usagef("choice", choice, "allowed values are round-robin and any"))
-		}
-		p.Set("choice", choice)
+		users := p.mutexUsers(p.IntFlag("n", 1, maxN))
+		choice := p.oneOf("choice", "allowed values are round-robin and any", "round-robin", "any")
 		// A channel i→j holds at most R REQUESTs of i, R forwarded
 		// REQUESTs and the token.
 		disc, capacity := p.ChannelFlags(channel.FIFO, 2*users.R+1)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
-		procs := make([]sgNode, n)
-		for i := range procs {
-			sv := []byte(strings.Repeat(string(sgN), n))
-			for j := 0; j < i; j++ {
-				sv[j] = sgR // the staircase: R below i, N from i on
-			}
-			procs[i] = sgNode{Ust: mutex.Idle, SV: sgBeliefs(sv), SN: skCounts(make([]byte, n)),
-				Requests: users.Requests(i), Any: choice == "any", Broken: broken}
-		}
-		procs[0].SV = procs[0].SV.set(0, sgH)
-		procs[0].HasToken = true
-		procs[0].TSV, procs[0].TSN = sgBeliefs(strings.Repeat(string(sgN), n)), skCounts(make([]byte, n))
-		return automaton.New(automaton.Config[sgNode, sgMsg]{
-			StepNames:    mutex.StepNames(),
+		return mutexModel(p, users, sgUser, func(n int) []sgNode {
+			return sgInitial(n, users, choice == "any", p.Broken())
+		}, automaton.Config[sgNode, sgMsg]{
 			MessageTypes: []string{"REQUEST", "TOKEN"},
-
-			Mutex:    mutex.Metrics(users.R, sgUser, sgServes),
-			Initial:  [][]sgNode{procs},
-			Links:    automaton.Complete(n, false),
-			Channels: disc,
-			Capacity: capacity,
+			Mutex:        mutex.Metrics(users.R, sgUser, sgServes),
+			Channels:     disc,
+			Capacity:     capacity,
 			Invariants: []automaton.Invariant[sgNode, sgMsg]{
 				mutex.Exclusion[sgNode, sgMsg](sgUser),
 				{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, held or in transit", Holds: func(v *sgView) bool { return sgTokens(v) == 1 }},
 			},
 			ValidEnd: mutex.ValidEnd[sgNode, sgMsg](users, sgUser, nil),
-			Liveness: mutex.Liveness[sgNode, sgMsg](sgUser),
 			Explain:  sgExplain,
 		})
 	}

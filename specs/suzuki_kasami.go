@@ -278,30 +278,23 @@ func suzukiKasami() Spec {
 		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
 		n := p.IntFlag("n", 1, maxN)
 		users := p.mutexUsers(n)
 		crashes := p.IntFlag("crashes", 0, n-1)
 		// A channel i→j holds at most R REQUESTs of i and the token.
 		disc, capacity := p.ChannelFlags(channel.Unordered, users.R+1)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
-		procs := make([]skNode, n)
-		for i := range procs {
-			procs[i] = skNode{Ust: mutex.Idle, RN: skCounts(make([]byte, n)), Requests: users.Requests(i), Broken: broken}
-		}
-		procs[0].HasToken, procs[0].LN = true, skCounts(make([]byte, n))
-		return automaton.New(automaton.Config[skNode, skMsg]{
-			StepNames:    mutex.StepNames(),
+		return mutexModel(p, users, skUser, func(n int) []skNode {
+			procs := eachProcess(func(i int) skNode {
+				return skNode{Ust: mutex.Idle, RN: skCounts(make([]byte, n)), Requests: users.Requests(i), Broken: p.Broken()}
+			})(n)
+			procs[0].HasToken, procs[0].LN = true, skCounts(make([]byte, n))
+			return procs
+		}, automaton.Config[skNode, skMsg]{
 			MessageTypes: []string{"REQUEST", "TOKEN"},
-
-			Mutex:    mutex.Metrics(users.R, skUser, skServes),
-			Initial:  [][]skNode{procs},
-			Links:    automaton.Complete(n, false),
-			Channels: disc,
-			Capacity: capacity,
-			Crashes:  crashes,
+			Mutex:        mutex.Metrics(users.R, skUser, skServes),
+			Channels:     disc,
+			Capacity:     capacity,
+			Crashes:      crashes,
 			Invariants: []automaton.Invariant[skNode, skMsg]{
 				mutex.Exclusion[skNode, skMsg](skUser),
 				{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, held or in transit", Holds: func(v *skView) bool { return skTokens(v) == 1 }},
@@ -310,7 +303,6 @@ func suzukiKasami() Spec {
 			// 0.8, token-based: all served, channels empty, and (with
 			// TOKEN-1) the one token held by a process, its queue empty.
 			ValidEnd: mutex.ValidEnd[skNode, skMsg](users, skUser, func(p *skNode) bool { return len(p.Q) == 0 }),
-			Liveness: mutex.Liveness[skNode, skMsg](skUser),
 			Explain:  skExplain,
 		})
 	}
