@@ -22,6 +22,25 @@ func StepNames(more ...string) []string {
 // done of its requests may take request_i: it is idle with a request left.
 func (s State) CanRequest(done, requests int) bool { return s == Idle && done < requests }
 
+// Next returns the step of the user part that a process in user state s,
+// with done of its requests served, may take: request_i when it is idle
+// with a request left, enter_i when it is trying and ready (the
+// algorithm's condition for entry: every grant in, the token held),
+// exit_i when it is critical; and false when it has none. A spec whose
+// user steps are all local (automaton.Do) offers its steps with it; one
+// whose request_i and exit_i send labels them itself.
+func (s State) Next(done, requests int, ready bool) (step string, ok bool) {
+	switch {
+	case s.CanRequest(done, requests):
+		return StepRequest, true
+	case s == Trying && ready:
+		return StepEnter, true
+	case s == Critical:
+		return StepExit, true
+	}
+	return "", false
+}
+
 // Request performs the user part of request_i: idle → trying. It panics
 // when the process is not idle, a mistake of the spec whose Steps offered
 // the step, which the automaton package reports as a model error.

@@ -31,6 +31,31 @@ func TestUserCycle(t *testing.T) {
 	}
 }
 
+// TestUserNext: Next offers request_i to an idle process with a request
+// left, enter_i to a trying one only when it is ready, exit_i to a
+// critical one, and nothing otherwise.
+func TestUserNext(t *testing.T) {
+	for _, tt := range []struct {
+		st          State
+		done, reqs  int
+		ready       bool
+		want        string
+		wantEnabled bool
+	}{
+		{Idle, 0, 1, false, StepRequest, true},
+		{Idle, 1, 1, true, "", false}, // every request served
+		{Idle, 0, 0, true, "", false}, // not a requester
+		{Trying, 0, 1, false, "", false},
+		{Trying, 0, 1, true, StepEnter, true},
+		{Critical, 0, 1, false, StepExit, true},
+	} {
+		got, ok := tt.st.Next(tt.done, tt.reqs, tt.ready)
+		if got != tt.want || ok != tt.wantEnabled {
+			t.Errorf("%v.Next(%d, %d, %v) = %q, %v; want %q, %v", tt.st, tt.done, tt.reqs, tt.ready, got, ok, tt.want, tt.wantEnabled)
+		}
+	}
+}
+
 // TestUserStepOutOfTurnPanics: a step of the user part taken from the
 // wrong user state (a spec whose Steps offers enter to an idle process)
 // fails loudly, naming the step and both states, instead of corrupting

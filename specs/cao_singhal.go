@@ -148,15 +148,11 @@ type csView = automaton.View[csNode, csMsg]
 
 func csUser(p *csNode) (mutex.State, int) { return p.Ust, p.Done }
 
-// Steps: request_i, enter_i and exit_i of the user part (2.0).
+// Steps: request_i, enter_i (every member of S_i has granted) and exit_i
+// of the user part (2.0, mutex.State.Next).
 func (p *csNode) Steps(_ *csView, out []automaton.Step) []automaton.Step {
-	switch {
-	case p.Ust.CanRequest(p.Done, p.Requests):
-		out = append(out, automaton.Do(mutex.StepRequest))
-	case p.Ust == mutex.Trying && p.Granted == p.QSet:
-		out = append(out, automaton.Do(mutex.StepEnter))
-	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Do(mutex.StepExit))
+	if step, ok := p.Ust.Next(p.Done, p.Requests, p.Granted == p.QSet); ok {
+		out = append(out, automaton.Do(step))
 	}
 	return out
 }

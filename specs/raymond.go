@@ -72,15 +72,11 @@ type rayView = automaton.View[rayNode, rayMsg]
 func rayUser(p *rayNode) (mutex.State, int) { return p.Ust, p.Done }
 
 // Steps: request_i (the user wants the critical section), enter_i (Choice
-// above) and exit_i, the user part's steps (mutex.StepRequest, ...).
+// above: holder = self ∧ ¬using ∧ head(reqQ) = self) and exit_i, the user
+// part's steps (mutex.State.Next).
 func (p *rayNode) Steps(_ *rayView, out []automaton.Step) []automaton.Step {
-	switch {
-	case p.Ust.CanRequest(p.Done, p.Requests):
-		out = append(out, automaton.Do(mutex.StepRequest))
-	case p.Ust == mutex.Trying && p.Holder == p.Me && !p.Using && len(p.ReqQ) > 0 && p.ReqQ[0] == p.Me:
-		out = append(out, automaton.Do(mutex.StepEnter))
-	case p.Ust == mutex.Critical:
-		out = append(out, automaton.Do(mutex.StepExit))
+	if step, ok := p.Ust.Next(p.Done, p.Requests, p.Holder == p.Me && !p.Using && len(p.ReqQ) > 0 && p.ReqQ[0] == p.Me); ok {
+		out = append(out, automaton.Do(step))
 	}
 	return out
 }
