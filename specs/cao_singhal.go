@@ -413,15 +413,12 @@ func caoSinghal() Spec {
 		n := p.IntFlag("n", 1, maxN)
 		qs := p.quorums(n)
 		users := p.mutexUsers(n)
-		disc, capacity := p.ChannelFlags(channel.FIFO, 8)
-		return mutexModel(p, users, csUser, eachProcess(func(i int) csNode {
+		return mutexModel(p, users, csUser, channel.FIFO, 8, eachProcess(func(i int) csNode {
 			return csNode{Ust: mutex.Idle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Broken: p.Broken()}
 		}), automaton.Config[csNode, csMsg]{
 			MessageTypes: []string{"REQUEST", "LOCKED", "RELEASE", "FAILED", "INQUIRE", "RELINQUISH", "TRANSFER"},
 			Mutex:        mutex.Metrics(users.R, csUser, csServes),
 			Links:        automaton.Complete(n, true),
-			Channels:     disc,
-			Capacity:     capacity,
 			Invariants: []automaton.Invariant[csNode, csMsg]{
 				mutex.Exclusion[csNode, csMsg](csUser),
 				{Name: "one-permission", Doc: "every arbiter's permission exists exactly once: at the arbiter, held, or in transit as a LOCKED (forwarded ones included), a plain RELEASE or a RELINQUISH", Holds: csOnePermission},

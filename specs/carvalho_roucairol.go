@@ -195,8 +195,7 @@ func carvalhoRoucairol() Spec {
 		perms := p.oneOf("permissions", "allowed values are none and ordered", "none", "ordered")
 		// A channel i→j holds at most one REQUEST of i and one REPLY, as
 		// in ricart-agrawala: a re-asking REQUEST replaces none in transit.
-		disc, capacity := p.ChannelFlags(channel.Unordered, 2)
-		return mutexModel(p, users, cvUser, eachProcess(func(i int) cvNode {
+		return mutexModel(p, users, cvUser, channel.Unordered, 2, eachProcess(func(i int) cvNode {
 			q := cvNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: p.Broken()}
 			for j := i + 1; perms == "ordered" && j < len(users.Requesters); j++ {
 				q.Perm = q.Perm.with(j)
@@ -205,8 +204,6 @@ func carvalhoRoucairol() Spec {
 		}), automaton.Config[cvNode, raMsg]{
 			MessageTypes: []string{"REQUEST", "REPLY"},
 			Mutex:        mutex.Metrics(users.R, cvUser, raServes),
-			Channels:     disc,
-			Capacity:     capacity,
 			Invariants: []automaton.Invariant[cvNode, raMsg]{
 				mutex.Exclusion[cvNode, raMsg](cvUser),
 				{Name: cvNoMutualPermission, Doc: "never do i and j hold each other's permission (perm_i[j] ∧ perm_j[i])", Holds: cvNoMutual},

@@ -216,9 +216,8 @@ func central() Spec {
 		crashes := p.IntFlag("crashes", 0, n)
 		// A client's channel to K holds at most its RELEASE and its next
 		// REQUEST; K's channel to a client at most one REPLY.
-		disc, capacity := p.ChannelFlags(channel.Unordered, 2)
 		users.Requesters = append(users.Requesters, false) // K
-		return mutexModel(p, users, ctUser, func(n int) []ctNode {
+		return mutexModel(p, users, ctUser, channel.Unordered, 2, func(n int) []ctNode {
 			procs := eachProcess(func(i int) ctNode {
 				return ctNode{Ust: mutex.Idle, Holder: automaton.NoProc, Requests: users.Requests(i), Broken: p.Broken()}
 			})(n)
@@ -228,8 +227,6 @@ func central() Spec {
 			MessageTypes: []string{"REQUEST", "REPLY", "RELEASE"},
 			Mutex:        mutex.Metrics(users.R, ctUser, ctServes),
 			Links:        ctLinks(n),
-			Channels:     disc,
-			Capacity:     capacity,
 			Crashes:      crashes,
 			Invariants:   []automaton.Invariant[ctNode, ctMsg]{mutex.Exclusion[ctNode, ctMsg](ctUser)},
 			Assertions:   []automaton.Assertion{{Name: ctHolderAssertion, Doc: "K receives RELEASE only from the client it granted (assert holder = j)"}},

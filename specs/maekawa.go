@@ -482,14 +482,11 @@ func maekawa() Spec {
 		if !p.Broken() {
 			variant = map[string]mkVariant{"a": mkYieldA, "b": mkYieldB}[p.oneOf("yield", "allowed values are a and b", "a", "b")]
 		}
-		disc, capacity := p.ChannelFlags(channel.FIFO, 8)
-		return mutexModel(p, users, mkUser, eachProcess(func(i int) mkNode {
+		return mutexModel(p, users, mkUser, channel.FIFO, 8, eachProcess(func(i int) mkNode {
 			return mkNode{Ust: mutex.Idle, Quorum: qs.Quorums[i], QSet: setOf(qs.Quorums[i]), Requests: users.Requests(i), Variant: variant}
 		}), automaton.Config[mkNode, mkMsg]{
 			MessageTypes: append([]string{"REQUEST", "LOCKED", "RELEASE"}, when(variant != mkBasic, "FAILED", "INQUIRE", "RELINQUISH")...),
 			Links:        automaton.Complete(n, true),
-			Channels:     disc,
-			Capacity:     capacity,
 			Invariants: []automaton.Invariant[mkNode, mkMsg]{
 				mutex.Exclusion[mkNode, mkMsg](mkUser),
 				{Name: "single-grant", Doc: "every arbiter's LOCKED is held by or travelling to at most one process, the one it is locked for", Holds: mkSingleGrant},

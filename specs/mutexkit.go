@@ -2,19 +2,24 @@ package specs
 
 import (
 	"github.com/vacheck/vacheck/automaton"
+	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/mutex"
 )
 
-// mutexModel is the end of a mutual-exclusion spec's Build: after the
-// error of any parameter read so far (Params.Err), it returns the model of
-// cfg with its one initial state, initial(n) for the n processes of users
-// (one per entry of users.Requesters). Unless cfg says otherwise, it wires
+// mutexModel is the end of a mutual-exclusion spec's Build: it reads the
+// channel flags, the spec's last, with def and defCap the default
+// discipline and capacity (Params.ChannelFlags), then, after the error of
+// any parameter read so far (Params.Err), returns the model of cfg with
+// those channels and its one initial state, initial(n) for the n
+// processes of users (one per entry of users.Requesters). Unless cfg says
+// otherwise, it wires
 // what every such spec wires alike: the user part's step names
 // (mutex.StepNames), a link between every two processes
 // (automaton.Complete, without self-links) and the user part's liveness
 // claims (mutex.Liveness of user).
-func mutexModel[S any, M automaton.Message, P automaton.Process[S, M]](p *Params, users mutex.Users, user mutex.User[S], initial func(n int) []S, cfg automaton.Config[S, M]) (explorer.Model, error) {
+func mutexModel[S any, M automaton.Message, P automaton.Process[S, M]](p *Params, users mutex.Users, user mutex.User[S], def channel.Discipline, defCap int, initial func(n int) []S, cfg automaton.Config[S, M]) (explorer.Model, error) {
+	cfg.Channels, cfg.Capacity = p.ChannelFlags(def, defCap)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}

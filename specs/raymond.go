@@ -286,13 +286,11 @@ func raymond() Spec {
 		Build: func(p *Params) (explorer.Model, error) {
 			g := rayTopology(p)
 			users := p.mutexUsers(g.N)
-			disc, capacity := p.ChannelFlags(channel.FIFO, 2) // a tree edge carries at most a PRIVILEGE followed by a REQUEST
-			return mutexModel(p, users, rayUser, func(int) []rayNode { return rayInitial(g, users, p.Broken()) }, automaton.Config[rayNode, rayMsg]{
+			// A tree edge carries at most a PRIVILEGE followed by a REQUEST.
+			return mutexModel(p, users, rayUser, channel.FIFO, 2, func(int) []rayNode { return rayInitial(g, users, p.Broken()) }, automaton.Config[rayNode, rayMsg]{
 				MessageTypes: []string{"REQUEST", "PRIVILEGE"},
 				Mutex:        mutex.MetricsView(users.R, rayUser, rayServes),
 				Links:        automaton.Undirected(g.Adj),
-				Channels:     disc,
-				Capacity:     capacity,
 				Invariants:   rayInvariants(),
 				ValidEnd:     rayValidEnd(users),
 				Explain:      rayExplain,

@@ -216,14 +216,11 @@ func ricartAgrawala() Spec {
 		// current request. FIFO is not needed
 		// (docs/algorithms/ricart-agrawala.md), so the default is unordered: it
 		// includes every FIFO run.
-		disc, capacity := p.ChannelFlags(channel.Unordered, 2)
-		return mutexModel(p, users, raUser, eachProcess(func(i int) raNode {
+		return mutexModel(p, users, raUser, channel.Unordered, 2, eachProcess(func(i int) raNode {
 			return raNode{Ust: mutex.Idle, Requests: users.Requests(i), Broken: p.Broken()}
 		}), automaton.Config[raNode, raMsg]{
 			MessageTypes: []string{"REQUEST", "REPLY"},
 			Mutex:        mutex.Metrics(users.R, raUser, raServes),
-			Channels:     disc,
-			Capacity:     capacity,
 			Invariants: []automaton.Invariant[raNode, raMsg]{
 				mutex.Exclusion[raNode, raMsg](raUser),
 				mutex.TimestampOrder[raNode, raMsg](raUser, raStamp),

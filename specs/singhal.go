@@ -306,14 +306,11 @@ func singhal() Spec {
 		choice := p.oneOf("choice", "allowed values are round-robin and any", "round-robin", "any")
 		// A channel i→j holds at most R REQUESTs of i, R forwarded
 		// REQUESTs and the token.
-		disc, capacity := p.ChannelFlags(channel.FIFO, 2*users.R+1)
-		return mutexModel(p, users, sgUser, func(n int) []sgNode {
+		return mutexModel(p, users, sgUser, channel.FIFO, 2*users.R+1, func(n int) []sgNode {
 			return sgInitial(n, users, choice == "any", p.Broken())
 		}, automaton.Config[sgNode, sgMsg]{
 			MessageTypes: []string{"REQUEST", "TOKEN"},
 			Mutex:        mutex.Metrics(users.R, sgUser, sgServes),
-			Channels:     disc,
-			Capacity:     capacity,
 			Invariants: []automaton.Invariant[sgNode, sgMsg]{
 				mutex.Exclusion[sgNode, sgMsg](sgUser),
 				{Name: properties.TokenUniqueness, Doc: "TOKEN-1: exactly one token, held or in transit", Holds: func(v *sgView) bool { return sgTokens(v) == 1 }},

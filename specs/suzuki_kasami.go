@@ -282,8 +282,7 @@ func suzukiKasami() Spec {
 		users := p.mutexUsers(n)
 		crashes := p.IntFlag("crashes", 0, n-1)
 		// A channel i→j holds at most R REQUESTs of i and the token.
-		disc, capacity := p.ChannelFlags(channel.Unordered, users.R+1)
-		return mutexModel(p, users, skUser, func(n int) []skNode {
+		return mutexModel(p, users, skUser, channel.Unordered, users.R+1, func(n int) []skNode {
 			procs := eachProcess(func(i int) skNode {
 				return skNode{Ust: mutex.Idle, RN: skCounts(make([]byte, n)), Requests: users.Requests(i), Broken: p.Broken()}
 			})(n)
@@ -292,8 +291,6 @@ func suzukiKasami() Spec {
 		}, automaton.Config[skNode, skMsg]{
 			MessageTypes: []string{"REQUEST", "TOKEN"},
 			Mutex:        mutex.Metrics(users.R, skUser, skServes),
-			Channels:     disc,
-			Capacity:     capacity,
 			Crashes:      crashes,
 			Invariants: []automaton.Invariant[skNode, skMsg]{
 				mutex.Exclusion[skNode, skMsg](skUser),
