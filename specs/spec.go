@@ -7,6 +7,7 @@ package specs
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -255,10 +256,12 @@ type Params struct {
 }
 
 // NewParams checks that every given flag is a parameter of spec (or a
-// common one) and returns the parameter values.
+// common one) and returns the parameter values. Of several flags that are
+// not, it names the first in alphabetical order, so that a command gives
+// the same error every time.
 func NewParams(spec Spec, given map[string]string) (*Params, error) {
 	all := append(append([]Param(nil), spec.Params...), commonParams...)
-	for flag := range given {
+	for _, flag := range slices.Sorted(maps.Keys(given)) {
 		ok := false
 		for _, p := range all {
 			ok = ok || p.Flag == flag
