@@ -217,6 +217,12 @@ func mergeCerts(paths []string) (*merged, error) {
 		}
 		r.States, r.Transitions, r.Terminal, r.Depth = t.States, t.Transitions, t.Terminal, t.Depth
 		note = fmt.Sprintf("%d parts of %s initial states (round-robin by index); counts from the union of the parts' fingerprint sets (%s), in which %s states were reached by more than one part", K, report.Group(int64(ref.AllInitial)), ref.ModeWhy, report.Group(t.Shared))
+		if r.Unchecked > 0 {
+			// A state a part left unchecked may be checked in another:
+			// the sum is at most the union's unchecked states.
+			r.Unchecked = min(r.Unchecked, r.States)
+			note += fmt.Sprintf("; the %s states the parts' stops left stored and not checked are summed over the parts: another part may have checked some of them", report.Group(r.Unchecked))
+		}
 		if r.Cut > 0 {
 			note += fmt.Sprintf("; the %s states outside the model's constraint are summed over the parts, at most the whole check's", report.Group(r.Cut))
 		}
@@ -243,6 +249,7 @@ func mergeResults(parts []*explorer.Result) *explorer.Result {
 	for _, p := range parts {
 		r.Exhaustive = r.Exhaustive && p.Exhaustive
 		r.Cut += p.Cut
+		r.Unchecked += p.Unchecked
 		r.Elapsed += p.Elapsed
 		r.PeakMemory = max(r.PeakMemory, p.PeakMemory)
 	}

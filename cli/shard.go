@@ -87,6 +87,7 @@ type certResult struct {
 	Strategy    explorer.Strategy         `json:"strategy"`
 	Workers     int                       `json:"workers"`
 	States      int64                     `json:"states"`
+	Unchecked   int64                     `json:"unchecked_states,omitempty"`
 	Transitions int64                     `json:"transitions"`
 	Depth       int                       `json:"depth"`
 	Terminal    int64                     `json:"terminal"`
@@ -106,14 +107,14 @@ type certResult struct {
 }
 
 func certResultOf(r *explorer.Result) certResult {
-	return certResult{Status: r.Status, Strategy: r.Strategy, Workers: r.Workers, States: r.States, Transitions: r.Transitions,
+	return certResult{Status: r.Status, Strategy: r.Strategy, Workers: r.Workers, States: r.States, Unchecked: r.Unchecked, Transitions: r.Transitions,
 		Depth: r.Depth, Terminal: r.Terminal, Exhaustive: r.Exhaustive, Cut: r.Cut, Elapsed: r.Elapsed, PeakMemory: r.PeakMemory,
 		Properties: r.Properties, Violations: r.Violations, Witnesses: r.Witnesses, Reason: r.Reason, Limit: r.Limit,
 		Failure: r.Failure, Fairness: r.Fairness, Metrics: r.Metrics, Tracked: r.Tracked}
 }
 
 func (c certResult) result() *explorer.Result {
-	r := &explorer.Result{Status: c.Status, Strategy: c.Strategy, Workers: c.Workers, States: c.States, Transitions: c.Transitions,
+	r := &explorer.Result{Status: c.Status, Strategy: c.Strategy, Workers: c.Workers, States: c.States, Unchecked: c.Unchecked, Transitions: c.Transitions,
 		Depth: c.Depth, Terminal: c.Terminal, Exhaustive: c.Exhaustive, Cut: c.Cut, Elapsed: c.Elapsed, PeakMemory: c.PeakMemory,
 		Properties: c.Properties, Violations: c.Violations, Witnesses: c.Witnesses, Reason: c.Reason, Limit: c.Limit,
 		Failure: c.Failure, Fairness: c.Fairness, Metrics: c.Metrics, Tracked: c.Tracked}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/vacheck/vacheck/explorer"
 )
 
 // countsLine is the report's line of counts.
@@ -223,5 +225,50 @@ func TestSweepShard(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: exit %d, %s; want 2 and %q", tt.args, code, stderr, tt.want)
 		}
+	}
+}
+
+// TestMergeCountsUncheckedStates: a part whose stop left states stored and
+// not checked gives their number to the merged report, text and JSON, so
+// that the merge does not claim them checked; the certificate keeps the
+// figure through its round trip.
+func TestMergeCountsUncheckedStates(t *testing.T) {
+	r := &explorer.Result{Status: explorer.Incomplete, States: 40, Unchecked: 17}
+	if got := certResultOf(r).result().Unchecked; got != 17 {
+		t.Fatalf("the certificate's round trip keeps %d unchecked states, want 17", got)
+	}
+	dir := t.TempDir()
+	args := []string{"chang-roberts", "--n", "3", "--ids", "all"}
+	certs, _ := runParts(t, dir, 2, args...)
+	if code, _, stderr := vacheck(append(append([]string{"check"}, args...), "--quiet", "--shard", "1/2", "--cert", certs[1], "--max-states", "5")...); code != exitIncomplete {
+		t.Fatalf("part 1 with --max-states 5: exit %d, %s", code, stderr)
+	}
+	// A state limit leaves nothing unchecked; a stop inside a level does
+	// (explorer's TestStopDuringStoredLevelCheck). Say the part's did.
+	data, err := os.ReadFile(certs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["report"].(map[string]any)["result"].(map[string]any)["unchecked_states"] = 3
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(certs[1], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := vacheck(append([]string{"merge"}, certs...)...)
+	if code != exitIncomplete || !strings.Contains(out, "(3 more stored, not checked)") {
+		t.Errorf("merge exit %d, want 3 saying the part's 3 states not checked:\n%s", code, out)
+	}
+	code, out, _ = vacheck(append([]string{"merge", "--format", "json"}, certs...)...)
+	var rep struct {
+		Unchecked int64 `json:"unchecked_states"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitIncomplete || rep.Unchecked != 3 {
+		t.Errorf("merge --format json: exit %d, %v, unchecked_states %d; want 3 and 3:\n%s", code, err, rep.Unchecked, out)
 	}
 }

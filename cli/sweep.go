@@ -59,13 +59,16 @@ func sweepCommand(stderr io.Writer, code *int, catalog []specs.Spec) *urfave.Com
 // compare with a later run.
 type certificate struct {
 	// Format is certificateFormat; 0 (absent) in a certificate of format 1.
-	Format      int               `json:"format,omitempty"`
-	Spec        string            `json:"spec"`
-	Params      map[string]any    `json:"params"`
-	Version     string            `json:"version"`
-	Status      string            `json:"status"`
-	Reason      string            `json:"reason,omitempty"`
-	States      int64             `json:"states"`
+	Format  int            `json:"format,omitempty"`
+	Spec    string         `json:"spec"`
+	Params  map[string]any `json:"params"`
+	Version string         `json:"version"`
+	Status  string         `json:"status"`
+	Reason  string         `json:"reason,omitempty"`
+	States  int64          `json:"states"`
+	// Unchecked counts the states of States that a stop left stored and
+	// not checked (explorer.Result.Unchecked).
+	Unchecked   int64             `json:"unchecked_states,omitempty"`
 	Transitions int64             `json:"transitions"`
 	Depth       int               `json:"depth"`
 	Exhaustive  bool              `json:"exhaustive"`
@@ -369,7 +372,7 @@ func joinInts(ns []int) string {
 func newCertificate(spec string, params map[string]any, r *explorer.Result) certificate {
 	c := certificate{
 		Spec: spec, Params: params, Version: version(), Status: r.Status.String(), Reason: r.Reason,
-		States: r.States, Transitions: r.Transitions, Depth: r.Depth, Exhaustive: r.Exhaustive, Terminal: r.Terminal,
+		States: r.States, Unchecked: r.Unchecked, Transitions: r.Transitions, Depth: r.Depth, Exhaustive: r.Exhaustive, Terminal: r.Terminal,
 		Verdicts: map[string]string{}, Strategy: r.Strategy.String(), Reduction: r.Reduction.String(),
 		Symmetry: r.Symmetry, RawStates: r.RawStates,
 		Fairness: r.Fairness.String(), Tracked: r.Tracked, FingerprintBits: 64, CollisionBound: r.CollisionProbability(),
@@ -427,7 +430,11 @@ func writeSweepRow(w io.Writer, n int, c certificate) {
 	fmt.Fprintf(w, "%4d %14s %14s %6d %9s  %-30s %s\n", n, report.Group(c.States), report.Group(c.Transitions), c.Depth,
 		fmt.Sprintf("%.2fs", c.Elapsed), verdict, strings.Join(ms, ", "))
 	if c.Status == "incomplete" || c.Status == "error" {
-		fmt.Fprintf(w, "     %s: %s; the sweep ends here\n", c.Status, c.Reason)
+		var unchecked string
+		if c.Unchecked > 0 {
+			unchecked = fmt.Sprintf(" (%s of its states stored, not checked)", report.Group(c.Unchecked))
+		}
+		fmt.Fprintf(w, "     %s: %s; the sweep ends here%s\n", c.Status, c.Reason, unchecked)
 	}
 }
 
