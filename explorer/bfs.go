@@ -187,6 +187,7 @@ func (b *bfsRun) begin() *bfsLevel {
 	// A level boundary: the point a checkpoint saves.
 	l.mark = s.mark()
 	l.mark.level, l.mark.depth = cur, int64(depth)
+	s.expectSave(l.mark)
 	if s.checkpointDue() && s.incomplete == "" {
 		s.saveCheckpoint(l.mark)
 	}
@@ -458,6 +459,7 @@ func (b *bfsRun) end(l *bfsLevel) bool {
 	// wanted then.
 	next := s.mark()
 	next.level, next.depth = cur, int64(depth+1)
+	s.expectSave(next)
 	if cur.n == 0 && !l.limited && !l.short.Load() {
 		// The last level had no new successor: the end of the search,
 		// at the depth it reports, whatever stops it from now on.

@@ -118,6 +118,9 @@ type search struct {
 	lastSave time.Time
 	prior    time.Duration
 	resume   *resumed
+	// save is what a save at a stop is expected to take, which the
+	// Timeout leaves room for.
+	save saveBudget
 }
 
 // selected reports whether the property name is to be checked.
@@ -352,8 +355,13 @@ func (s *search) monitor(done <-chan struct{}) {
 			ctxDone = nil
 		case now := <-tick.C:
 			mem := s.sampleMemory()
-			if s.cfg.Timeout > 0 && now.Sub(s.start) >= s.cfg.Timeout {
-				s.stop.CompareAndSwap(running, stopTimeout)
+			if s.cfg.Timeout > 0 {
+				// With a checkpoint, the timeout leaves room for the save
+				// that follows the stop.
+				room := s.saveRoom()
+				if now.Sub(s.start) >= s.cfg.Timeout-room && s.stop.CompareAndSwap(running, stopTimeout) {
+					s.save.room.Store(int64(room))
+				}
 			}
 			if s.cfg.MaxMemory > 0 && mem >= s.cfg.MaxMemory {
 				s.stop.CompareAndSwap(running, stopMemory)
@@ -550,6 +558,9 @@ func roomToGrow[V any](s *search, m *swiss.Map[uint64, V], slot uintptr) bool {
 func (s *search) limitReason() (Limit, string) {
 	switch s.stop.Load() {
 	case stopTimeout:
+		if room := time.Duration(s.save.room.Load()); room > 0 {
+			return TimeLimit, fmt.Sprintf("time limit reached (--timeout %s, of which the last %s are left to save the checkpoint)", s.cfg.Timeout, roundDuration(room))
+		}
 		return TimeLimit, fmt.Sprintf("time limit reached (--timeout %s)", s.cfg.Timeout)
 	case stopMemory:
 		return MemoryLimit, fmt.Sprintf("memory limit reached (--max-memory %s)", formatBytes(s.cfg.MaxMemory))
