@@ -89,11 +89,17 @@ const (
 // model soon after the stop.
 func runStop(t *testing.T, m *callStopModel, cfg explorer.Config) *explorer.Result {
 	t.Helper()
+	return runStopAs(t, m, m, cfg)
+}
+
+// runStopAs is runStop of m searched as model, which wraps it.
+func runStopAs(t *testing.T, m *callStopModel, model explorer.Model, cfg explorer.Config) *explorer.Result {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m.cancel, m.checked = cancel, map[int]bool{}
 	cfg.Context = ctx
-	r := check(t, m, cfg)
+	r := check(t, model, cfg)
 	if r.Status != explorer.Incomplete || r.Limit != explorer.Interrupted {
 		t.Fatalf("%d workers: %v, limit %v (%s), want incomplete and interrupted", cfg.Workers, r.Status, r.Limit, r.Reason)
 	}
@@ -246,5 +252,58 @@ func TestProgressExploredGrowsWithinALevel(t *testing.T) {
 	}
 	if !within {
 		t.Errorf("no report while level 1 was expanded counted its states in Explored: %+v", reports)
+	}
+}
+
+// boundedStopModel is a callStopModel whose workers are Bounders, which
+// phase 2 asks about each state it stores: the third call of InBound
+// stops the search (the trigger of Check or Successors is never met), and
+// later calls count and are slow.
+type boundedStopModel struct {
+	*callStopModel
+	inBound *atomic.Int64
+}
+
+func (m boundedStopModel) NewWorker() explorer.Worker {
+	return boundedStopWorker{callStopWorker{m.callStopModel, graphWorker{m.graph}}, m.inBound}
+}
+
+type boundedStopWorker struct {
+	callStopWorker
+	inBound *atomic.Int64
+}
+
+func (w boundedStopWorker) InBound([]byte) (bool, error) {
+	if w.inBound.Add(1) == 3 {
+		w.m.cancel()
+		w.m.done.Store(true)
+		return true, nil
+	}
+	w.m.tick(false)
+	return true, nil
+}
+
+func (w boundedStopWorker) Expand(b []byte, x *explorer.Expansion) (explorer.Expanded, error) {
+	return explorer.ExpandBySuccessors(w, b, x)
+}
+
+// TestStopDuringLevelStore stops a search while it stores a wide level
+// (phase 2, which asks a Bounder about each new state): the store ends
+// soon after the stop, the level stored in part. It stored the whole level
+// before, whatever the stop: 39,998 model calls after it.
+func TestStopDuringLevelStore(t *testing.T) {
+	// 0 → 1..N.
+	g := &graph{init: []int{0}, next: func(s int) []int {
+		if s == 0 {
+			return fanOut(1)
+		}
+		return nil
+	}}
+	for _, w := range []int{2, 3} {
+		m := &callStopModel{graph: g, trigger: -1, onCheck: true}
+		r := runStopAs(t, m, boundedStopModel{m, new(atomic.Int64)}, explorer.Config{Workers: w})
+		if r.States >= 1+stopWide || r.States < 3 {
+			t.Errorf("%d workers: %d states, want fewer than the %d of the whole level, and the 3 stored before the stop", w, r.States, 1+stopWide)
+		}
 	}
 }

@@ -28,8 +28,8 @@ type inserter struct {
 	failErr error
 	// deferred: a state is checked when it is expanded (deferChecks).
 	deferred bool
-	// short: the memory limit stopped it before it had looked at every
-	// candidate of its shard.
+	// short: the memory limit or a stop ended it before it had looked at
+	// every candidate of its shard.
 	short bool
 	// sym and bound are the worker as a symmetry worker and as a Bounder,
 	// or nil, once hooked is set: insert asks both about every new state,
@@ -58,6 +58,10 @@ func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
 	// that stores this shard, and the core that expands them next would
 	// have to fetch them back from it.
 	compact := len(out) == 1
+	// A stop ends the store within 256 candidates, leaving the level
+	// stored in part, as the memory limit does; not with a checkpoint,
+	// which saves the level boundary after it and needs the level whole.
+	stoppable := s.cfg.Checkpoint == nil
 	for w := range out {
 		c := out[w][in.sh]
 		// kept counts the candidates kept (compact), holes those dropped
@@ -66,6 +70,11 @@ func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
 		kept, holes, end, stop := 0, 0, c.len(), false
 		fps := c.fps.Slice()
 		for k, h := range fps {
+			if stoppable && k&255 == 0 && s.stopped() {
+				end, stop = k, true
+				in.short = true
+				break
+			}
 			if k%touchBatch == 0 {
 				m.fps.touch(fps[k:min(k+touchBatch, len(fps))])
 			}
