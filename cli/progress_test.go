@@ -188,13 +188,17 @@ func TestMain(m *testing.M) {
 
 // TestProgressLineSaysWhatIsUnderWay: a wide BFS level shows how far it
 // is expanded, so that an unchanged state count does not look stuck; after
-// the search, the line names the liveness phase instead of a rate.
+// the search, the line names the liveness phase instead of a rate, or the
+// search for a counterexample without overtaking and how far it is.
 func TestProgressLineSaysWhatIsUnderWay(t *testing.T) {
 	var b strings.Builder
 	line := progressLine(&b)
 	line(explorer.Progress{Strategy: explorer.BFS, States: 1000, Depth: 7, Queue: 400, Expanded: 100, Elapsed: 3 * time.Second, Memory: 3 << 30})
 	line(explorer.Progress{Strategy: explorer.BFS, Phase: explorer.BuildingGraph, States: 5000, Elapsed: 6 * time.Second, Memory: 3 << 30})
-	for _, want := range []string{"level 7, 25% expanded  queue 400  3.0 GiB", "5,000 states searched; building the state graph for liveness  3.0 GiB"} {
+	line(explorer.Progress{Strategy: explorer.BFS, Phase: explorer.FindingInOrder, States: 5000, Elapsed: 9 * time.Second, Memory: 1 << 30,
+		InOrder: &explorer.Progress{States: 1234, Depth: 5, MaxDepth: 12}})
+	for _, want := range []string{"level 7, 25% expanded  queue 400  3.0 GiB", "5,000 states searched; building the state graph for liveness  3.0 GiB",
+		"9s  5,000 states searched; looking for a counterexample without overtaking: 1,234 states with ordered channels, level 5 of 12  1.0 GiB"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the progress lines lack %q:\n%s", want, b.String())
 		}

@@ -208,6 +208,12 @@ type Progress struct {
 	Explored int64
 	Elapsed  time.Duration
 	Memory   uint64
+	// InOrder, in the phase FindingInOrder, is the progress of the
+	// breadth-first search of the in-order model (InOrderer), to the depth
+	// MaxDepth; the other fields are then the search's, as it ended.
+	InOrder *Progress
+	// MaxDepth is the depth limit of the search, 0 without one.
+	MaxDepth int
 }
 
 // Phase is a phase of a search, for progress reports.
@@ -219,6 +225,7 @@ const (
 	BuildingGraph                  // building the state graph for liveness and metrics
 	CheckingLive                   // checking liveness properties and metrics on the graph
 	LoadingCheckpoint              // reading the checkpoint a search resumes from
+	FindingInOrder                 // looking for a counterexample without overtaking (InOrderer)
 )
 
 func (p Phase) String() string {
@@ -229,6 +236,8 @@ func (p Phase) String() string {
 		return "checking liveness on the state graph"
 	case LoadingCheckpoint:
 		return "loading the checkpoint"
+	case FindingInOrder:
+		return "looking for a counterexample without overtaking"
 	}
 	return "searching"
 }

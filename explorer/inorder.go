@@ -86,10 +86,26 @@ func (s *search) preferInOrder(f found, t Trace) Trace {
 			return t
 		}
 	}
+	if s.cfg.Progress != nil {
+		// The search goes on in the in-order model: its progress is
+		// reported as this search's, in a phase of its own, with the time
+		// since this search began.
+		outer := Progress{Strategy: s.cfg.Strategy, Phase: FindingInOrder, States: s.states.Load() - s.cut.Load(),
+			Transitions: s.transitions.Load(), Depth: int(s.depth.Load()), MaxDepth: s.cfg.MaxDepth}
+		began := s.prior + time.Since(s.start)
+		cfg.ProgressEvery = s.cfg.ProgressEvery
+		cfg.Progress = func(p Progress) {
+			o := outer
+			p.MaxDepth = cfg.MaxDepth
+			o.InOrder, o.Elapsed, o.Memory = &p, began+p.Elapsed, p.Memory
+			s.cfg.Progress(o)
+		}
+	}
 	r, err := Check(ord, cfg)
 	if err != nil {
 		return t
 	}
+	s.peak.Store(max(s.peak.Load(), r.PeakMemory))
 	for _, v := range r.Violations {
 		if v.Property != name || v.Unreached || len(v.Trace.Steps) != len(t.Steps) || len(v.Trace.Cycle) > 0 {
 			continue

@@ -303,6 +303,9 @@ func (s *search) result(selected func(string) bool, live []LiveProperty) *Result
 		}
 		r.Violations = append(r.Violations, v)
 	}
+	// The search for a counterexample without overtaking (preferInOrder)
+	// is part of the run's time and memory.
+	r.Elapsed, r.PeakMemory = s.prior+time.Since(s.start), s.peak.Load()
 	for k, p := range live {
 		pr := PropertyResult{Info: p.Info, Verdict: Unknown}
 		switch {

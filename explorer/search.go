@@ -372,7 +372,7 @@ func (s *search) monitor(done <-chan struct{}) {
 					Strategy: s.cfg.Strategy, Phase: Phase(s.phase.Load()),
 					States: s.states.Load(), Transitions: s.transitions.Load(),
 					Depth: int(s.depth.Load()), Queue: s.queue.Load(), Expanded: s.expanded.Load(),
-					Elapsed: now.Sub(s.start), Memory: mem,
+					Elapsed: now.Sub(s.start), Memory: mem, MaxDepth: s.cfg.MaxDepth,
 				}
 				p.Explored = p.States
 				if s.cfg.Strategy == BFS {
