@@ -106,7 +106,7 @@ func explore(c *urfave.Context, stdout, stderr io.Writer, catalog []specs.Spec) 
 		}
 		canon := p.params.Canonical() // complete once Build has read them
 		cfg.Models = append(cfg.Models, web.Model{Spec: p.spec.Name, Params: canon, Bug: p.spec.Bug, Claims: p.spec.Claims,
-			Unordered: canon["channels"] == "unordered", Model: m})
+			Unordered: canon["channels"] == "unordered", Mailbox: canon["channels"] == "mailbox", Model: m})
 	}
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {

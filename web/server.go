@@ -49,6 +49,10 @@ type Model struct {
 	// Unordered says that the channels are unordered (bags) rather than
 	// FIFO.
 	Unordered bool
+	// Mailbox says that each process receives through a mailbox
+	// (channel.Mailbox): an unordered channel from each sender, shown as
+	// one.
+	Mailbox bool
 }
 
 // ParamLine is the model's parameters as on the command line.
@@ -437,7 +441,7 @@ type ModelInfo struct {
 	Bug        string        `json:"bug,omitempty"`
 	Models     []ModelChoice `json:"models"`
 	Properties []PropInfo    `json:"properties"`
-	Channels   string        `json:"channels"` // fifo or unordered
+	Channels   string        `json:"channels"` // fifo, unordered or mailbox
 	// Initial is the number of initial states, counted up to 10,000;
 	// InitialMore says there are more.
 	Initial     int  `json:"initial"`
@@ -469,7 +473,10 @@ func (s *Server) handleModel(r *http.Request) (any, error) {
 		return nil, err
 	}
 	info := ModelInfo{Spec: m.Spec, Params: m.ParamLine(), Bug: m.Bug, Channels: "fifo", Trace: s.trace != nil, GraphStates: s.cfg.GraphStates}
-	if m.Unordered {
+	switch {
+	case m.Mailbox:
+		info.Channels = "mailbox"
+	case m.Unordered:
 		info.Channels = "unordered"
 	}
 	for _, o := range s.models {

@@ -35,7 +35,7 @@ func model(t testing.TB, spec string, flags map[string]string) Model {
 		t.Fatal(err)
 	}
 	c := p.Canonical()
-	return Model{Spec: s.Name, Params: c, Bug: s.Bug, Claims: s.Claims, Model: m, Unordered: c["channels"] == "unordered"}
+	return Model{Spec: s.Name, Params: c, Bug: s.Bug, Claims: s.Claims, Model: m, Unordered: c["channels"] == "unordered", Mailbox: c["channels"] == "mailbox"}
 }
 
 // serve starts a server for cfg.
@@ -627,5 +627,74 @@ func TestUnorderedBag(t *testing.T) {
 				t.Errorf("%s: message %s is received by %q, want %q", c.channels, m.Value, got, c.want[k])
 			}
 		}
+	}
+}
+
+// TestMailboxIsAChannel: with --channels mailbox, each mailbox_{j} is a
+// channel into j, not a variable: its messages "i:v" as the story shows
+// them, in the order they were sent (1:1 in step 1, 1:3 in step 4), each
+// receivable, the later one ahead of the one its sender sent before it.
+// The mailbox of a process the messages of several senders share counts
+// only its sender's as ahead.
+func TestMailboxIsAChannel(t *testing.T) {
+	_, ts := serve(t, Config{Models: []Model{model(t, "chang-roberts", map[string]string{"n": "3", "channels": "mailbox"})}})
+	var info ModelInfo
+	if code := get(t, ts, "GET", "/api/model", nil, &info); code != 200 || info.Channels != "mailbox" {
+		t.Fatalf("model: status %d, channels %q; want mailbox", code, info.Channels)
+	}
+	q := url.Values{"a": {"send(1)_{1,2}", "send(3)_{3,1}", "receive(3)_{3,1}", "send(3)_{1,2}"}}.Encode()
+	var v View
+	if code := get(t, ts, "GET", "/api/state?"+q, nil, &v); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	for _, g := range v.Globals {
+		if strings.HasPrefix(g.Name, "mailbox_") {
+			t.Errorf("%s is shown as a variable", g.Name)
+		}
+	}
+	if len(v.Channels) != 3 {
+		t.Fatalf("channels %+v, want the 3 mailboxes", v.Channels)
+	}
+	for k, c := range v.Channels {
+		if c.Name != fmt.Sprintf("mailbox_{%d}", k+1) || !c.Mailbox || c.FIFO || c.To != k+1 || c.From != 0 {
+			t.Errorf("channel %d: %+v, want mailbox_{%d} into %d", k, c, k+1, k+1)
+		}
+	}
+	type msg struct {
+		value, receive string
+		sent, ahead    int
+	}
+	var got []msg
+	for _, m := range v.Channels[1].Messages {
+		r := ""
+		if m.Action >= 0 {
+			r = v.Enabled[m.Action].Label
+		}
+		got = append(got, msg{m.Value, r, m.Sent, m.Ahead})
+	}
+	if want := []msg{{"1:1", "receive(1)_{1,2}", 1, 0}, {"1:3", "receive(3)_{1,2}", 4, 1}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("mailbox_{2}: %+v, want %+v", got, want)
+	}
+	if len(v.Channels[0].Messages) != 0 || len(v.Channels[2].Messages) != 0 {
+		t.Errorf("mailboxes 1 and 3 should be empty: %+v", v.Channels)
+	}
+	// On a complete graph, mailbox_{1} holds REQUESTs of 2 and 3: neither
+	// is ahead of the other's.
+	_, ts = serve(t, Config{Models: []Model{model(t, "ricart-agrawala", map[string]string{"n": "3", "capacity": "4", "channels": "mailbox"})}})
+	q = url.Values{"a": {"request_{2}", "request_{3}"}}.Encode()
+	var w View
+	if code := get(t, ts, "GET", "/api/state?"+q, nil, &w); code != 200 {
+		t.Fatalf("ricart-agrawala: status %d", code)
+	}
+	got = nil
+	for _, m := range w.Channels[0].Messages {
+		r := ""
+		if m.Action >= 0 {
+			r = w.Enabled[m.Action].Label
+		}
+		got = append(got, msg{m.Value, r, m.Sent, m.Ahead})
+	}
+	if want := []msg{{"2:REQUEST(1,2)", "receive(REQUEST(1,2))_{2,1}", 1, 0}, {"3:REQUEST(1,3)", "receive(REQUEST(1,3))_{3,1}", 2, 0}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ricart-agrawala mailbox_{1}: %+v, want %+v", got, want)
 	}
 }

@@ -284,12 +284,14 @@ type Process struct {
 	Vars    []VarView `json:"vars"`
 }
 
-// Channel is one channel with its messages.
+// Channel is one channel with its messages, or one receiver's mailbox
+// (channel.Mailbox: From is 0, and each message is "i:v", v sent by i).
 type Channel struct {
 	Name     string    `json:"name"`
-	From     int       `json:"from"` // 1-based
+	From     int       `json:"from"` // 1-based; 0 for a mailbox
 	To       int       `json:"to"`
 	FIFO     bool      `json:"fifo"`
+	Mailbox  bool      `json:"mailbox,omitempty"`
 	Changed  bool      `json:"changed,omitempty"`
 	Messages []Message `json:"messages"`
 }
@@ -306,6 +308,10 @@ type Message struct {
 	// a message of a bag (listed in the order they were sent); -1 when
 	// unknown.
 	Sent int `json:"sent"`
+	// Ahead is the number of messages listed before it that were sent
+	// before it on the same channel (for a mailbox, by the same sender):
+	// those that receiving it now overtakes, on an unordered channel.
+	Ahead int `json:"ahead"`
 }
 
 // sendOrder returns the messages vals of the bag from i to j (0-based),
@@ -325,6 +331,36 @@ func sendOrder(c *msc.Chart, i, j int, vals []string, from int) ([]string, []int
 	for _, m := range c.Messages {
 		if m.From == i && m.To == j && m.InTransit() {
 			order = append(order, m.Value)
+			steps = append(steps, from+m.Sent)
+		}
+	}
+	a, b := slices.Clone(order), slices.Clone(vals)
+	slices.Sort(a)
+	slices.Sort(b)
+	if !slices.Equal(a, b) {
+		return vals, sent
+	}
+	return order, steps
+}
+
+// mailboxOrder returns the messages vals of the mailbox of j (0-based),
+// each "i:v", listed in the order they were sent instead of the state's
+// canonical order, with the step that sent each (from + its step in the
+// chart), as the chart c matched them; vals as they are when the chart
+// cannot tell.
+func mailboxOrder(c *msc.Chart, j int, vals []string, from int) ([]string, []int) {
+	sent := make([]int, len(vals))
+	for k := range sent {
+		sent[k] = -1
+	}
+	if c == nil {
+		return vals, sent
+	}
+	var order []string
+	var steps []int
+	for _, m := range c.Messages {
+		if m.To == j && m.InTransit() {
+			order = append(order, fmt.Sprintf("%d:%s", m.From+1, m.Value))
 			steps = append(steps, from+m.Sent)
 		}
 	}
@@ -374,6 +410,13 @@ type Action struct {
 // queueRE matches the channel variables: queue_{i,j} (FIFO, and in older
 // descriptions unordered too) and bag_{i,j} (unordered).
 var queueRE = regexp.MustCompile(`^(?:queue|bag)_\{(\d+),(\d+)\}$`)
+
+// mailboxRE matches a mailbox, mailbox_{j}, and letterRE one of its
+// messages, "i:v".
+var (
+	mailboxRE = regexp.MustCompile(`^mailbox_\{(\d+)\}$`)
+	letterRE  = regexp.MustCompile(`^(\d+):(.*)$`)
+)
 var procRE = regexp.MustCompile(`^p(\d+)\.(.*)$`)
 
 // view builds the View of the last state of w.
@@ -485,9 +528,36 @@ func (s *served) view(ctx context.Context, w *walk) (*View, error) {
 				vals, sent = sendOrder(chart, from-1, to-1, vals, v.ChartFrom)
 			}
 			for k, val := range vals {
-				msg := Message{Value: val, Action: -1, Sent: sent[k]}
+				msg := Message{Value: val, Action: -1, Sent: sent[k], Ahead: k}
 				if k == 0 || bag {
 					if acts := byLabel[fmt.Sprintf("receive(%s)_{%d,%d}", val, from, to)]; len(acts) > 0 {
+						msg.Action = acts[0]
+					}
+				}
+				ch.Messages = append(ch.Messages, msg)
+			}
+			v.Channels = append(v.Channels, ch)
+			continue
+		}
+		if m := mailboxRE.FindStringSubmatch(x.Name); m != nil {
+			// A receiver's mailbox: an unordered channel from each sender,
+			// its messages "i:v" (as the story shows it), any of which can
+			// be received.
+			to, _ := strconv.Atoi(m[1])
+			ch := Channel{Name: x.Name, To: to, Mailbox: true, Changed: changed, Messages: []Message{}}
+			var vals []string
+			list, _ := x.Value.([]any)
+			for _, e := range list {
+				vals = append(vals, msc.Format(e))
+			}
+			vals, sent := mailboxOrder(chart, to-1, vals, v.ChartFrom)
+			before := map[string]int{} // messages listed so far, by sender
+			for k, val := range vals {
+				msg := Message{Value: val, Action: -1, Sent: sent[k]}
+				if l := letterRE.FindStringSubmatch(val); l != nil {
+					msg.Ahead = before[l[1]]
+					before[l[1]]++
+					if acts := byLabel[fmt.Sprintf("receive(%s)_{%s,%d}", l[2], l[1], to)]; len(acts) > 0 {
 						msg.Action = acts[0]
 					}
 				}

@@ -103,7 +103,10 @@ async function loadModel() {
   sel.hidden = model.models.length < 2;
   $("initial-count").textContent = "(" + model.initial + (model.initial_more ? "+" : "") + ")";
   $("trace-given").hidden = !model.trace;
-  $("channel-kind").textContent = model.channels === "unordered" ? "(unordered: bags, any message may be received first)" : "(FIFO: received from the head)";
+  $("channel-kind").textContent = {
+    unordered: "(unordered: bags, any message may be received first)",
+    mailbox: "(mailboxes: one per receiver, any message may be received first; i:v is v sent by i)",
+  }[model.channels] || "(FIFO: received from the head)";
   graph = null;
 }
 
@@ -219,15 +222,15 @@ function renderChannels(v) {
     if (!c.messages.length) msgs.append(el("span", { class: "empty", text: "empty" }));
     c.messages.forEach((m, k) => {
       const ready = m.action >= 0;
-      const over = ready && !c.fifo && k > 0 && m.sent >= 0;
+      const over = ready && !c.fifo && m.ahead > 0 && m.sent >= 0;
       let title = ready ? "can be received now: click to receive it" : (c.fifo ? "behind the head: received after the messages before it" : "cannot be received now");
       if (m.sent >= 0) title = "sent in step " + m.sent + "; " + title;
-      if (over) title += " (ahead of the " + k + " sent before it: it overtakes them)";
+      if (over) title += " (ahead of the " + m.ahead + " sent before it" + (c.mailbox ? " by the same process" : "") + ": it overtakes them)";
       const chip = el("span", { class: "m" + (ready ? " ready" : "") + (over ? " over" : ""), text: m.value, title });
       if (ready) chip.addEventListener("click", () => take(m.action));
       msgs.append(chip);
     });
-    const kids = [el("span", { class: "cname", text: c.from + " → " + c.to }), msgs];
+    const kids = [el("span", { class: "cname", text: c.mailbox ? "mailbox of " + c.to : c.from + " → " + c.to }), msgs];
     if (c.fifo && c.messages.length) kids.push(el("span", { class: "head", text: "◀ head" }));
     box.append(el("div", { class: "chan " + (c.fifo ? "fifo" : "bag") + (c.changed ? " changed" : ""), "data-chan": c.name, title: c.name }, ...kids));
   }
