@@ -117,3 +117,16 @@ func TestFielderOnly(t *testing.T) {
 		t.Errorf("a misspelt field: %v; want did you mean n", err)
 	}
 }
+
+// TestMisspeltFieldSuggestsTheField: in ricart-agrawala, whose REQUEST is
+// a Fielder (.type, .ts), .tz suggests ts. It suggested to (a channel's
+// receiver), the first of the names at one edit: z is a neighbour of s on
+// the keyboard, not of o.
+func TestMisspeltFieldSuggestsTheField(t *testing.T) {
+	m, _ := buildSpec(t, "ricart-agrawala", map[string]string{"n": "2"})
+	_, err := props.Attach(m, nil, inv(`all(chans, all(.msgs, .tz >= 0))`))
+	var pe *props.Error
+	if !errors.As(err, &pe) || pe.Unknown != "tz" || pe.Suggestion != "ts" {
+		t.Errorf("a misspelt .ts: %v; want unknown tz, did you mean ts", err)
+	}
+}
