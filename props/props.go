@@ -421,8 +421,16 @@ func (sc *scope) compile(k Kind, whole, src string, off int, action bool) (*comp
 			bad = fail(n.Property.Location().From+1, fmt.Sprintf("unknown variable %q", s.Value))
 			bad.Unknown, bad.Suggestion, bad.Known = s.Value, input.Suggest(s.Value, sc.vars), sc.vars
 			if bad.Suggestion == "" {
-				// A field of a message or of a struct (.ts of a REQUEST).
-				bad.Suggestion = input.Suggest(s.Value, sc.members)
+				// A field of a message or of a struct (.ts of a REQUEST):
+				// then the names known are the members.
+				if bad.Suggestion = input.Suggest(s.Value, sc.members); bad.Suggestion != "" {
+					bad.Known = nil
+					for _, m := range sc.members {
+						if !slices.Contains(bad.Known, m) {
+							bad.Known = append(bad.Known, m)
+						}
+					}
+				}
 			}
 		}
 	}))
