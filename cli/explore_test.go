@@ -27,7 +27,7 @@ func startExplore(t *testing.T, args ...string) (url string, stop func() (int, s
 	var mu sync.Mutex
 	done := make(chan int, 1)
 	go func() {
-		code := runContext(ctx, append([]string{"vacheck", "explore"}, args...), pw, lockedWriter{&mu, &errb}, specs.Catalog())
+		code := runContext(noProgress(ctx), append([]string{"vacheck", "explore"}, args...), pw, lockedWriter{&mu, &errb}, specs.Catalog())
 		pw.Close()
 		done <- code
 	}()

@@ -33,8 +33,7 @@ func TestLimitsWhileBuildingInitialStates(t *testing.T) {
 // with the report; it used to print nothing, the spec still building them
 // all.
 func TestInterruptWhileBuildingInitialStates(t *testing.T) {
-	fastProgress(t)
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel := context.WithCancelCause(fastProgress(context.Background()))
 	var out, errb syncBuffer
 	done := make(chan int)
 	go func() {

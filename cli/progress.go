@@ -14,9 +14,30 @@ import (
 	"github.com/vacheck/vacheck/report"
 )
 
-// progressEvery is how often a running check prints a progress line on
-// stderr, whether or not stderr is a terminal (tests shorten it).
-var progressEvery = 3 * time.Second
+// defaultProgressEvery is how often a running check prints a progress
+// line on stderr, whether or not stderr is a terminal.
+const defaultProgressEvery = 3 * time.Second
+
+// progressEveryKey is the context key of another interval between
+// progress lines (withProgressEvery).
+type progressEveryKey struct{}
+
+// withProgressEvery returns a copy of ctx under which a run prints a
+// progress line every d instead of defaultProgressEvery: tests shorten it
+// to see lines at once, or lengthen it so that no line spoils a comparison
+// of stderr. A context value rather than a package variable, so that tests
+// running in parallel each have their own.
+func withProgressEvery(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, progressEveryKey{}, d)
+}
+
+// progressEvery returns how often a run under ctx prints a progress line.
+func progressEvery(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(progressEveryKey{}).(time.Duration); ok {
+		return d
+	}
+	return defaultProgressEvery
+}
 
 // rateWindow is the time constant of the rate a progress line shows: an
 // average of the rates since the lines before, weighted down by e every

@@ -36,11 +36,17 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// fastProgress prints progress lines every 50 ms for the test.
-func fastProgress(t *testing.T) {
-	old := progressEvery
-	progressEvery = 50 * time.Millisecond
-	t.Cleanup(func() { progressEvery = old })
+// fastProgress returns ctx under which a run prints a progress line every
+// 50 ms, for the tests of those lines.
+func fastProgress(ctx context.Context) context.Context {
+	return withProgressEvery(ctx, 50*time.Millisecond)
+}
+
+// noProgress returns ctx under which a run prints no progress line: on a
+// loaded machine a run of a few seconds would print one and spoil a
+// comparison of stderr.
+func noProgress(ctx context.Context) context.Context {
+	return withProgressEvery(ctx, time.Hour)
 }
 
 // longRun starts a check that would take minutes, waits for its first
@@ -48,11 +54,10 @@ func fastProgress(t *testing.T) {
 // stderr.
 func longRun(t *testing.T, ctx context.Context, interrupt func(), extra ...string) (int, string, string) {
 	t.Helper()
-	fastProgress(t)
 	var out, errb syncBuffer
 	args := append([]string{"vacheck", "check", "chang-roberts", "--n", "8", "--workers", "1"}, extra...)
 	done := make(chan int)
-	go func() { done <- runContext(ctx, args, &out, &errb, specs.Catalog()) }()
+	go func() { done <- runContext(fastProgress(ctx), args, &out, &errb, specs.Catalog()) }()
 	deadline := time.After(20 * time.Second)
 	for !strings.Contains(errb.String(), " states (") {
 		select {
@@ -90,7 +95,10 @@ func TestCancelledRunIsIncomplete(t *testing.T) {
 
 // TestSIGTERMGivesJSONReport sends the process a real SIGTERM during a
 // check with --format json: the output is one valid JSON object, status
-// incomplete, with the figures so far.
+// incomplete, with the figures so far. Not parallel, nor is
+// TestSignalEchoIsIgnored: the signal goes to the whole process, where it
+// would stop the runs of other tests as well (the parallel tests start
+// after the serial ones end).
 func TestSIGTERMGivesJSONReport(t *testing.T) {
 	code, stdout, stderr := longRun(t, context.Background(), func() {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
@@ -144,10 +152,10 @@ func TestSignalEchoIsIgnored(t *testing.T) {
 // TestProgressOnNonTerminal: progress lines go to stderr even when it is
 // not a terminal (a file, a pipe, CI), and --quiet silences them.
 func TestProgressOnNonTerminal(t *testing.T) {
-	fastProgress(t)
+	ctx := fastProgress(context.Background())
 	var out, errb syncBuffer
 	args := []string{"vacheck", "check", "chang-roberts", "--n", "7", "--workers", "1", "--timeout", "400ms"}
-	if code := runContext(context.Background(), args, &out, &errb, specs.Catalog()); code != exitIncomplete {
+	if code := runContext(ctx, args, &out, &errb, specs.Catalog()); code != exitIncomplete {
 		t.Fatalf("exit code %d: %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
@@ -159,21 +167,21 @@ func TestProgressOnNonTerminal(t *testing.T) {
 			t.Errorf("progress line %q does not contain %q", lines[0], want)
 		}
 	}
-	code, _, stderr := vacheck("check", "chang-roberts", "--n", "7", "--workers", "1", "--timeout", "300ms", "--quiet")
+	code, _, stderr := vacheckContext(ctx, "check", "chang-roberts", "--n", "7", "--workers", "1", "--timeout", "300ms", "--quiet")
 	if code != exitIncomplete || stderr != "" {
 		t.Errorf("--quiet: exit %d, stderr %q", code, stderr)
 	}
-	code, _, stderr = vacheck("check", "chang-roberts", "--n", "7", "--strategy", "dfs", "--timeout", "300ms")
+	code, _, stderr = vacheckContext(ctx, "check", "chang-roberts", "--n", "7", "--strategy", "dfs", "--timeout", "300ms")
 	if code != exitIncomplete || !strings.Contains(stderr, "  depth ") {
 		t.Errorf("dfs: exit %d, stderr %q: want 'depth'", code, stderr)
 	}
 }
 
-// TestMain turns progress lines off for the other tests: on a loaded
-// machine a run of a few seconds would print one and spoil a comparison
-// of stderr. With VACHECK_TEST_AS_CLI=1 the test binary is vacheck itself
+// TestMain: with VACHECK_TEST_AS_CLI=1 the test binary is vacheck itself
 // (its arguments after --), for the tests of scripts that run vacheck
-// (TestSlurmAndLocalScripts).
+// (TestSlurmAndLocalScripts) and of the process killed mid-run
+// (TestResumeAfterSIGKILL). The tests turn progress lines off where they
+// compare stderr (noProgress, through vacheck and run).
 func TestMain(m *testing.M) {
 	if os.Getenv(asCLI) == "1" {
 		args := os.Args
@@ -182,7 +190,6 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Run(args, os.Stdout, os.Stderr, specs.Catalog()))
 	}
-	progressEvery = time.Hour
 	os.Exit(m.Run())
 }
 

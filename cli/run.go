@@ -378,7 +378,7 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	var notChecked []string
 	cfg.Properties, notChecked = leaveOutLiveness(c, cfg, model)
 	if !c.Bool("quiet") {
-		cfg.Progress, cfg.ProgressEvery = progressLine(stderr), progressEvery
+		cfg.Progress, cfg.ProgressEvery = progressLine(stderr), progressEvery(c.Context)
 	}
 	if cfg.Checkpoint, err = checkpointConfig(c, stderr, spec, params); err != nil {
 		return exitUsage, err

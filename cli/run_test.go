@@ -13,16 +13,23 @@ import (
 	"github.com/vacheck/vacheck/specs"
 )
 
-// run runs the command line on the catalog, as cmd/vacheck does.
+// run runs the command line on the catalog, as cmd/vacheck does, but
+// without progress lines (noProgress).
 func run(args []string, stdout, stderr io.Writer) int {
-	return runContext(context.Background(), args, stdout, stderr, specs.Catalog())
+	return runContext(noProgress(context.Background()), args, stdout, stderr, specs.Catalog())
 }
 
 // vacheck runs the command line and returns the exit code, stdout and
-// stderr.
+// stderr, without progress lines.
 func vacheck(args ...string) (int, string, string) {
+	return vacheckContext(noProgress(context.Background()), args...)
+}
+
+// vacheckContext runs the command line under ctx (fastProgress,
+// noProgress, a cancel) and returns the exit code, stdout and stderr.
+func vacheckContext(ctx context.Context, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(append([]string{"vacheck"}, args...), &out, &errb)
+	code := runContext(ctx, append([]string{"vacheck"}, args...), &out, &errb, specs.Catalog())
 	return code, out.String(), errb.String()
 }
 

@@ -247,7 +247,7 @@ func simulateSweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (i
 			}
 		}
 		if !c.Bool("quiet") {
-			run.Progress, run.ProgressEvery = simProgressLine(stderr), progressEvery
+			run.Progress, run.ProgressEvery = simProgressLine(stderr), progressEvery(c.Context)
 		}
 		res, err := simulate.Simulate(models[k], run)
 		if err != nil {

@@ -192,7 +192,7 @@ func simulateSpec(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (in
 	cfg.Properties, notChecked = simProperties(c, spec, model)
 	quiet := c.Bool("quiet")
 	if !quiet {
-		cfg.Progress, cfg.ProgressEvery = simProgressLine(stderr), progressEvery
+		cfg.Progress, cfg.ProgressEvery = simProgressLine(stderr), progressEvery(c.Context)
 	}
 	ctx, stop := interruptible(c.Context, stderr)
 	defer stop()

@@ -20,7 +20,7 @@ func TestSpecMistakesExit4(t *testing.T) {
 	cr.Name, cr.Broken = "claims-too-much", nil
 	cr.Claims = append(append([]string(nil), cr.Claims...), "lemma2")
 	var out, errb bytes.Buffer
-	code := runContext(context.Background(), []string{"vacheck", "check", "claims-too-much", "--n", "3"}, &out, &errb, []specs.Spec{cr})
+	code := runContext(noProgress(context.Background()), []string{"vacheck", "check", "claims-too-much", "--n", "3"}, &out, &errb, []specs.Spec{cr})
 	if code != exitModel || !strings.Contains(errb.String(), "the spec is wrong: claims-too-much claims the property lemma2, which its model does not offer") {
 		t.Errorf("exit %d, %q; want 4 and the spec named as wrong", code, errb.String())
 	}

@@ -263,7 +263,7 @@ func sweep(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 		var notChecked []string
 		run.Properties, notChecked = leaveOutLiveness(c, run, models[k])
 		if !c.Bool("quiet") {
-			run.Progress, run.ProgressEvery = progressLine(stderr), progressEvery
+			run.Progress, run.ProgressEvery = progressLine(stderr), progressEvery(c.Context)
 		}
 		var sr *shardRun
 		if !part.Whole() {
