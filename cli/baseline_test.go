@@ -35,6 +35,7 @@ func makeBaseline(t *testing.T, extra ...string) (string, []certificate) {
 // baseline and other parameters compared nothing and exited 0, and other
 // flags failed the comparison as changes (exit 1).
 func TestBaselineRefusesAnotherSweep(t *testing.T) {
+	t.Parallel()
 	file, _ := makeBaseline(t, "--metric", "messages")
 	for _, tc := range []struct {
 		args []string
@@ -67,6 +68,7 @@ func TestBaselineRefusesAnotherSweep(t *testing.T) {
 // regular file, is refused with exit 2 naming the file; /dev/zero used to
 // be read until memory ran out, and a FIFO blocked for ever.
 func TestBaselineFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good, certs := makeBaseline(t)
 	write := func(name, text string) string {
@@ -125,6 +127,7 @@ func TestBaselineFiles(t *testing.T) {
 // is a run of the baseline left uncompared; a run that is not in the
 // baseline is a note. Before, 0 runs compared exited 0.
 func TestBaselineComparesOrFails(t *testing.T) {
+	t.Parallel()
 	file, _ := makeBaseline(t)
 	for _, tc := range []struct {
 		args []string
@@ -155,6 +158,7 @@ func TestBaselineComparesOrFails(t *testing.T) {
 // with "metric messages 5..6 → none". The certificates record the flags
 // (format 2), and what a metric adds to the states.
 func TestBaselineSuppliesItsFlags(t *testing.T) {
+	t.Parallel()
 	file, certs := makeBaseline(t, "--metric", "messages", "--metric", "time", "--property", "uniqueness")
 	c := certs[0]
 	if c.Format != certificateFormat || strings.Join(c.MetricFlags, ",") != "messages,time" || strings.Join(c.PropertyFlags, ",") != "uniqueness" ||
@@ -178,6 +182,7 @@ func TestBaselineSuppliesItsFlags(t *testing.T) {
 // read: its metrics are the names of its "metrics", and it is
 // taken to have had no --property.
 func TestOldCertificatesStillCompare(t *testing.T) {
+	t.Parallel()
 	file, _ := makeBaseline(t, "--metric", "messages")
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // every run must give exactly, process 65's message and the rest included.
 // The page draws the curve to 256.
 func TestSweepBeyond64(t *testing.T) {
+	t.Parallel()
 	html := filepath.Join(t.TempDir(), "curve.html")
 	code, out, stderr := vacheck("sweep", "chang-roberts", "--simulate", "--n", "63..66,256", "--ids", "increasing", "--runs", "2",
 		"--metric", "messages", "--format", "json", "--html", html, "--quiet")
@@ -43,6 +44,7 @@ func TestSweepBeyond64(t *testing.T) {
 // with exit 2 naming the flag, the value and the range; the ring
 // elections stop at 256, the rest at 64.
 func TestNBeyondTheMasks(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

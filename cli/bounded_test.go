@@ -14,6 +14,7 @@ import (
 // 25,434 stored states pinned before they were, issue 29). A violation in
 // a bounded run is still exit 1, and sweep treats bounded as not ok.
 func TestBoundedRunIsNotAProof(t *testing.T) {
+	t.Parallel()
 	args := []string{"check", "lamport", "--n", "3", "--clock-limit", "6", "--quiet"}
 	code, stdout, stderr := vacheck(args...)
 	if code != exitBounded {
@@ -89,6 +90,7 @@ func TestBoundedRunIsNotAProof(t *testing.T) {
 // initial state first: chang-roberts stored 3.6 million states, and
 // echo-election passed 5 GB.
 func TestLimitsHoldWhileInitialStatesAreBuilt(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args   []string
 		states int64

@@ -38,6 +38,7 @@ func runOn(catalog []specs.Spec, args ...string) (int, string, string) {
 // given and on nothing else: list, check, its did-you-mean, spec flags,
 // help, sweep and JSON.
 func TestUserCatalog(t *testing.T) {
+	t.Parallel()
 	mine := []specs.Spec{tokenPass, laps}
 	both := append(specs.Catalog(), mine...)
 	tests := []struct {
@@ -85,6 +86,7 @@ func TestUserCatalog(t *testing.T) {
 
 // TestUserSpecJSON checks the JSON report of a user's spec.
 func TestUserSpecJSON(t *testing.T) {
+	t.Parallel()
 	code, out, errb := runOn([]specs.Spec{tokenPass}, "check", "token-pass", "--n", "3", "--format", "json", "--metric", "messages", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
@@ -142,6 +144,7 @@ var tokenUniqueness = automaton.Invariant[node, string]{
 // TestUserTwin: a user's spec that declares a broken twin (specs.Spec.Broken)
 // brings it along on the command line.
 func TestUserTwin(t *testing.T) {
+	t.Parallel()
 	mine := []specs.Spec{tokenDup, tokenPass}
 	for _, tt := range []struct {
 		args []string

@@ -51,6 +51,7 @@ func headless(t *testing.T, browser, url string, args ...string) string {
 // process, the buttons and arrow keys move the highlighted step, and a
 // screenshot is a real picture.
 func TestHTMLChartInBrowser(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a browser twice, ~10 s: skipped with -short (the full suite runs it)")
 	}
@@ -128,6 +129,7 @@ func TestHTMLChartInBrowser(t *testing.T) {
 // however far it is scrolled. The page's test hook reports where things
 // are (data-view).
 func TestHTMLLongChartInBrowser(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a browser twice, ~5 s: skipped with -short (the full suite runs it)")
 	}

@@ -13,6 +13,7 @@ import (
 // ./cli -run Chart -update` after a deliberate change and review
 // the diff.
 func TestChartGolden(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -64,6 +65,7 @@ func TestChartGolden(t *testing.T) {
 }
 
 func TestShowAndHTMLFlags(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := vacheck("check", "chang-roberts", "--n", "3", "--show", "chart")
 	if code != exitUsage || stdout != "" || !strings.Contains(stderr, `--show "chart"`) || !strings.Contains(stderr, "story, msc, involved") {
 		t.Errorf("--show chart: exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -104,6 +106,7 @@ func TestShowAndHTMLFlags(t *testing.T) {
 // TestHTMLPathCheckedBeforeTheRun: an --html FILE that cannot be written is
 // a usage error before the search, not the loss of the report after it.
 func TestHTMLPathCheckedBeforeTheRun(t *testing.T) {
+	t.Parallel()
 	dir, other := t.TempDir(), t.TempDir()
 	plain := filepath.Join(other, "plain")
 	if err := os.WriteFile(plain, nil, 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 // TestUnknownCommandsAndFlagsExit2: a mistyped command, spec or flag exits
 // 2 with a "did you mean", whatever the command.
 func TestUnknownCommandsAndFlagsExit2(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -50,6 +51,7 @@ func TestUnknownCommandsAndFlagsExit2(t *testing.T) {
 // TestHelpAndVersionExit0: help for the tool, a command and a spec, and
 // the version, on stdout with exit 0.
 func TestHelpAndVersionExit0(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want []string
@@ -89,6 +91,7 @@ func TestHelpAndVersionExit0(t *testing.T) {
 // TestJSONUsageError: with --format json, bad usage is a JSON object with
 // status "error" on stdout (and the message on stderr).
 func TestJSONUsageError(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"check", "chang-roberts", "--n", "0", "--format", "json"},
 		{"check", "chang-roberts", "--format=json", "--nn", "3"},
@@ -115,6 +118,7 @@ func TestJSONUsageError(t *testing.T) {
 // themselves show no change (exit 0, even for a broken twin's expected
 // violations), and a changed count or verdict fails naming it.
 func TestSweep(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := vacheck("sweep", "chang-roberts", "--n", "3..4", "--metric", "messages", "--workers", "2")
 	// The figures are those `vacheck check chang-roberts --n N --metric
 	// messages` gives (N=3: testdata/golden/chang-roberts-n3.txt; the
@@ -174,6 +178,7 @@ func TestSweep(t *testing.T) {
 // TestSweepEndsAtBudget: the N whose run does not finish within the budget
 // is reported as incomplete and ends the sweep.
 func TestSweepEndsAtBudget(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := vacheck("sweep", "chang-roberts", "--n", "3..9", "--budget", "1s", "--workers", "2", "--quiet")
 	if code != exitOK {
 		t.Errorf("exit code %d, want 0 (N=3 and N=4 finished)", code)
@@ -187,6 +192,7 @@ func TestSweepEndsAtBudget(t *testing.T) {
 // under its figures and in JSON, that they are those of the states it had
 // explored; one that goes on with --continue to the end does not.
 func TestStoppedSearchSaysSo(t *testing.T) {
+	t.Parallel()
 	const line = "the search stopped at the first violation: the figures are those of the states it had explored (--continue goes on)"
 	code, out, _ := vacheck("check", "chang-roberts-broken", "--n", "3", "--quiet")
 	if code != exitViolated || !strings.Contains(out, line) {

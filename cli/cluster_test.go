@@ -10,6 +10,7 @@ import (
 // TestClusterUsage: the flags of a distributed check are checked, and the
 // check flags it does not take are refused with exit 2, naming the flag.
 func TestClusterUsage(t *testing.T) {
+	t.Parallel()
 	base := []string{"check", "lamport", "--n", "2", "--requests", "1"}
 	cl := append(append([]string{}, base...), "--cluster", "embedded:1", "--ranks", "2", "--rank", "0")
 	tests := []struct {
@@ -40,6 +41,7 @@ func TestClusterUsage(t *testing.T) {
 // without --cluster (lamport --n 2 --requests 1), liveness claims left
 // out as not checked.
 func TestClusterOneRank(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -183,6 +183,7 @@ var distributedFlags = []string{"--cluster", "--ranks", "--rank"}
 // TestDeployManifests parses deploy/k8s strictly and checks that the Jobs
 // are what docs/cluster.md says and that their args name real flags.
 func TestDeployManifests(t *testing.T) {
+	t.Parallel()
 	var pvc k8sPVC
 	readStrict(t, "k8s/pvc.yaml", &pvc)
 	if pvc.Kind != "PersistentVolumeClaim" || !slices.Contains(pvc.Spec.AccessModes, "ReadWriteMany") {
@@ -246,7 +247,8 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // TestShardsJobRuns runs the args of shards-job.yaml, as each of its pods
 // would (the index from JOB_COMPLETION_INDEX, the volume a directory),
 // cut short by --max-states, and merge-job.yaml's merge of them: the real
-// command line parses, and the parts merge (incomplete: exit 3).
+// command line parses, and the parts merge (incomplete: exit 3). Not
+// parallel: it sets the environment (t.Setenv).
 func TestShardsJobRuns(t *testing.T) {
 	var shards, merge k8sJob
 	readStrict(t, "k8s/shards-job.yaml", &shards)
@@ -286,6 +288,7 @@ var vacheckLines = regexp.MustCompile(`(?m)^\s*(?:exec )?"\$(?:VACHECK|0)" check
 // give vacheck check are real, and deploy/local.sh runs a check in 3 parts
 // and merges them.
 func TestSlurmAndLocalScripts(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")

@@ -108,6 +108,7 @@ func clickAction(ctx context.Context, t *testing.T, label string) {
 // counterexample of chang-roberts-broken loaded, its violated property
 // red; and a screenshot (docs/explore.png with -update-screenshot).
 func TestExploreInBrowser(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a browser, ~5 s: skipped with -short (the full suite runs it)")
 	}
@@ -271,6 +272,7 @@ func TestExploreInBrowser(t *testing.T) {
 // render), along a path of 30 clicks; it logs the figures and asserts
 // nothing about them.
 func TestExploreRepaintTime(t *testing.T) {
+	t.Parallel()
 	if !*exploreTiming {
 		t.Skip("a measurement: run with -args -explore-timing")
 	}

@@ -93,6 +93,7 @@ func getJSON(t *testing.T, url string, out any) int {
 // port) as the first line, serves the API for the spec and its twin, and
 // stops cleanly with exit 0 when interrupted.
 func TestExploreServesAndStops(t *testing.T) {
+	t.Parallel()
 	url, stop := startExplore(t, "chang-roberts", "--n", "3")
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
 		t.Fatalf("first line %q, want http://127.0.0.1:PORT/", url)
@@ -121,6 +122,7 @@ func TestExploreServesAndStops(t *testing.T) {
 // TestExploreTrace: --trace offers the counterexample of check --format
 // json, of the spec's twin too.
 func TestExploreTrace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, out, stderr := vacheck("check", "chang-roberts-broken", "--n", "3", "--format", "json")
 	if code != exitViolated {
@@ -145,6 +147,7 @@ func TestExploreTrace(t *testing.T) {
 // TestExploreBadUsage: bad flags and a --trace that does not fit end with
 // exit 2 and a message naming the flag, before anything is served.
 func TestExploreBadUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_, out, _ := vacheck("check", "chang-roberts-broken", "--n", "4", "--format", "json")
 	n4 := filepath.Join(dir, "n4.json")

@@ -21,6 +21,7 @@ var timing = regexp.MustCompile(`(?m)^.*states/s, peak memory.*$|, [0-9.]+ [KMG]
 // the JSON contract. Run `go test ./cli -update` after a deliberate
 // change and review the diff.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string

@@ -11,6 +11,7 @@ import (
 // instance, refuses a large one with exit 3 and its size, writing
 // nothing, and bad flags with exit 2.
 func TestGraphCommand(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := vacheck("graph", "chang-roberts", "--n", "3", "--ids", "increasing")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -16,6 +16,7 @@ import (
 // report 0 states). They now come one at a time, so the state limit ends
 // the run at once as incomplete (exit 3) with the figures so far.
 func TestLimitsWhileBuildingInitialStates(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := vacheck("check", "lelann", "--n", "8", "--ids", "all", "--initiators", "subsets",
 		"--timeout", "5s", "--max-states", "10", "--max-memory", "100MiB")
 	if code != exitIncomplete {
@@ -33,6 +34,7 @@ func TestLimitsWhileBuildingInitialStates(t *testing.T) {
 // with the report; it used to print nothing, the spec still building them
 // all.
 func TestInterruptWhileBuildingInitialStates(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(fastProgress(context.Background()))
 	var out, errb syncBuffer
 	done := make(chan int)

@@ -13,6 +13,7 @@ import (
 // with 1 worker and 2. lamport --channels unordered, whose FAIR-TS
 // violation needs an ACK to overtake a REQUEST, keeps its overtake.
 func TestCounterexampleWithoutNeedlessOvertake(t *testing.T) {
+	t.Parallel()
 	for _, workers := range []string{"1", "2"} {
 		code, out, stderr := vacheck("check", "ricart-agrawala-broken", "--workers", workers)
 		if code != 1 || stderr != "" {

@@ -16,6 +16,7 @@ import (
 // exit 2 from the Go runtime) now exit 2 naming the flag and what is
 // allowed.
 func TestHostileCommandLines(t *testing.T) {
+	t.Parallel()
 	cr := []string{"check", "chang-roberts", "--n", "3", "--quiet"}
 	for _, tt := range []struct {
 		args []string
@@ -81,6 +82,7 @@ func TestHostileCommandLines(t *testing.T) {
 
 // TestGoodLimitsAccepted: the documented forms still work.
 func TestGoodLimitsAccepted(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"1000000", "512MiB", "1.5GiB", "4G", "2GB", "1B", " 3 MiB"} {
 		if _, err := parseBytes(s); err != nil {
 			t.Errorf("parseBytes(%q): %v", s, err)
@@ -103,6 +105,7 @@ func TestGoodLimitsAccepted(t *testing.T) {
 // TestInternalErrorExit4: a panic outside the model is an internal error,
 // exit 4 with a request to report it, never the runtime's exit 2.
 func TestInternalErrorExit4(t *testing.T) {
+	t.Parallel()
 	var errb bytes.Buffer
 	code := guard(func([]string, io.Writer, io.Writer) int { panic("boom") }, nil, io.Discard, &errb)
 	if code != exitModel || !strings.Contains(errb.String(), "internal error: boom") || !strings.Contains(errb.String(), "report") {
@@ -209,6 +212,7 @@ func asUsage(err error, ue *usageError) bool {
 // compute (it stopped at a violation, or hit a limit) is reported as not
 // computed, with why, in the text and the JSON, rather than left out.
 func TestMetricNotComputedIsSaid(t *testing.T) {
+	t.Parallel()
 	code, out, _ := vacheck("check", "chang-roberts-broken", "--n", "3", "--metric", "messages", "--quiet")
 	if code != exitViolated || !strings.Contains(out, "messages: not computed (the search stopped at the first violation; with --continue") {
 		t.Errorf("violated: exit %d\n%s", code, out)

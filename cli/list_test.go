@@ -10,6 +10,7 @@ import (
 // summary, section or family holds FILTER, and nothing else (issue 34
 // item 7; on the old main `list mutex` was "list takes no arguments").
 func TestListFilters(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		filter   string
 		want     []string
@@ -54,6 +55,7 @@ func listedNames(out string) string {
 // discipline in the list, in text and JSON: central's are unordered,
 // chang-roberts's FIFO.
 func TestListSaysTheDefaultChannels(t *testing.T) {
+	t.Parallel()
 	_, out, _ := vacheck("list", "central")
 	if !strings.Contains(out, "channels: unordered by default") {
 		t.Errorf("list central does not say its unordered channels:\n%s", out)
@@ -98,6 +100,7 @@ func TestListSaysTheDefaultChannels(t *testing.T) {
 // 60 parameters of the whole catalog (issue 34 item 7), and `simulate
 // SPEC --help` says simulate, not check.
 func TestCheckHelpShowsEngineFlagsOnly(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"check", "simulate", "swarm", "graph", "explore"} {
 		_, out, _ := vacheck(cmd, "--help")
 		for _, param := range []string{"--topology value", "--ids value", "--quorums value", "differ by spec;"} {

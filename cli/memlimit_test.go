@@ -12,6 +12,7 @@ import (
 // fake file system. It used to read physical memory only, so in a
 // container the run was killed instead of ending as incomplete.
 func TestDefaultMemoryLimitHonoursCgroups(t *testing.T) {
+	t.Parallel()
 	write := func(dir, name, text string) {
 		t.Helper()
 		p := filepath.Join(dir, name)

@@ -13,6 +13,7 @@ import (
 // /usr/local/bin/tokencheck) names itself in its help, its version, a
 // spec's help and its errors, not "vacheck" (issue 34 item 7).
 func TestUserBinaryNamesItself(t *testing.T) {
+	t.Parallel()
 	run := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := Run(append([]string{"/usr/local/bin/tokencheck"}, args...), &out, &errb, specs.Catalog())
@@ -56,6 +57,7 @@ func TestUserBinaryNamesItself(t *testing.T) {
 // package names or sentinel words such as "explorer: checkpoint refused"
 // or "bad usage:" (issue 34 item 7).
 func TestErrorsWithoutPackagePrefixes(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"explorer: checkpoint refused: f: too short", "checkpoint refused: f: too short"},
 		{"bad usage: invalid --topology x", "invalid --topology x"},

@@ -22,6 +22,7 @@ import (
 // --checkpoint, --baseline, resume's DIR) lie under a regular file, so
 // that they are refused without anything created.
 func TestLongValuesAreClippedInErrors(t *testing.T) {
+	t.Parallel()
 	notDir := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -99,6 +100,7 @@ func TestLongValuesAreClippedInErrors(t *testing.T) {
 // TestClipEcho: clipEcho cuts each long argument where the message quotes
 // it, plain or with %q, and leaves short ones and other text alone.
 func TestClipEcho(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("y", 50) + "\tz"
 	args := []string{"check", "--ids=" + long, "--n", "4"}
 	msg := clipEcho(`--ids "`+strings.Repeat("y", 50)+`\tz": bad; --ids `+long+` again; --n 4`, args)
@@ -113,6 +115,7 @@ func TestClipEcho(t *testing.T) {
 // (exit 0); an unknown word is bad usage (exit 2) with a suggestion. It
 // used to exit 4, the code of a model error, for any word but a command.
 func TestHelpTopics(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -144,6 +147,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space
 // whatever it printed: a listing, a version, a report (text or JSON), a
 // sweep. Bad usage stays exit 2. list, --version and help used to exit 0.
 func TestWriteErrorsAreNotSuccess(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -174,6 +178,7 @@ func TestWriteErrorsAreNotSuccess(t *testing.T) {
 // too. Leaving the flag out still gives the default. Before, the empty
 // value silently meant the default.
 func TestEmptyQuorumsRefused(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"check", "maekawa", "--n", "3", "--quorums", "", "--quiet"},
 		{"check", "maekawa", "--n", "3", "--quorums=", "--quiet"},

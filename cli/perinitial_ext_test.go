@@ -36,6 +36,7 @@ var tokenStarts = func() specs.Spec {
 // no names is refused by --per-initial-state (exit 2), and checked as
 // usual without it.
 func TestPerInitialStateNeedsNames(t *testing.T) {
+	t.Parallel()
 	catalog := []specs.Spec{tokenStarts}
 	code, _, stderr := runOn(catalog, "check", "token-starts", "--n", "3", "--per-initial-state", "--quiet")
 	if code != 2 || !strings.Contains(stderr, "token-starts cannot name its initial states by parameters (initial state 1 has no name)") {

@@ -33,6 +33,7 @@ type perInitialRun struct {
 // The safety claims only: each liveness check of floodmax's adds 0.1 s of
 // wall time, 2.4 s for the 24 arrangements.
 func TestPerInitialState(t *testing.T) {
+	t.Parallel()
 	safety := []string{"--property", "uniqueness", "--property", "agreement", "--property", "validity", "--property", "round-sync", "--quiet", "--workers", "1"}
 	args := append([]string{"check", "floodmax", "--topology", "line", "--n", "4", "--diameter", "2", "--ids", "all", "--per-initial-state"}, safety...)
 	code, out, stderr := vacheck(append(args, "--format", "json")...)
@@ -126,6 +127,7 @@ func permutations4() []string {
 // (exit 0); flags that do not combine with it are refused (exit 2), as is
 // a spec that cannot name its initial states (TestPerInitialStateNeedsNames).
 func TestPerInitialStateExits(t *testing.T) {
+	t.Parallel()
 	code, out, _ := vacheck("check", "chang-roberts", "--n", "3", "--per-initial-state", "--quiet")
 	if code != exitOK || !strings.Contains(out, "per initial state: 6 initial states") || !strings.Contains(out, "result: OK, every property holds in every initial state") {
 		t.Errorf("chang-roberts --n 3: exit %d:\n%s", code, out)

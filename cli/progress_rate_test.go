@@ -18,6 +18,7 @@ import (
 // the true one: it neither reads 0/s between merges nor a burst at them
 // (issue 34 item 7: chang-roberts --n 64 swung between 0/s and 254,128/s).
 func TestProgressRateIsSmooth(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	line := progressLine(&b)
 	const perSecond = 100_000

@@ -81,6 +81,7 @@ func longRun(t *testing.T, ctx context.Context, interrupt func(), extra ...strin
 // TestCancelledRunIsIncomplete: cancelling a check ends it as incomplete
 // (exit 3) with the usual report of what was explored.
 func TestCancelledRunIsIncomplete(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	code, stdout, _ := longRun(t, ctx, func() { cancel(errors.New("interrupted by SIGINT")) })
 	if code != exitIncomplete {
@@ -152,6 +153,7 @@ func TestSignalEchoIsIgnored(t *testing.T) {
 // TestProgressOnNonTerminal: progress lines go to stderr even when it is
 // not a terminal (a file, a pipe, CI), and --quiet silences them.
 func TestProgressOnNonTerminal(t *testing.T) {
+	t.Parallel()
 	ctx := fastProgress(context.Background())
 	var out, errb syncBuffer
 	args := []string{"vacheck", "check", "chang-roberts", "--n", "7", "--workers", "1", "--timeout", "400ms"}
@@ -198,6 +200,7 @@ func TestMain(m *testing.M) {
 // the search, the line names the liveness phase instead of a rate, or the
 // search for a counterexample without overtaking and how far it is.
 func TestProgressLineSaysWhatIsUnderWay(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	line := progressLine(&b)
 	line(explorer.Progress{Strategy: explorer.BFS, States: 1000, Depth: 7, Queue: 400, Expanded: 100, Elapsed: 3 * time.Second, Memory: 3 << 30})

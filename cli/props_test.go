@@ -12,6 +12,7 @@ import (
 // witness (exit 0), and never in chang-roberts (exit 1). Each property is
 // reported under its expression, commas and all.
 func TestExpressionFlags(t *testing.T) {
+	t.Parallel()
 	const unique = `count(procs, .status == "chosen") <= 1`
 	const two = `count(procs, .status == "chosen") == 2`
 	code, out, errs := vacheck("check", "chang-roberts", "--n", "4", "--ids", "all", "--quiet", "--invariant", unique)
@@ -52,6 +53,7 @@ func TestExpressionFlags(t *testing.T) {
 // TestExpressionFlagsEveryKind: each flag checks what it says, and with
 // --property a claim is checked too.
 func TestExpressionFlagsEveryKind(t *testing.T) {
+	t.Parallel()
 	code, out, errs := vacheck("check", "chang-roberts", "--n", "3", "--quiet", "--property", "uniqueness",
 		"--eventually", `one(procs, .status == "chosen")`,
 		"--leads-to", `any(procs, len(.send) > 0) ~> all(procs, len(.send) == 0)`,
@@ -76,6 +78,7 @@ func TestExpressionFlagsEveryKind(t *testing.T) {
 // a model error (exit 4) with the trace to that state; symmetry and
 // partial-order reduction are refused with expressions, saying why.
 func TestExpressionErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		code int
@@ -106,6 +109,7 @@ func TestExpressionErrors(t *testing.T) {
 // TestFairFlag: --fair STEP[:strong] makes a step fair of its own; a
 // misspelt step is a usage error with a "did you mean".
 func TestFairFlag(t *testing.T) {
+	t.Parallel()
 	base := []string{"check", "perpetuum-mobile", "--n", "3", "--quiet", "--eventually", "procs[1].done == 1", "--fairness", "none"}
 	if code, out, errs := vacheck(base...); code != exitViolated {
 		t.Errorf("without --fair: exit %d; want 1\n%s%s", code, out, errs)
@@ -127,6 +131,7 @@ func TestFairFlag(t *testing.T) {
 // expression in the report, and still checks the spec's claims; one that
 // cuts nothing exits 0.
 func TestConstraintFlag(t *testing.T) {
+	t.Parallel()
 	const clock = `all(procs, .C <= 6)`
 	code, out, errs := vacheck("check", "lamport", "--n", "3", "--quiet", "--constraint", clock)
 	if code != exitBounded || !strings.Contains(out, "15,799 distinct states") || !strings.Contains(out, "9,635 more states outside the model's constraint (--constraint \""+clock+"\")") ||

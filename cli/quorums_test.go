@@ -11,6 +11,7 @@ import (
 // TestQuorums checks `vacheck quorums` on the systems of
 // docs/algorithms/maekawa.md: every verdict, and a witness for every "no".
 func TestQuorums(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want []string
@@ -44,6 +45,7 @@ func TestQuorums(t *testing.T) {
 // TestQuorumsFileAndJSON reads a quorum file with two disjoint quorums and
 // checks the JSON witness.
 func TestQuorumsFileAndJSON(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "q.txt")
 	if err := os.WriteFile(path, []byte("1 2\n3\n1 3\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -67,6 +69,7 @@ func TestQuorumsFileAndJSON(t *testing.T) {
 
 // TestQuorumsBadInput checks exit code 2 and the messages of bad input.
 func TestQuorumsBadInput(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want string

@@ -210,6 +210,7 @@ func shellFields(cmd string) []string {
 // the README and the documents of docFiles and checks the exit code its
 // comment promises (readmeExits).
 func TestReadmeCommands(t *testing.T) {
+	t.Parallel()
 	seen := 0
 	for _, file := range docFiles(t) {
 		for _, ex := range parseDoc(t, file) {
@@ -223,6 +224,7 @@ func TestReadmeCommands(t *testing.T) {
 				continue
 			}
 			t.Run(ex.cmd, func(t *testing.T) {
+				t.Parallel()
 				if testing.Short() && readmeSlow[ex.cmd] {
 					t.Skip("a few seconds; run without -short")
 				}
@@ -244,6 +246,7 @@ func TestReadmeCommands(t *testing.T) {
 // but several times that under the race detector: -short skips them (the
 // plain go test of CI runs them).
 func TestDocExamples(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every console example of the documents; run without -short")
 	}
@@ -257,6 +260,7 @@ func TestDocExamples(t *testing.T) {
 			n++
 			name := strings.TrimPrefix(ex.file, "../") + ":" + strconv.Itoa(ex.line)
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				code, out := runDocCommand(t, ex.cmd)
 				if code != ex.exit {
 					t.Errorf("%s: exit %d, the document says %d", ex.cmd, code, ex.exit)
@@ -333,6 +337,7 @@ var stepRE = regexp.MustCompile(`^\*\*(\d+)\. `)
 // that the tutorial cannot show code that does not compile or that sits
 // elsewhere. Lines with "..." stand for code left out.
 func TestTutorialMatchesItsFiles(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../docs/tutorial.md")
 	if err != nil {
 		t.Fatal(err)
@@ -434,6 +439,7 @@ func userModule(t *testing.T, module string, files [][2]string) (string, func(na
 // among them, so that the files' imports and package are those of a module
 // of one's own.
 func TestTutorialCopies(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a module of its own; run without -short")
 	}
@@ -454,6 +460,7 @@ func TestTutorialCopies(t *testing.T) {
 // counts (automaton's TestEWD840BothWays), and the broken twin is refuted
 // (exit code 1).
 func TestTutorialSharedCopies(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a module of its own; run without -short")
 	}
@@ -477,6 +484,7 @@ func TestTutorialSharedCopies(t *testing.T) {
 // linked from the index; `vacheck list` and `vacheck check SPEC --help`
 // show the page and never send the user to a document they do not have.
 func TestDocPages(t *testing.T) {
+	t.Parallel()
 	catalog := specs.Catalog()
 	bySpec := map[string]string{}
 	byPage := map[string][]string{}
@@ -555,6 +563,7 @@ func TestDocPages(t *testing.T) {
 
 // TestReadmeIsAFrontPage: the README stays a front page.
 func TestReadmeIsAFrontPage(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -568,6 +577,7 @@ func TestReadmeIsAFrontPage(t *testing.T) {
 // exists and, with a #fragment into a Markdown file, to one of its
 // headings (as GitHub names their anchors).
 func TestDocLinks(t *testing.T) {
+	t.Parallel()
 	link := regexp.MustCompile(`\]\(([^)#:]*)(#[^)]*)?\)`)
 	for _, file := range docFiles(t) {
 		src, err := os.ReadFile(file)
@@ -646,6 +656,7 @@ func anchors(t *testing.T, file string) []string {
 // top-level name of the repository's package pkg, and in `Field: name(...)`
 // name a function or method somewhere in it.
 func TestDocIdentifiers(t *testing.T) {
+	t.Parallel()
 	decls := map[string]map[string]bool{} // package name -> top-level names
 	funcs := map[string]bool{}            // every function and method
 	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {

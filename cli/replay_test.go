@@ -42,6 +42,7 @@ func saveTrace(t *testing.T, args ...string) (string, string) {
 // same re-run command, and still violates its property (exit 1). A
 // replayer that skipped or reordered a step would tell another story.
 func TestSaveTraceReplays(t *testing.T) {
+	t.Parallel()
 	out, file := saveTrace(t, "lelann-broken", "--n", "3", "--initiators", "subsets", "--quiet")
 	code, replayed, stderr := vacheck("replay", file)
 	if code != exitViolated {
@@ -94,6 +95,7 @@ func editTrace(t *testing.T, file string, edit func(*tracefile.File)) string {
 // that skips a step), another spec or other parameters is refused with
 // exit 2, naming the step and its index, or the mismatch.
 func TestReplayRefuses(t *testing.T) {
+	t.Parallel()
 	_, file := saveTrace(t, "chang-roberts-broken", "--n", "3", "--quiet")
 	tests := []struct {
 		name string
@@ -132,6 +134,7 @@ func TestReplayRefuses(t *testing.T) {
 // (of an arrangement drawn at random, named by its IDs) replays, and
 // explore --trace loads a saved file as it loads check's JSON.
 func TestSaveTraceOfSimulateAndExplore(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "sim.json")
 	page := filepath.Join(t.TempDir(), "sim.html")
 	code, out, stderr := vacheck("simulate", "chang-roberts-broken", "--n", "4", "--runs", "20", "--seed", "3", "--save-trace", file, "--html", page, "--quiet")

@@ -23,6 +23,7 @@ func rerunLine(t *testing.T, out string) []string {
 // of each, and that command finds the same counterexample from its one
 // initial state.
 func TestRerunReproducesTheCounterexample(t *testing.T) {
+	t.Parallel()
 	code, out, _ := vacheck("check", "lelann-broken", "--n", "3", "--ids", "all", "--initiators", "subsets", "--quiet", "--workers", "1")
 	if code != exitViolated {
 		t.Fatalf("exit %d, want %d:\n%s", code, exitViolated, out)

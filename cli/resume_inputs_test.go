@@ -36,6 +36,7 @@ func brokenCheckpoint(t *testing.T, extra ...string) string {
 // the saved command line as it was: a crafted checkpoint could make it
 // overwrite any file with --html.
 func TestResumeTakesOutputsFromItsOwnCommandLine(t *testing.T) {
+	t.Parallel()
 	html := filepath.Join(t.TempDir(), "chart.html")
 	dir := brokenCheckpoint(t, "--html", html)
 	info, err := explorer.ReadCheckpoint(filepath.Join(dir, checkpointFile))
@@ -107,6 +108,7 @@ func TestResumeTakesOutputsFromItsOwnCommandLine(t *testing.T) {
 // TestResumeRefusesAFIFOCheckpoint: `resume DIR` whose checkpoint.vck is a
 // named pipe exits 2 at once naming the file; it used to block for ever.
 func TestResumeRefusesAFIFOCheckpoint(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no named pipes in the file system")
 	}
@@ -138,6 +140,7 @@ func TestResumeRefusesAFIFOCheckpoint(t *testing.T) {
 // checkpoint: with 1ns the resumed run ends incomplete (exit 3) while it
 // loads, says so, and keeps the checkpoint for a later resume.
 func TestResumeTimeoutCoversTheLoad(t *testing.T) {
+	t.Parallel()
 	dir := brokenCheckpoint(t)
 	code, stdout, stderr := vacheck("resume", dir, "--max-states", "0", "--timeout", "1ns")
 	if code != exitIncomplete || !strings.Contains(stdout, "time limit reached (--timeout 1ns) while loading the checkpoint") {

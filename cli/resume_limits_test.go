@@ -13,6 +13,7 @@ import (
 // checkpoint; a --max-states below the states saved ends it at once as
 // incomplete, with one worker or several.
 func TestResumeLimitsHoldBeforeTheSearch(t *testing.T) {
+	t.Parallel()
 	dir := incompleteCheckpoint(t, "chang-roberts")
 	for _, tc := range []struct {
 		flags []string

@@ -56,6 +56,7 @@ func sameCounts(t *testing.T, got, want jsonCounts) {
 // counts with those of the run never interrupted (pinned: 1,809,852 states,
 // as `check chang-roberts --n 6 --ids all` reports).
 func TestResumeAfterSIGKILL(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vacheck and runs it for a few seconds")
 	}
@@ -123,6 +124,7 @@ func incompleteCheckpoint(t *testing.T, spec string, extra ...string) string {
 // command line) and another worker count, and gets the counts, verdicts and
 // counterexample of a run never stopped.
 func TestResumeInProcess(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		spec  string
 		flags []string
@@ -191,6 +193,7 @@ func rewriteHeader(t *testing.T, file string, edit func(build string, meta []str
 // check into a directory that holds a checkpoint, bad --checkpoint-every
 // values, and resume flags that would change the results.
 func TestResumeRefused(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		breakIt func(t *testing.T, file string)
@@ -251,6 +254,7 @@ func TestResumeRefused(t *testing.T) {
 // removes its checkpoint and the directory vacheck created with it; a
 // directory the user made stays, empty or not.
 func TestCheckpointDirectoryTidy(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "ck")
 	code, _, _ := vacheck("check", "chang-roberts", "--n", "3", "--property", "foo", "--checkpoint", dir, "--quiet")
@@ -295,6 +299,7 @@ func TestCheckpointDirectoryTidy(t *testing.T) {
 // --continue, or in the liveness phase) keeps it, like an incomplete run:
 // its other properties are yet to be decided, and resuming decides them.
 func TestFinishCheckpointKeepsAStoppedViolatedRun(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		res  explorer.Result
 		kept bool

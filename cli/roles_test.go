@@ -12,6 +12,7 @@ import (
 // user part), and ⊥ prints as ⊥ in the story, the chart and the HTML page,
 // while the JSON keeps the value the state holds (lelann's leader 0).
 func TestTraceRolesAndBottom(t *testing.T) {
+	t.Parallel()
 	_, out, _ := vacheck("check", "central-broken", "--workers", "1")
 	if !strings.Contains(out, "p1.ust=idle  p1.done=0  p1.granted=false\n") || !strings.Contains(out, "p4.busy=false  p4.holder=⊥  p4.queue=[]\n") {
 		t.Errorf("central-broken: want the clients' and the coordinator's own fields only:\n%s", out)
@@ -42,6 +43,7 @@ func TestTraceRolesAndBottom(t *testing.T) {
 // the chart; in the HTML page, drawn bold), and when min = max the run
 // shows one witness, not the same figure twice.
 func TestMetricWitnessCounted(t *testing.T) {
+	t.Parallel()
 	args := []string{"check", "chang-roberts", "--n", "3", "--ids", "decreasing", "--property", "uniqueness", "--metric", "messages", "--workers", "1"}
 	_, out, _ := vacheck(args...)
 	if !strings.Contains(out, "  witness (min = max = 6): 12 steps") || strings.Contains(out, "max witness") {

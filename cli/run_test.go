@@ -34,6 +34,7 @@ func vacheckContext(ctx context.Context, args ...string) (int, string, string) {
 }
 
 func TestBadInputExitsWithCode2(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want []string // in the error message
@@ -94,6 +95,7 @@ func TestBadInputExitsWithCode2(t *testing.T) {
 // TestBadFilesExitWithCode2: quorum and topology files name the line that
 // is wrong.
 func TestBadFilesExitWithCode2(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)
@@ -130,6 +132,7 @@ func TestBadFilesExitWithCode2(t *testing.T) {
 }
 
 func TestCheckExitCodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		code int
@@ -167,6 +170,7 @@ func TestCheckExitCodes(t *testing.T) {
 
 // TestJSONContract checks the keys scripts rely on.
 func TestJSONContract(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := vacheck("check", "chang-roberts-broken", "--n", "3", "--ids", "increasing", "--format", "json", "--workers", "2")
 	if code != exitViolated {
 		t.Fatalf("exit code %d", code)
@@ -222,6 +226,7 @@ func TestJSONContract(t *testing.T) {
 // TestDeterministicOutput runs the same command twice and with another
 // worker count: the counts and the trace are the same.
 func TestDeterministicOutput(t *testing.T) {
+	t.Parallel()
 	strip := func(s string) string {
 		var keep []string
 		for _, line := range strings.Split(s, "\n") {
@@ -243,6 +248,7 @@ func TestDeterministicOutput(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := vacheck("list")
 	if code != exitOK || !strings.Contains(stdout, "chang-roberts-broken") || !strings.Contains(stdout, "--ids (default all)") {
 		t.Errorf("list: %d\n%s", code, stdout)
@@ -256,6 +262,7 @@ func TestList(t *testing.T) {
 // which entry their witnesses measure and what the states tracked; lamport
 // N=2: 3(N−1) = 3 messages per entry, sync delay 1, time 4 to 6.
 func TestMetricsJSON(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := vacheck("check", "lamport", "--n", "2", "--metric", "messages-per-entry", "--metric", "sync-delay", "--metric", "time", "--format", "json", "--workers", "2")
 	if code != exitOK {
 		t.Fatalf("exit code %d: %s", code, stderr)

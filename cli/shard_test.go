@@ -38,6 +38,7 @@ func runParts(t *testing.T, dir string, K int, args ...string) ([]string, []int)
 // whose runs meet: the fingerprint union), and a violation (the shortest
 // counterexample of the parts is the unsharded one's length).
 func TestMergeEqualsUnsharded(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		K    int
@@ -84,6 +85,7 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 // twice, a part of another check or K, and a file that is no certificate
 // are refused with exit 2, naming them.
 func TestMergeRefusesPartsThatDoNotBelong(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certs, _ := runParts(t, filepath.Join(dir), 3, "chang-roberts", "--n", "3", "--ids", "all")
 	other := t.TempDir()
@@ -124,6 +126,7 @@ func TestMergeRefusesPartsThatDoNotBelong(t *testing.T) {
 // TestMergeOfAnIncompletePartIsIncomplete: a part stopped by a limit makes
 // the whole check incomplete (exit 3), never ok.
 func TestMergeOfAnIncompletePartIsIncomplete(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"chang-roberts", "--n", "3", "--ids", "all"}
 	certs, _ := runParts(t, dir, 2, args...)
@@ -138,7 +141,8 @@ func TestMergeOfAnIncompletePartIsIncomplete(t *testing.T) {
 }
 
 // TestShardFlagErrors: bad --shard and --cert values, and what a part
-// cannot be run with, exit 2 naming the flag.
+// cannot be run with, exit 2 naming the flag. Not parallel: it clears
+// the environment's indexes (t.Setenv).
 func TestShardFlagErrors(t *testing.T) {
 	t.Setenv("JOB_COMPLETION_INDEX", "")
 	t.Setenv("SLURM_ARRAY_TASK_ID", "")
@@ -169,7 +173,7 @@ func TestShardFlagErrors(t *testing.T) {
 }
 
 // TestShardFromTheEnvironment: --shard env/K reads a Kubernetes Indexed
-// Job's index.
+// Job's index. Not parallel: t.Setenv.
 func TestShardFromTheEnvironment(t *testing.T) {
 	t.Setenv("JOB_COMPLETION_INDEX", "1")
 	cert := filepath.Join(t.TempDir(), "c.json")
@@ -185,6 +189,7 @@ func TestShardFromTheEnvironment(t *testing.T) {
 
 // TestSwarmShard: swarm --shard runs its part of the jobs, and says which.
 func TestSwarmShard(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := vacheck("swarm", "chang-roberts-broken", "--n", "4", "--jobs", "4", "--memory", "4MiB", "--quiet", "--shard", "1/2")
 	if code != exitViolated || !strings.Contains(out, "part 1/2 of the swarm: jobs 2, 4 of 4") {
 		t.Errorf("exit %d, %s\n%s", code, stderr, out)
@@ -198,6 +203,7 @@ func TestSwarmShard(t *testing.T) {
 // TestSweepShard: sweep --shard checks each N's part and writes its
 // certificate, which merges with the other parts' into that N's check.
 func TestSweepShard(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for k := range 2 {
 		code, out, stderr := vacheck("sweep", "chang-roberts", "--n", "3..4", "--quiet", "--shard", fmt.Sprintf("%d/2", k), "--cert", dir)

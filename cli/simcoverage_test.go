@@ -9,6 +9,7 @@ import (
 // TestSimulateCoverage: simulate --coverage prints the counts summed over
 // the runs, in text and JSON, the same for 1 and 3 workers.
 func TestSimulateCoverage(t *testing.T) {
+	t.Parallel()
 	args := []string{"simulate", "ricart-agrawala", "--n", "3", "--runs", "50", "--seed", "5", "--coverage", "--quiet"}
 	_, one, _ := vacheck(append(args, "--workers", "1")...)
 	code, three, _ := vacheck(append(args, "--workers", "3")...)

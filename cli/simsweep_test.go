@@ -9,6 +9,7 @@ import (
 )
 
 func TestSimulatedSweep(t *testing.T) {
+	t.Parallel()
 	html := filepath.Join(t.TempDir(), "curve.html")
 	code, out, stderr := vacheck("sweep", "chang-roberts", "--simulate", "--n", "3..6", "--runs", "1000", "--metric", "messages",
 		"--formula", "p99@messages=n*n", "--html", html, "--quiet")
@@ -58,6 +59,7 @@ func TestSimulatedSweep(t *testing.T) {
 }
 
 func TestSimulatedSweepBadUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string

@@ -12,6 +12,7 @@ import (
 // and JSON (but its "stats", the machine's figures), is byte for byte the
 // same with 1 and 4 workers.
 func TestSimulateSameOutputWhateverWorkers(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"text", "json"} {
 		var first string
 		for _, w := range []string{"1", "4"} {
@@ -39,6 +40,7 @@ func TestSimulateSameOutputWhateverWorkers(t *testing.T) {
 }
 
 func TestSimulateReport(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := vacheck("simulate", "chang-roberts", "--n", "5", "--runs", "1000", "--metric", "messages")
 	if code != exitIncomplete {
 		t.Fatalf("exit %d, want 3\n%s%s", code, out, stderr)
@@ -88,6 +90,7 @@ func TestSimulateReport(t *testing.T) {
 // the shortest counterexample's 38 steps (vacheck check
 // chang-roberts-broken --n 5), and told as check tells it.
 func TestSimulateBrokenTwin(t *testing.T) {
+	t.Parallel()
 	html := filepath.Join(t.TempDir(), "sim.html")
 	code, out, stderr := vacheck("simulate", "chang-roberts-broken", "--n", "5", "--runs", "200", "--html", html, "--quiet")
 	if code != exitViolated {
@@ -133,6 +136,7 @@ func TestSimulateBrokenTwin(t *testing.T) {
 }
 
 func TestSimulateHTMLHistogram(t *testing.T) {
+	t.Parallel()
 	html := filepath.Join(t.TempDir(), "h.html")
 	code, _, stderr := vacheck("simulate", "chang-roberts", "--n", "4", "--runs", "300", "--metric", "messages", "--html", html)
 	if code != exitIncomplete || !strings.Contains(stderr, "wrote 1 chart to") {
@@ -147,6 +151,7 @@ func TestSimulateHTMLHistogram(t *testing.T) {
 }
 
 func TestSimulateBadUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -182,6 +187,7 @@ func TestSimulateBadUsage(t *testing.T) {
 }
 
 func TestSimulateTimeout(t *testing.T) {
+	t.Parallel()
 	// Ended by the time limit or not, no violation is incomplete: 3.
 	code, out, _ := vacheck("simulate", "chang-roberts", "--n", "6", "--runs", "1000000", "--timeout", "50ms", "--quiet")
 	if code != exitIncomplete || !strings.Contains(out, "result: INCOMPLETE, time limit (50ms) reached after") {

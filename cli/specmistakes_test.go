@@ -13,6 +13,7 @@ import (
 // offer is the spec's mistake, reported as such with exit code 4 (the
 // model failed), not as a usage error of the command line (exit 2).
 func TestSpecMistakesExit4(t *testing.T) {
+	t.Parallel()
 	cr, err := specs.Lookup("chang-roberts")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // correct algorithm it is incomplete (exit 3), never ok; its JSON says the
 // same; and the same seed gives the same report, times aside.
 func TestSwarmCommand(t *testing.T) {
+	t.Parallel()
 	args := []string{"swarm", "maekawa-basic", "--jobs", "3", "--memory", "3MiB", "--workers", "2", "--quiet"}
 	code, out, errs := vacheck(args...)
 	if code != exitViolated {
@@ -78,6 +79,7 @@ func withoutTimes(s string) string {
 // --coverage the report ends with the coverage table, and its JSON has
 // both.
 func TestCheckBitstateAndCoverage(t *testing.T) {
+	t.Parallel()
 	code, out, _ := vacheck("check", "maekawa", "--bitstate", "1MiB", "--coverage", "--quiet")
 	for _, want := range []string{"bitstate table 1.0 MiB, 3 hash functions: ", "hash factor", "expected omitted states",
 		"coverage: ", "REQUEST → LOCKED", "every declared step and message type fired", "result: INCOMPLETE, bitstate search (--bitstate 1.0 MiB)"} {
@@ -108,6 +110,7 @@ func TestCheckBitstateAndCoverage(t *testing.T) {
 
 // TestSwarmAndBitstateUsageErrors: bad flags exit 2 naming the flag.
 func TestSwarmAndBitstateUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string

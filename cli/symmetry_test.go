@@ -17,6 +17,7 @@ import (
 // rotations and liveness properties are refused too; a violation found
 // under symmetry exits 1 with a real counterexample.
 func TestSymmetryFlag(t *testing.T) {
+	t.Parallel()
 	code, out, errb := vacheck("check", "chang-roberts", "--n", "4", "--symmetry", "--quiet")
 	if code != exitOK || !strings.Contains(out, "1,077 distinct states") || !strings.Contains(out, "they hold 4,308 states and 24 terminal states") || !strings.Contains(out, "4.00 times fewer") {
 		t.Errorf("check --symmetry: exit %d\n%s%s", code, out, errb)
@@ -65,6 +66,7 @@ func TestSymmetryFlag(t *testing.T) {
 // leaves out is listed as not checked, and the verdict says so, in the
 // text, the JSON and a sweep, rather than an OK that reads as covering it.
 func TestSymmetryNamesTheClaimsItLeavesOut(t *testing.T) {
+	t.Parallel()
 	code, out, errb := vacheck("check", "chang-roberts-announce", "--n", "3", "--symmetry", "--quiet")
 	for _, want := range []string{"termination          not checked", "result: OK, every property checked holds; not checked: termination (--symmetry checks safety properties only"} {
 		if code != exitOK || !strings.Contains(out, want) {
@@ -124,6 +126,7 @@ func TestSymmetryNamesTheClaimsItLeavesOut(t *testing.T) {
 // (cli.Main with its catalog) names its own specs that declare a symmetry,
 // not the built-in ones.
 func TestSymmetryRefusalNamesTheOwnCatalog(t *testing.T) {
+	t.Parallel()
 	var own []specs.Spec
 	for _, s := range specs.Catalog() {
 		if s.Name == "lamport" {

@@ -11,6 +11,7 @@ import (
 // processes 1 and 2 request and enter together; process 3 only has
 // requests waiting in its channels.
 func TestShowInvolved(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := vacheck("check", "lamport-broken", "--n", "3", "--show", "involved", "--workers", "2")
 	if code != exitViolated {
 		t.Fatalf("exit code %d", code)
@@ -40,6 +41,7 @@ func TestShowInvolved(t *testing.T) {
 // TestLongLinesWrap: no line of a counterexample is wider than 100
 // columns (maekawa's states have lines of 167 characters unwrapped).
 func TestLongLinesWrap(t *testing.T) {
+	t.Parallel()
 	_, stdout, _ := vacheck("check", "maekawa", "--n", "3", "--requests", "2", "--yield", "a", "--workers", "2")
 	trace := stdout[strings.Index(stdout, "Counterexample"):]
 	for _, line := range strings.Split(trace, "\n") {
@@ -59,6 +61,7 @@ type diffStep struct {
 // the others only the variables they change; replaying the changes gives
 // every state of the full trace, and the JSON is several times smaller.
 func TestTraceDiff(t *testing.T) {
+	t.Parallel()
 	args := []string{"check", "maekawa", "--n", "3", "--requests", "2", "--yield", "a", "--workers", "2", "--format", "json"}
 	_, full, _ := vacheck(args...)
 	_, diff, _ := vacheck(append(args, "--trace", "diff")...)
