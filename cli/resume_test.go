@@ -50,22 +50,29 @@ func sameCounts(t *testing.T, got, want jsonCounts) {
 	}
 }
 
-// TestResumeAfterSIGKILL starts the real binary on a run of a few seconds
-// that saves a checkpoint every 200ms, kills it with SIGKILL once one is
-// saved, resumes it with another worker count, and compares the final
-// counts with those of the run never interrupted (pinned: 1,809,852 states,
-// as `check chang-roberts --n 6 --ids all` reports).
+// TestResumeAfterSIGKILL starts vacheck in a process of its own on a run
+// of a few seconds that saves a checkpoint every 200ms, kills it with
+// SIGKILL once one is saved, resumes it with another worker count, and
+// compares the final counts with those of the run never interrupted
+// (pinned: 1,809,852 states, as `check chang-roberts --n 6 --ids all`
+// reports). The process is this test binary as vacheck (TestMain), which
+// runs cli.Run as cmd/vacheck's main does, without a build of its own.
 func TestResumeAfterSIGKILL(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vacheck and runs it for a few seconds")
+		t.Skip("runs vacheck for a few seconds")
 	}
-	bin := filepath.Join(t.TempDir(), "vacheck")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/vacheck").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vacheck := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(self, append([]string{"-test.run=^$", "--"}, args...)...)
+		cmd.Env = append(os.Environ(), asCLI+"=1")
+		return cmd
 	}
 	dir := filepath.Join(t.TempDir(), "ck")
-	cmd := exec.Command(bin, "check", "chang-roberts", "--n", "6", "--ids", "all", "--workers", "2",
+	cmd := vacheck("check", "chang-roberts", "--n", "6", "--ids", "all", "--workers", "2",
 		"--checkpoint", dir, "--checkpoint-every", "200ms", "--format", "json", "--quiet")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -90,7 +97,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Fatal("the run ended before it was killed; the test needs a longer one")
 	}
 	var out, errb bytes.Buffer
-	resume := exec.Command(bin, "resume", dir, "--workers", "2")
+	resume := vacheck("resume", dir, "--workers", "2")
 	resume.Stdout, resume.Stderr = &out, &errb
 	if err := resume.Run(); err != nil {
 		t.Fatalf("resume: %v\n%s", err, errb.String())
