@@ -126,6 +126,31 @@ func incompleteCheckpoint(t *testing.T, spec string, extra ...string) string {
 	return dir
 }
 
+// copyCheckpoint copies the checkpoint directory dir (its files) into a
+// new one and returns it: one stopped check serves every case of a test
+// that breaks or uses up its checkpoint, each on a copy of its own.
+func copyCheckpoint(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "ck")
+	if err := os.Mkdir(cp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cp, f.Name()), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cp
+}
+
 // TestResumeInProcess resumes an incomplete BFS and DFS, of a spec without
 // and with a violation, with their limit lifted (an override of the saved
 // command line) and another worker count, and gets the counts, verdicts and
@@ -230,8 +255,9 @@ func TestResumeRefused(t *testing.T) {
 		{"strategy on resume", nil, []string{"--strategy", "dfs"}, "unknown flag --strategy"},
 		{"bad every", nil, []string{"--checkpoint-every", "0s"}, `--checkpoint-every "0s": allowed: a positive duration`},
 	}
+	saved := incompleteCheckpoint(t, "chang-roberts")
 	for _, tc := range tests {
-		dir := incompleteCheckpoint(t, "chang-roberts")
+		dir := copyCheckpoint(t, saved)
 		file := filepath.Join(dir, checkpointFile)
 		if tc.breakIt != nil {
 			tc.breakIt(t, file)
@@ -244,7 +270,7 @@ func TestResumeRefused(t *testing.T) {
 			t.Errorf("%s: exit %d: %s\nwant exit 2 and %q", tc.name, code, stderr, tc.want)
 		}
 	}
-	dir := incompleteCheckpoint(t, "chang-roberts")
+	dir := copyCheckpoint(t, saved)
 	for _, args := range [][]string{
 		{"check", "chang-roberts", "--n", "4", "--checkpoint", dir},
 		{"check", "chang-roberts", "--n", "4", "--checkpoint-every", "1m"},
