@@ -59,6 +59,8 @@ func TestHelpAndVersionExit0(t *testing.T) {
 		{[]string{"--help"}, []string{"vacheck check SPEC", "COMMANDS", "sweep"}},
 		{[]string{"help"}, []string{"COMMANDS"}},
 		{[]string{"help", "check"}, []string{"--strategy", "--max-states"}},
+		{[]string{"check", "help"}, []string{"--strategy", "--max-states"}},
+		{[]string{"sweep", "help"}, []string{"--budget", "--baseline"}},
 		{[]string{"check", "--help"}, []string{"--strategy", "--max-memory", "--invariant", "--checkpoint", "SPEC's parameters (--n, --ids, --channels, --capacity, ...) differ by spec: 'vacheck check SPEC --help'"}},
 		{[]string{"simulate", "lelann", "--help"}, []string{"usage: vacheck simulate lelann [parameters]", "claims (their safety properties are checked by default)", "simulate flags: --runs, --seed", "(see 'vacheck simulate --help'"}},
 		{[]string{"swarm", "lelann", "--help"}, []string{"usage: vacheck swarm lelann", "swarm flags: --jobs"}},

@@ -200,6 +200,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 			args = append([]string{args[0]}, rest...)
 		case !strings.HasPrefix(w, "-") && !slices.Contains(commands, w):
 			return fail(exitUsage, unknownCommand(w, catalog))
+		case len(rest) == 2 && rest[1] == "help":
+			// vacheck check help: the command's help, as urfave's help
+			// command gave it before each run had its own (helpFlag).
+			rest = []string{w, "--help"}
+			args = append([]string{args[0]}, rest...)
 		}
 	}
 	if len(rest) > 1 && (rest[0] == "check" || rest[0] == "sweep" || rest[0] == "swarm" || rest[0] == "simulate") {
@@ -224,6 +229,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		Description:     exitCodesHelp,
 		HideHelpCommand: true,
 		HideVersion:     true,
+		HideHelp:        true, // its own --help instead: see helpFlag
+		Flags:           []urfave.Flag{helpFlag()},
 		// Never os.Exit from inside the library: run decides the code.
 		ExitErrHandler: func(*urfave.Context, error) {},
 		OnUsageError: func(_ *urfave.Context, err error, _ bool) error {
@@ -267,6 +274,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		cmd.OnUsageError = func(_ *urfave.Context, err error, _ bool) error {
 			return flagUsageError(err, flags)
 		}
+		cmd.HideHelp, cmd.Flags = true, append(cmd.Flags, helpFlag())
 	}
 	// A check's command line, for the checkpoint that resume reads.
 	ctx = context.WithValue(ctx, checkArgsKey{}, args[1:])
@@ -279,6 +287,19 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer, ca
 		return fail(exitModel, err)
 	}
 	return code
+}
+
+// helpFlag returns a new --help (-h) flag, as urfave.HelpFlag is. Each
+// run gives its app and commands flags of their own, with HideHelp set so
+// that urfave adds neither urfave.HelpFlag nor its help command: both are
+// package variables that urfave writes to whenever an app or command
+// runs (BoolFlag.Apply, Command.setup), so that two runs at once in one
+// process, as in cli's parallel tests or a program calling Run from two
+// goroutines, raced on them. The help they print is the same: urfave
+// finds --help by name (its checkHelp) and shows a command's help for a
+// command without subcommands that hides urfave's.
+func helpFlag() urfave.Flag {
+	return &urfave.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show help", DisableDefaultText: true}
 }
 
 // splitArgs separates flags (with their values) from positional arguments.

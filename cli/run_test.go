@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vacheck/vacheck/specs"
@@ -286,5 +287,55 @@ func TestMetricsJSON(t *testing.T) {
 	}
 	if out.Metrics["messages-per-entry"].MinOf != "critical section 1 of process 1" || !strings.Contains(out.Tracked, "causal depth") {
 		t.Errorf("min_of %q, tracked %q", out.Metrics["messages-per-entry"].MinOf, out.Tracked)
+	}
+}
+
+// TestRunsAtOnce: runs of the command line at once in one process share
+// no state. urfave's help flag and help command are package variables it
+// writes to on every run; when vacheck let urfave add them, the race
+// detector (go test -race -short ./cli, which CI runs) caught these runs
+// racing on them. Without -race, each run still prints what it prints
+// alone.
+func TestRunsAtOnce(t *testing.T) {
+	t.Parallel()
+	cmds := [][]string{
+		{"--help"},
+		{"check", "--help"},
+		{"check", "chang-roberts", "--help"},
+		{"list", "-h"},
+		{"check", "chang-roberts", "--nn", "3"},
+		{"sweep", "chang-roberts", "--n", "3..4", "--help"},
+		{"check", "chang-roberts", "--n", "3", "--ids", "all", "--format", "json", "--quiet"},
+	}
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	alone := make([]result, len(cmds))
+	for k, args := range cmds {
+		code, stdout, stderr := vacheck(args...)
+		alone[k] = result{code, stdout, stderr}
+	}
+	const rounds = 4
+	got := make([]result, rounds*len(cmds))
+	var wg sync.WaitGroup
+	for k := range got {
+		wg.Go(func() {
+			code, stdout, stderr := vacheck(cmds[k%len(cmds)]...)
+			got[k] = result{code, stdout, stderr}
+		})
+	}
+	wg.Wait()
+	for k, r := range got {
+		want := alone[k%len(cmds)]
+		same := r.stdout == want.stdout
+		if strings.HasPrefix(want.stdout, "{") { // the JSON report has the elapsed time
+			g, _ := json.Marshal(countsOf(t, r.stdout))
+			w, _ := json.Marshal(countsOf(t, want.stdout))
+			same = bytes.Equal(g, w)
+		}
+		if r.code != want.code || r.stderr != want.stderr || !same {
+			t.Errorf("%v at once with others: exit %d\n%s%s\nalone: exit %d\n%s%s", cmds[k%len(cmds)], r.code, r.stdout, r.stderr, want.code, want.stdout, want.stderr)
+		}
 	}
 }
