@@ -52,6 +52,8 @@ type bfsRun struct {
 	// order holds cur's order of several buckets (level.ref).
 	order offheap.Array[uint64]
 	l0    *bucket
+	// pool holds the segments the candidate buckets do not use.
+	pool *segPool
 	// cands[set][w][sh]: successors found by worker w that belong to shard
 	// sh; the two sets alternate between levels.
 	cands [2][][]*bucket
@@ -103,7 +105,7 @@ type bfsLevel struct {
 // ended the search.
 func newBFS(s *search) *bfsRun {
 	W := len(s.workers)
-	b := &bfsRun{s: s, W: W, l0: &bucket{}, nprops: len(s.props) + 1, probe: true}
+	b := &bfsRun{s: s, W: W, l0: &bucket{}, nprops: len(s.props) + 1, probe: true, pool: &segPool{shared: true}}
 	if s.resume != nil {
 		b.l0, b.first = s.resume.level, s.resume.depth
 	} else {
@@ -129,7 +131,7 @@ func newBFS(s *search) *bfsRun {
 		for w := range b.cands[set] {
 			b.cands[set][w] = make([]*bucket, W)
 			for sh := range b.cands[set][w] {
-				b.cands[set][w][sh] = &bucket{}
+				b.cands[set][w][sh] = newBucket(b.pool)
 			}
 		}
 	}
@@ -153,6 +155,7 @@ func (b *bfsRun) free() {
 			}
 		}
 	}
+	b.pool.trim(0)
 	for _, x := range b.seen {
 		x.free()
 	}
@@ -208,7 +211,28 @@ func (b *bfsRun) begin() *bfsLevel {
 	if depth == 0 {
 		l.checkWant = 0
 	}
+	// The pool keeps the segments the next level will take from it: a
+	// few, when the workers give the segments of this level back as
+	// they expand them (releaser), the next level's estimated size when
+	// they do not. It gives the others back to the system: a search
+	// whose levels narrow then holds no more than it needs, while the
+	// visited set grows.
+	keep := W * W
+	if !b.releases(l) {
+		keep += int(float64(cur.n)*l.shrink*1.1) / segLen
+	}
+	b.pool.trim(keep)
 	return l
+}
+
+// releases reports whether the workers give back the segments of the
+// level l as they expand them (releaser): not when the search may read
+// the level again after expanding it (a checkpoint saves it when the
+// search stops in it; the state graph, Config.OnExpand), nor at the depth
+// limit.
+func (b *bfsRun) releases(l *bfsLevel) bool {
+	s := b.s
+	return s.cfg.Checkpoint == nil && l.expand && s.rec == nil && s.cfg.OnExpand == nil
 }
 
 // expand is phase 1: each worker expands its range of the level.
@@ -216,9 +240,7 @@ func (b *bfsRun) expand(l *bfsLevel) {
 	s, W := b.s, b.W
 	s.parallel(func(w int) {
 		x := &expander{s: s, out: l.out[w], local: b.seen[w], useLocal: b.local, expand: l.expand, probe: b.probe, shrink: l.shrink, rec: s.rec.level(w), depth: b.depth}
-		// A checkpoint saves the level being expanded when the search
-		// stops in it: then its states are kept whole.
-		x.release = s.cfg.Checkpoint == nil
+		x.release = b.releases(l)
 		if b.deferred {
 			x.deferred, x.want, x.checks = true, l.checkWant, newChecks(b.nprops)
 		}
@@ -250,7 +272,7 @@ func (b *bfsRun) rollback(l *bfsLevel) {
 	if x1 := l.x1; x1 != nil {
 		// Only the first from[0] successors were inserted: those after
 		// them may be states of earlier levels.
-		b.s.shards[0].rollback(uint64(l.levelStart), l.out[0][0].fps.Slice()[:x1.from[0]], x1.inserted)
+		b.s.shards[0].rollback(uint64(l.levelStart), append(l.out[0][0].fpSpans(0, x1.from[0]), x1.inserted)...)
 		l.out[0][0].reset()
 	}
 }
@@ -590,7 +612,8 @@ func (s *search) levelCutoff(out [][]*bucket) (bfsKey, bool) {
 		defer dup.free()
 		for w := range out {
 			c := out[w][sh]
-			for k, h := range c.fps.Slice() {
+			for k := range c.len() {
+				h := c.fp(k)
 				if int64(len(keys[sh])) > room {
 					return
 				}

@@ -1,33 +1,141 @@
 package explorer
 
 import (
+	"fmt"
+	"math"
 	"math/bits"
+	"sync"
+	"unsafe"
 
 	"github.com/vacheck/vacheck/internal/offheap"
 )
 
-// bucket holds states of one BFS level: their encodings back to back, their
-// fingerprints, their canonical keys (the predecessor's rank in its level, in
-// 32 bits, then the action index), and their references in the visited set (a
-// candidate's predecessor's, until phase 2 inserts it). Its columns live
-// outside the Go heap when they are large (package offheap): they grow without
-// copying and give their memory back when the search frees them.
+// bucket holds states of one BFS level: their encodings, their
+// fingerprints, their canonical keys (the predecessor's rank in its level,
+// in 32 bits, then the action index), and their references in the visited
+// set (a candidate's predecessor's, until phase 2 inserts it). It keeps
+// them in segments of segLen states, which it takes from a pool shared by
+// the search's buckets and gives back to it when it is emptied or a worker
+// has expanded them (releaser): the level being filled reuses the memory of
+// the level being expanded, without asking the system for pages or giving
+// them back (see segPool).
 type bucket struct {
-	arena offheap.Array[byte]
-	ends  offheap.Array[int]
-	fps   offheap.Array[uint64]
-	ranks offheap.Array[uint32]
-	acts  offheap.Array[uint32]
-	refs  offheap.Array[stateRef]
-	// verdicts holds what checking a state found when it was checked in
-	// phase 1 (verdict), and errs the errors those checks returned.
-	verdicts offheap.Array[int8]
-	errs     []error
+	segs []*segment
+	n    int
+	pool *segPool // nil until the first segment: a pool of the bucket's own
+	// errs holds the errors the checks of phase 1 returned (setVerdict).
+	errs []error
 	// holes is the number of candidates phase 2 dropped in place, their
 	// reference holeRef, from a level of several buckets (mergeWorkers
 	// leaves them out); a level of one bucket is compacted instead.
 	holes int
 }
+
+// segShift is the log2 of segLen, the number of states in a segment.
+const (
+	segShift = 11
+	segLen   = 1 << segShift
+	segMask  = segLen - 1
+)
+
+// segment holds segLen states of a bucket: their encodings back to back in
+// arena, and their columns in one mapping (cols) outside the Go heap. The
+// arena ends of the states (ends) are offsets into the segment's arena.
+type segment struct {
+	arena    offheap.Array[byte]
+	cols     offheap.Array[uint64]
+	fps      []uint64
+	keys     []uint64 // rank<<32 | act
+	refs     []stateRef
+	ends     []uint32
+	verdicts []int8
+}
+
+// segWords is the size of a segment's columns in 64-bit words: fps, keys,
+// refs, ends (4 bytes), verdicts (1 byte).
+const segWords = 3*segLen + segLen/2 + segLen/8
+
+func newSegment() *segment {
+	s := &segment{cols: offheap.Make[uint64](segWords)}
+	w := s.cols.Slice()
+	s.fps = w[:segLen:segLen]
+	s.keys = w[segLen : 2*segLen : 2*segLen]
+	s.refs = unsafe.Slice((*stateRef)(unsafe.Pointer(&w[2*segLen])), segLen)
+	s.ends = unsafe.Slice((*uint32)(unsafe.Pointer(&w[3*segLen])), segLen)
+	s.verdicts = unsafe.Slice((*int8)(unsafe.Pointer(&w[3*segLen+segLen/2])), segLen)
+	return s
+}
+
+// start returns the offset of state j's encoding in the segment's arena.
+func (s *segment) start(j int) int {
+	if j == 0 {
+		return 0
+	}
+	return int(s.ends[j-1])
+}
+
+func (s *segment) free() {
+	s.arena.Free()
+	s.cols.Free()
+}
+
+// segPool holds the segments no bucket uses, for the buckets of a search
+// to share: a BFS keeps about one level at its widest in segments (the
+// part of the level being expanded that is not expanded yet, and the part
+// of the next one filled so far), not two, and fills the next level in
+// memory it has touched already. Giving the pages of expanded states back
+// to the system instead (madvise) cost a system call and a flush of the
+// other cores' TLBs every few thousand states, and a page fault for each
+// page of the next level: 12% of the time of chang-roberts N=6 with 2
+// workers.
+type segPool struct {
+	mu   sync.Mutex
+	free []*segment
+	// shared says the pool is a search's, not one bucket's own.
+	shared bool
+}
+
+func (p *segPool) get() *segment {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		s := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return s
+	}
+	p.mu.Unlock()
+	return newSegment()
+}
+
+func (p *segPool) put(s *segment) {
+	s.arena.Truncate(0)
+	p.mu.Lock()
+	p.free = append(p.free, s)
+	p.mu.Unlock()
+}
+
+// trim keeps at most n free segments, and gives the memory of the others
+// back to the system.
+func (p *segPool) trim(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.free) > n {
+		k := len(p.free) - 1
+		p.free[k].free()
+		p.free[k] = nil
+		p.free = p.free[:k]
+	}
+}
+
+// segments returns the number of free segments.
+func (p *segPool) segments() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.free)
+}
+
+// newBucket returns an empty bucket that takes its segments from pool.
+func newBucket(pool *segPool) *bucket { return &bucket{pool: pool} }
 
 // holeRef is the reference of a candidate phase 2 dropped: a state stored
 // already, or one not to be expanded.
@@ -46,57 +154,84 @@ const (
 // add appends a state. ref is the reference of a stored state; of a
 // candidate, it is its parent's until phase 2 stores the candidate.
 func (b *bucket) add(st []byte, fp uint64, rank, act uint32, ref stateRef) {
-	b.arena.AppendSlice(st)
-	b.ends.Append(b.arena.Len())
-	b.fps.Append(fp)
-	b.ranks.Append(rank)
-	b.acts.Append(act)
-	b.refs.Append(ref)
-	b.verdicts.Append(unchecked)
+	j := b.n & segMask
+	if j == 0 {
+		if b.pool == nil {
+			b.pool = &segPool{}
+		}
+		b.segs = append(b.segs, b.pool.get())
+	}
+	s := b.segs[b.n>>segShift]
+	s.arena.AppendSlice(st)
+	end := s.arena.Len()
+	if end > math.MaxUint32 {
+		panic(fmt.Sprintf("explorer: %d bytes of states in a segment of %d, more than 4 GiB", end, segLen))
+	}
+	s.ends[j] = uint32(end)
+	s.fps[j] = fp
+	s.keys[j] = uint64(rank)<<32 | uint64(act)
+	s.refs[j] = ref
+	s.verdicts[j] = unchecked
+	b.n++
 }
 
 // len returns the number of states in the bucket.
-func (b *bucket) len() int { return b.fps.Len() }
+func (b *bucket) len() int { return b.n }
 
-func (b *bucket) start(i int) int {
-	if i == 0 {
-		return 0
-	}
-	return b.ends.Slice()[i-1]
+func (b *bucket) state(i int) []byte {
+	s, j := b.segs[i>>segShift], i&segMask
+	return s.arena.Slice()[s.start(j):s.ends[j]]
 }
 
-func (b *bucket) state(i int) []byte { return b.arena.Slice()[b.start(i):b.ends.Slice()[i]] }
+func (b *bucket) fp(i int) uint64 { return b.segs[i>>segShift].fps[i&segMask] }
 
-func (b *bucket) fp(i int) uint64 { return b.fps.Slice()[i] }
+// fpSpan returns the fingerprints of entries i to i+n, or fewer: those of
+// them in entry i's segment.
+func (b *bucket) fpSpan(i, n int) []uint64 {
+	j := i & segMask
+	return b.segs[i>>segShift].fps[j:min(j+n, segLen, j+b.n-i)]
+}
 
-func (b *bucket) act(i int) uint32 { return b.acts.Slice()[i] }
+// fpSpans returns the fingerprints of entries from to to, a slice per
+// segment.
+func (b *bucket) fpSpans(from, to int) [][]uint64 {
+	var out [][]uint64
+	for i := from; i < to; {
+		fps := b.fpSpan(i, to-i)
+		out = append(out, fps)
+		i += len(fps)
+	}
+	return out
+}
 
-func (b *bucket) ref(i int) stateRef { return b.refs.Slice()[i] }
+func (b *bucket) act(i int) uint32 { return uint32(b.segs[i>>segShift].keys[i&segMask]) }
 
-func (b *bucket) setRef(i int, r stateRef) { b.refs.Slice()[i] = r }
+func (b *bucket) ref(i int) stateRef { return b.segs[i>>segShift].refs[i&segMask] }
+
+func (b *bucket) setRef(i int, r stateRef) { b.segs[i>>segShift].refs[i&segMask] = r }
+
+// stateBytes returns the bytes of the bucket's state encodings.
+func (b *bucket) stateBytes() int {
+	n := 0
+	for _, s := range b.segs {
+		n += s.arena.Len()
+	}
+	return n
+}
 
 func (b *bucket) reset() {
 	b.truncate(0)
 	b.errs = b.errs[:0]
 }
 
-// shrink empties the bucket and gives back the memory beyond frac (< 1)
-// of what each column held, with some slack: levels past the widest one
-// shrink, and their buckets would otherwise keep the widest level's pages.
-func (b *bucket) shrink(frac float64) {
-	n, bytes := b.len(), b.arena.Len()
-	b.reset()
-	keep := func(n int) int { return int(float64(n)*frac) + 1024 }
-	b.arena.Trim(keep(bytes))
-	b.ends.Trim(keep(n))
-	b.fps.Trim(keep(n))
-	b.ranks.Trim(keep(n))
-	b.acts.Trim(keep(n))
-	b.refs.Trim(keep(n))
-	b.verdicts.Trim(keep(n))
-}
+// shrink empties the bucket. Its segments go back to the pool, which the
+// search trims to what the next level needs (segPool.trim).
+func (b *bucket) shrink(float64) { b.reset() }
 
-func (b *bucket) verdict(i int) int8 { return b.verdicts.Slice()[i] }
+func (b *bucket) verdict(i int) int8 { return b.segs[i>>segShift].verdicts[i&segMask] }
+
+// clearVerdict marks state i unchecked.
+func (b *bucket) clearVerdict(i int) { b.segs[i>>segShift].verdicts[i&segMask] = unchecked }
 
 // setVerdict records what checking state i found: the index of the first
 // invariant it violates or -1, or the error of the check.
@@ -111,64 +246,80 @@ func (b *bucket) setVerdict(i int, mask uint64, err error) {
 	case mask != 0:
 		v = verdictViolates + int8(bits.TrailingZeros64(mask))
 	}
-	b.verdicts.Slice()[i] = v
+	b.segs[i>>segShift].verdicts[i&segMask] = v
 }
 
-// free gives the bucket's memory back; the bucket is then empty.
+// free empties the bucket and gives the memory of its segments back to the
+// system if its pool is its own, else to the pool.
 func (b *bucket) free() {
-	b.arena.Free()
-	b.ends.Free()
-	b.fps.Free()
-	b.ranks.Free()
-	b.acts.Free()
-	b.refs.Free()
-	b.verdicts.Free()
+	b.truncate(0)
 	b.errs = nil
+	if b.pool != nil && b.own() {
+		b.pool.trim(0)
+	}
 }
 
-// release gives the system back the memory of the entries from to to
-// (exclusive), in the whole pages between them, which one worker has
-// expanded and no one reads any more (see releaser); reading them finds
-// zeros. The entries around them stay. The bucket takes them back when it
-// is emptied for another level.
+// own reports whether the bucket's pool is its own (made by add).
+func (b *bucket) own() bool { return b.pool != nil && !b.pool.shared }
+
+// release gives back to the pool the segments all of whose entries are
+// among the entries from to to (exclusive), which one worker has expanded
+// and no one reads any more (see releaser). The bucket must not read them
+// again; it takes others when it is emptied for another level.
 func (b *bucket) release(from, to int) {
-	if to <= from {
-		return
+	for i := (from + segMask) >> segShift; i < len(b.segs); i++ {
+		if min((i+1)<<segShift, b.n) > to {
+			break
+		}
+		if s := b.segs[i]; s != nil {
+			b.segs[i] = nil
+			b.pool.put(s)
+		}
 	}
-	b.arena.Discard(b.start(from), b.start(to))
-	b.ends.Discard(from, to-1) // state(from) reads ends[from-1], state(to) ends[to-1]
-	b.fps.Discard(from, to)
-	b.ranks.Discard(from, to)
-	b.acts.Discard(from, to)
-	b.refs.Discard(from, to)
-	b.verdicts.Discard(from, to)
 }
 
 // keep moves entry k to position to (to <= k), for compaction in place.
 func (b *bucket) keep(k, to int) {
-	if k != to {
-		from := b.state(k)
-		dst := b.start(to)
-		n := copy(b.arena.Slice()[dst:], from)
-		b.ends.Slice()[to] = dst + n
-		fps, ranks, acts, refs, vs := b.fps.Slice(), b.ranks.Slice(), b.acts.Slice(), b.refs.Slice(), b.verdicts.Slice()
-		fps[to], ranks[to], acts[to], refs[to], vs[to] = fps[k], ranks[k], acts[k], refs[k], vs[k]
+	if k == to {
+		return
 	}
+	st := b.state(k)
+	sk, jk := b.segs[k>>segShift], k&segMask
+	s, j := b.segs[to>>segShift], to&segMask
+	start := s.start(j)
+	if need := start + len(st); need > s.arena.Len() {
+		// Only into an earlier segment, which st is not in.
+		s.arena.Resize(need)
+	}
+	n := copy(s.arena.Slice()[start:], st)
+	s.ends[j] = uint32(start + n)
+	s.fps[j], s.keys[j], s.refs[j], s.verdicts[j] = sk.fps[jk], sk.keys[jk], sk.refs[jk], sk.verdicts[jk]
 }
 
-// truncate keeps the first n entries, and counts no hole among them.
+// truncate keeps the first n entries, and counts no hole among them. The
+// segments past them go back to the pool.
 func (b *bucket) truncate(n int) {
 	b.holes = 0
-	b.arena.Truncate(b.start(n))
-	b.ends.Truncate(n)
-	b.fps.Truncate(n)
-	b.ranks.Truncate(n)
-	b.acts.Truncate(n)
-	b.refs.Truncate(n)
-	b.verdicts.Truncate(n)
+	keep := (n + segMask) >> segShift
+	for i := keep; i < len(b.segs); i++ {
+		if s := b.segs[i]; s != nil {
+			b.pool.put(s)
+		}
+		b.segs[i] = nil
+	}
+	b.segs = b.segs[:keep]
+	if keep > 0 {
+		if s := b.segs[keep-1]; s != nil {
+			s.arena.Truncate(s.start(n - (keep-1)<<segShift))
+		}
+	}
+	b.n = n
 }
 
-func (b *bucket) key(i int) (int64, uint32) { return int64(b.ranks.Slice()[i]), b.acts.Slice()[i] }
+func (b *bucket) key(i int) (int64, uint32) {
+	k := b.segs[i>>segShift].keys[i&segMask]
+	return int64(k >> 32), uint32(k)
+}
 
 func (b *bucket) bfsKey(i int) bfsKey { r, a := b.key(i); return bfsKey{r, a} }
 
@@ -239,28 +390,36 @@ func mergeWorkers(out [][]*bucket, order *offheap.Array[uint64], par func(fn fun
 	l.stretch = ends
 	par(func(w int) {
 		type head struct {
-			ranks, acts []uint32   // the bucket's keys
-			refs        []stateRef // and references, holeRef for a hole
-			holes       bool
-			key         uint64 // entry i's key: rank<<32 | act
-			id, i       int    // the bucket's index in l.buckets; the next entry
+			b     *bucket
+			keys  []uint64   // the keys of the entries of entry i's segment
+			refs  []stateRef // and their references, holeRef for a hole
+			holes bool
+			key   uint64 // entry i's key: rank<<32 | act
+			id, i int    // the bucket's index in l.buckets; the next entry
 		}
 		// skip moves h past the holes from its entry i on, and reports
 		// whether an entry is left.
 		skip := func(h *head) bool {
-			for h.holes && h.i < len(h.refs) && h.refs[h.i] == holeRef {
+			for {
+				if h.i == h.b.n {
+					return false
+				}
+				j := h.i & segMask
+				if j == 0 || h.keys == nil {
+					s := h.b.segs[h.i>>segShift]
+					h.keys, h.refs = s.keys, s.refs
+				}
+				if !h.holes || h.refs[j] != holeRef {
+					h.key = h.keys[j]
+					return true
+				}
 				h.i++
 			}
-			if h.i == len(h.ranks) {
-				return false
-			}
-			h.key = uint64(h.ranks[h.i])<<32 | uint64(h.acts[h.i])
-			return true
 		}
 		heads := make([]head, 0, W)
 		for sh := 0; sh < W; sh++ {
 			b := out[w][sh]
-			h := head{ranks: b.ranks.Slice(), acts: b.acts.Slice(), refs: b.refs.Slice(), holes: b.holes > 0, id: sh*W + w}
+			h := head{b: b, holes: b.holes > 0, id: sh*W + w}
 			if skip(&h) {
 				heads = append(heads, h)
 			}
@@ -283,17 +442,18 @@ func mergeWorkers(out [][]*bucket, order *offheap.Array[uint64], par func(fn fun
 	return l
 }
 
-// releaser gives back, as a worker expands its range of a level, the
-// memory of the states it has expanded, so that the level being expanded
-// and the one being filled do not both stay whole in memory: a BFS then
-// holds about one level at its widest instead of two (chang-roberts N=6:
-// 25 of its 64 MiB at the peak were levels).
+// releaser gives back to the pool, as a worker expands its range of a
+// level, the segments of the states it has expanded, for the next level's
+// buckets to take, so that the level being expanded and the one being
+// filled do not both stay whole in memory: a BFS then holds about one
+// level at its widest instead of two (chang-roberts N=6: 25 of its 64 MiB
+// at the peak were levels).
 //
 // A bucket's entries are expanded in index order: the merge keeps each
 // bucket's order (mergeWorkers), and a worker expands a contiguous range
 // of ranks. So the entries of a bucket a worker expands are a contiguous
-// stretch of it, and no other worker reads the whole pages inside that
-// stretch: the worker gives them back, and keeps a page shared with the
+// stretch of it, and no other worker reads the whole segments inside that
+// stretch: the worker gives them back, and keeps a segment shared with the
 // stretch of another worker. One worker releases each bucket, the one that
 // expands its first entries: the buckets of the stretches of the merge
 // (level.stretch) that start in its range, or with one bucket the worker
@@ -308,7 +468,7 @@ type releaser struct {
 }
 
 // releaseEvery is how many states a worker expands between releases.
-const releaseEvery = 4096
+const releaseEvery = 1024
 
 // newReleaser returns the releaser of the worker that expands the ranks
 // of cur from lo on.

@@ -325,7 +325,7 @@ func (s *search) expectSave(st ckState) {
 	// are taken at the buckets' mean size.
 	var arena, held int64
 	for _, b := range st.level.buckets {
-		arena, held = arena+int64(b.arena.Len()), held+int64(b.len())
+		arena, held = arena+int64(b.stateBytes()), held+int64(b.len())
 	}
 	n := st.states*(ckRecordBytes+ckFPBytes) + int64(st.level.n)*ckLevelStateBytes
 	if held > 0 {

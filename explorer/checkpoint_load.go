@@ -284,10 +284,11 @@ func (s *search) loadCheckpoint() error {
 		}
 	}
 	if res.level != nil && r.err == nil {
-		refs := res.level.refs.Slice()
-		for k, ref := range refs {
-			var ok bool
-			if refs[k], ok = remap(ref); !ok || ref == noRef {
+		for k := range res.level.len() {
+			ref := res.level.ref(k)
+			nref, ok := remap(ref)
+			res.level.setRef(k, nref)
+			if !ok || ref == noRef {
 				r.fail(fmt.Errorf("state %d of the level is not in the visited set", k))
 				break
 			}

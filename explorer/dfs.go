@@ -213,7 +213,8 @@ func (s *search) dfs() {
 			continue
 		}
 		fresh = fresh[:0]
-		for k, h := range succ.fps.Slice() {
+		for k := range succ.len() {
+			h := succ.fp(k)
 			if s.bits != nil {
 				if s.bits.has(succ.state(k)) {
 					continue
@@ -269,7 +270,7 @@ func (s *search) dfs() {
 		if s.cfg.MaxMemory > 0 && len(fresh) > 0 {
 			// Growing the arena allocates a larger one while the old is
 			// still held: stop instead if that would pass the limit.
-			need := len(arena) + succ.arena.Len()
+			need := len(arena) + succ.stateBytes()
 			if need > cap(arena) && s.sampleMemory()+uint64(cap(arena)+2*need) > s.cfg.MaxMemory {
 				s.stop.CompareAndSwap(running, stopMemory)
 				return
@@ -315,8 +316,8 @@ func (s *search) dfsReduced(w Worker, open *swiss.Map[uint64, struct{}], cur []b
 	if err != nil || r.All {
 		return err
 	}
-	for _, h := range succ.fps.Slice() {
-		if open.Has(h) {
+	for k := range succ.len() {
+		if open.Has(succ.fp(k)) {
 			succ.reset()
 			*live, *a = 0, 0
 			return expandFully(w, cur, full)

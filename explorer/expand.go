@@ -154,7 +154,6 @@ func (x *expander) insertFresh() {
 	s, in := x.s, x.in
 	m := s.shards[0]
 	b := x.out[0]
-	fps := b.fps.Slice()
 	kept := x.from[0]
 	defer func() {
 		b.truncate(kept)
@@ -164,9 +163,13 @@ func (x *expander) insertFresh() {
 			in.failErr = fmt.Errorf("the model panicked while checking a state: %v", p)
 		}
 	}()
-	m.fps.touch(fps[kept:])
-	for k := kept; k < len(fps); k++ {
-		h := fps[k]
+	for k, n := kept, b.len(); k < n; {
+		fps := b.fpSpan(k, n-k)
+		m.fps.touch(fps)
+		k += len(fps)
+	}
+	for k, n := kept, b.len(); k < n; k++ {
+		h := b.fp(k)
 		if max := s.cfg.MaxStates; max > 0 && s.states.Load()+in.added >= max {
 			// The first new states in canonical order fill the room left.
 			x.over = x.over || !m.Has(h)
@@ -231,13 +234,16 @@ func (x *expander) dedupe() {
 		return
 	}
 	for sh, b := range x.out {
-		x.local.touch(b.fps.Slice()[x.from[sh]:])
+		for k, n := x.from[sh], b.len(); k < n; {
+			fps := b.fpSpan(k, n-k)
+			x.local.touch(fps)
+			k += len(fps)
+		}
 	}
 	for sh, b := range x.out {
-		fps := b.fps.Slice()
 		kept := x.from[sh]
-		for k := kept; k < len(fps); k++ {
-			if x.local.insert(fps[k]) {
+		for k, n := kept, b.len(); k < n; k++ {
+			if x.local.insert(b.fp(k)) {
 				b.keep(k, kept)
 				kept++
 			}
@@ -270,7 +276,7 @@ func (x *expander) check(b *bucket, k int) {
 	defer func() {
 		if p := recover(); p != nil {
 			// Phase 2 checks this state again and reports the panic.
-			b.verdicts.Slice()[k] = unchecked
+			b.clearVerdict(k)
 			x.check(b, k+1)
 		}
 	}()
@@ -306,16 +312,16 @@ func (x *expander) expandReduced(wk Worker, st []byte) error {
 		return err
 	}
 	if !r.All {
-		for _, h := range x.ample.fps.Slice() {
-			if x.s.shards[x.s.shard(h)].Has(h) {
+		for k := range x.ample.len() {
+			if h := x.ample.fp(k); x.s.shards[x.s.shard(h)].Has(h) {
 				x.a, x.live = 0, 0
 				return expandFully(wk, st, &x.full)
 			}
 		}
 		x.reduced++
 	}
-	for k, h := range x.ample.fps.Slice() {
-		x.offer(x.ample.state(k), h, x.ample.act(k))
+	for k := range x.ample.len() {
+		x.offer(x.ample.state(k), x.ample.fp(k), x.ample.act(k))
 	}
 	return nil
 }
@@ -364,7 +370,7 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	}
 	s.covering(w, &x.xp)
 	var rel *releaser
-	if x.release && x.expand && x.rec == nil && s.cfg.OnExpand == nil {
+	if x.release {
 		rel = newReleaser(cur, lo)
 	}
 	for x.r = lo; x.r < hi; x.r++ {

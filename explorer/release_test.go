@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/vacheck/vacheck/internal/offheap"
 )
 
 // releaseState is the 40-byte state of candidate (rank, act) in the
@@ -19,17 +17,17 @@ func releaseState(rank, act uint32) []byte {
 }
 
 // releaseLevel builds a merged level of W workers' buckets, as phase 2
-// leaves them (with holes when W > 1), large enough that its columns are
-// mapped and releasing gives whole pages back.
-func releaseLevel(rng *rand.Rand, W int) ([][]*bucket, *level) {
+// leaves them (with holes when W > 1), their segments from pool, large
+// enough that releasing gives whole segments back.
+func releaseLevel(rng *rand.Rand, W int, pool *segPool) ([][]*bucket, *level) {
 	out := make([][]*bucket, W)
 	rank := uint32(0)
 	for w := range out {
 		out[w] = make([]*bucket, W)
 		for sh := range out[w] {
-			out[w][sh] = &bucket{}
+			out[w][sh] = newBucket(pool)
 		}
-		n := uint32(2000 + rng.IntN(3000))
+		n := uint32(2*segLen + rng.IntN(2*segLen))
 		for r := rank; r < rank+n; r++ {
 			for a := uint32(0); a < uint32(rng.IntN(5)); a++ {
 				b := out[w][rng.IntN(W)]
@@ -51,9 +49,11 @@ func releaseLevel(rng *rand.Rand, W int) ([][]*bucket, *level) {
 
 // releaseErrors expands the level l with W workers taking turns at random
 // (as if they ran at once), each releasing through rel(w, lo, hi) at random
-// points, and counts the states a worker then read that were no longer
-// whole. It also returns how many bytes the releases gave back at most.
-func releaseErrors(rng *rand.Rand, l *level, W int, rel func(w, lo, hi int) *releaser) (errs int, freed int64) {
+// points into pool, and counts the states a worker then read that were no
+// longer whole: a segment given back has been taken again and written
+// over, or is gone. It also returns how many segments the releases gave
+// back at most.
+func releaseErrors(rng *rand.Rand, l *level, W int, pool *segPool, rel func(w, lo, hi int) *releaser) (errs int, freed int) {
 	type worker struct {
 		r, hi int
 		rel   *releaser
@@ -63,22 +63,36 @@ func releaseErrors(rng *rand.Rand, l *level, W int, rel func(w, lo, hi int) *rel
 		lo, hi := split(l.n, W, w)
 		ws[w] = worker{r: lo, hi: hi, rel: rel(w, lo, hi)}
 	}
-	start := int64(offheap.Mapped())
+	read := func(r int) (st []byte, fp uint64, ok bool) {
+		defer func() {
+			if recover() != nil {
+				ok = false
+			}
+		}()
+		st, fp, _ = l.get(r)
+		return st, fp, true
+	}
 	for busy := true; busy; {
 		busy = false
 		for _, w := range rng.Perm(W) {
 			x := &ws[w]
 			for k := rng.IntN(700); k > 0 && x.r < x.hi; k-- {
-				st, fp, _ := l.get(x.r)
+				st, fp, ok := read(x.r)
 				want := releaseState(uint32(fp>>8), uint32(fp&0xff))
-				if string(st) != string(want) || fp == 0 && x.r > 0 {
+				if !ok || string(st) != string(want) || fp == 0 && x.r > 0 {
 					errs++
 				}
 				x.r++
 			}
 			if x.rel != nil {
 				x.rel.release(x.r)
-				freed = max(freed, start-int64(offheap.Mapped()))
+				freed = max(freed, pool.segments())
+				// Another bucket takes the segments given back, and
+				// writes over them.
+				for _, s := range pool.free {
+					clear(s.fps)
+					clear(s.arena.Slice())
+				}
 			}
 			busy = busy || x.r < x.hi
 		}
@@ -98,26 +112,29 @@ func TestReleaseKeepsWhatIsNotExpanded(t *testing.T) {
 	for W := 1; W <= 4; W++ {
 		t.Run(fmt.Sprintf("W=%d", W), func(t *testing.T) {
 			for trial := 0; trial < 3; trial++ {
-				out, l := releaseLevel(rng, W)
-				errs, freed := releaseErrors(rng, l, W, func(w, lo, hi int) *releaser { return newReleaser(l, lo) })
+				pool := &segPool{shared: true}
+				out, l := releaseLevel(rng, W, pool)
+				errs, freed := releaseErrors(rng, l, W, pool, func(w, lo, hi int) *releaser { return newReleaser(l, lo) })
 				if errs > 0 {
 					t.Fatalf("trial %d: %d states read after their memory was given back", trial, errs)
 				}
-				if freed < 64<<10 {
-					t.Fatalf("trial %d: the releases gave back %d bytes of a level of %d states", trial, freed, l.n)
+				if freed < 1 {
+					t.Fatalf("trial %d: the releases gave back %d segments of a level of %d states", trial, freed, l.n)
 				}
 				for _, bs := range out {
 					for _, b := range bs {
 						b.free()
 					}
 				}
+				pool.trim(0)
 			}
 		})
 	}
 	t.Run("mutant", func(t *testing.T) {
 		caught := 0
-		for trial := 0; trial < 5; trial++ {
-			out, l := releaseLevel(rng, 3)
+		for trial := 0; trial < 5 && caught == 0; trial++ {
+			pool := &segPool{shared: true}
+			out, l := releaseLevel(rng, 3, pool)
 			greedy := func(w, lo, hi int) *releaser {
 				r := newReleaser(l, lo)
 				for id := range r.from {
@@ -125,7 +142,7 @@ func TestReleaseKeepsWhatIsNotExpanded(t *testing.T) {
 				}
 				return r
 			}
-			if errs, _ := releaseErrors(rng, l, 3, greedy); errs > 0 {
+			if errs, _ := releaseErrors(rng, l, 3, pool, greedy); errs > 0 {
 				caught++
 			}
 			for _, bs := range out {
@@ -133,6 +150,7 @@ func TestReleaseKeepsWhatIsNotExpanded(t *testing.T) {
 					b.free()
 				}
 			}
+			pool.trim(0)
 		}
 		if caught == 0 {
 			t.Fatal("a releaser that gives back other workers' states was not caught")

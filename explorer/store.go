@@ -68,15 +68,15 @@ func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
 		// (not compact), and the bucket ends at end; stop ends the
 		// shard's candidates there.
 		kept, holes, end, stop := 0, 0, c.len(), false
-		fps := c.fps.Slice()
-		for k, h := range fps {
+		for k := 0; k < c.len(); k++ {
 			if stoppable && k&255 == 0 && s.stopped() {
 				end, stop = k, true
 				in.short = true
 				break
 			}
+			h := c.fp(k)
 			if k%touchBatch == 0 {
-				m.fps.touch(fps[k:min(k+touchBatch, len(fps))])
+				m.fps.touch(c.fpSpan(k, touchBatch))
 			}
 			if in.limited && in.cutoff.less(c.bfsKey(k)) {
 				// Beyond the state limit, and so is every later candidate
