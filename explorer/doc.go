@@ -57,14 +57,17 @@
 //	config.go            Config, its strategies, reductions and fairness; Limit
 //	errors.go            ErrConfig and ConfigError, worded in Config fields or flags
 //	result.go            Result, verdicts, traces, and the Result of a search
-//	search.go            Check: the search's setup, limits, initial states
+//	search.go            Check: the search's setup, initial states
+//	limits.go            the memory and time limits: the monitor, memory samples, reasons
 //	counterexample.go    counterexamples and failures found, and their traces replayed
 //	inorder.go           preferring a shortest counterexample without overtaking (InOrderer)
 //	labels.go            FollowLabels: a path given by its transitions' labels
 //	bottom.go            Bottom, the value ⊥ of an undefined variable
 //	observe.go           Observable models: the layout properties read states through
-//	bfs.go               breadth-first search: the level loop and the state limit's cut
-//	bucket.go            a BFS level: buckets of states, verdicts, the canonical merge
+//	bfs.go               breadth-first search: the level loop as named steps
+//	bfs_limits.go        the state limit's cut of a level, the depth limit's look beyond
+//	bucket.go            a BFS level: buckets of states in segments from a pool, verdicts,
+//	                     the canonical merge, giving expanded segments back (releaser)
 //	expand.go            BFS phase 1: expanding a range of the level (expander)
 //	store.go             BFS phase 2: storing a shard's new states (inserter)
 //	checks.go            BFS checks made at expansion (deferChecks), and per level
@@ -85,7 +88,8 @@
 //	stable.go            eventually always (Stable) on the state graph
 //	track.go             tracked metrics: their kinds (path sum, sample, per key), TrackWorker
 //	metrics.go           metrics on the state graph, their witnesses, instrumentation
-//	symmetry.go          the quotient by a symmetry group, and its real traces
+//	symmetry.go          the quotient by a symmetry group (symModel, symWorker)
+//	symmetry_trace.go    the quotient's runs mapped back to real traces and lassos
 //	checkpoint.go        Checkpoint, and saving a search
 //	checkpoint_load.go   loading and validating a checkpoint, and resuming from it
 //	checkpoint_codec.go  the checkpoint file: atomic writes, checksum, encoding
