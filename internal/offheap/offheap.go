@@ -53,11 +53,8 @@ type Array[E Elem] struct {
 // (reservation), and the cleanup that unmaps it if the Array is dropped
 // without Free.
 type mapping struct {
-	mem  []byte
-	used *int // bytes given out to the Array, counted in Mapped
-	// hole is the stretch of bytes [hole[0], hole[1]) given back to the
-	// system (Discard), which Mapped does not count.
-	hole    *[2]int
+	mem     []byte
+	used    *int // bytes given out to the Array, counted in Mapped
 	cleanup runtime.Cleanup
 }
 
@@ -115,62 +112,12 @@ func (a *Array[E]) AppendSlice(v []E) {
 }
 
 // Truncate keeps the first n elements (n <= Len) and the memory.
-func (a *Array[E]) Truncate(n int) {
-	if a.m != nil && a.m.hole[1] > a.m.hole[0] {
-		a.fill(n)
-	}
-	a.s = a.s[:n]
-}
-
-// Discard gives the system back the memory of the elements from to to, in
-// the whole pages between them, which Mapped then no longer counts; Len
-// stays. The caller promises not to read those elements again: a read
-// finds zeros, or anything. Truncating the Array below them makes them
-// the Array's again, to be written anew. An Array has one such stretch: a
-// later call that starts within it (or at its end) extends it, and any
-// other is ignored. A short Array (not mapped) is left as it is.
-func (a *Array[E]) Discard(from, to int) {
-	if a.m == nil {
-		return
-	}
-	var zero E
-	size := int(unsafe.Sizeof(zero))
-	to = min(to, len(a.s))
-	b0, b1 := roundUp(from*size), to*size/pageSize*pageSize
-	h := a.m.hole
-	if h[1] > h[0] {
-		if b0 < h[0] || b0 > h[1] {
-			return
-		}
-		b0 = h[1]
-	}
-	if b1 <= b0 || !discard(a.m.mem[b0:b1]) {
-		return
-	}
-	mapped.Add(-int64(b1 - b0))
-	if h[1] == h[0] {
-		h[0] = b0
-	}
-	h[1] = b1
-}
-
-// fill counts again the discarded pages (Discard), which the caller is
-// about to write from element n on.
-func (a *Array[E]) fill(n int) {
-	var zero E
-	if h := a.m.hole; n*int(unsafe.Sizeof(zero))/pageSize*pageSize < h[1] {
-		mapped.Add(int64(h[1] - h[0]))
-		h[0], h[1] = 0, 0
-	}
-}
+func (a *Array[E]) Truncate(n int) { a.s = a.s[:n] }
 
 // Resize sets the length to n, growing the Array if needed. The first
 // elements keep their values; those beyond the old length hold what the
 // memory held (zero in memory never used).
 func (a *Array[E]) Resize(n int) {
-	if a.m != nil && a.m.hole[1] > a.m.hole[0] {
-		a.fill(n)
-	}
 	if n > cap(a.s) {
 		a.Grow(n - len(a.s))
 	}
@@ -262,7 +209,7 @@ func newMapping(bytes int) *mapping {
 	if err != nil {
 		return nil
 	}
-	m := &mapping{mem: mem, used: new(int), hole: new([2]int)}
+	m := &mapping{mem: mem, used: new(int)}
 	m.account(bytes)
 	m.cleanup = runtime.AddCleanup(m, release, m.region())
 	return m
@@ -272,10 +219,9 @@ func newMapping(bytes int) *mapping {
 type region struct {
 	mem  []byte
 	used *int
-	hole *[2]int
 }
 
-func (m *mapping) region() region { return region{m.mem, m.used, m.hole} }
+func (m *mapping) region() region { return region{m.mem, m.used} }
 
 // account sets the bytes the Array uses to bytes.
 func (m *mapping) account(bytes int) {
@@ -308,7 +254,7 @@ func (m *mapping) free() {
 
 func release(r region) {
 	if unmap(r.mem) == nil {
-		mapped.Add(-int64(*r.used - (r.hole[1] - r.hole[0])))
-		*r.used, *r.hole = 0, [2]int{}
+		mapped.Add(-int64(*r.used))
+		*r.used = 0
 	}
 }
