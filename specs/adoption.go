@@ -163,13 +163,8 @@ func (p *adNode) Receive(from int, msg echoMsg, fx *automaton.Effects[echoMsg]) 
 // check is CHECK() of 1.11: once every port but the parent is done, echo
 // ECHO(cur) to the parent, or win at the root.
 func (p *adNode) check(fx *automaton.Effects[echoMsg]) {
-	if p.Cur == 0 || p.EchoSent == p.Cur {
+	if p.Cur == 0 || p.EchoSent == p.Cur || echoPending(p.Nbrs, p.Parent, p.Done) != 0 {
 		return
-	}
-	for _, q := range p.Nbrs {
-		if echoParent(q) != p.Parent && !p.Done.has(q) {
-			return
-		}
 	}
 	p.EchoSent = p.Cur
 	if p.Parent == echoVirtual {
@@ -179,15 +174,8 @@ func (p *adNode) check(fx *automaton.Effects[echoMsg]) {
 	}
 }
 
-// adWinner returns the process that has won, or -1.
-func adWinner(v *adView) int {
-	for i := 0; i < v.N(); i++ {
-		if v.Proc(i).Won {
-			return i
-		}
-	}
-	return -1
-}
+// adWon reads whether a process has won.
+func adWon(p *adNode) bool { return p.Won }
 
 // adEnd is the valid end state of 1.12 (docs/properties.md, graph election
 // without announcement): all channels empty and exactly one process won.
@@ -202,27 +190,17 @@ func adKnow(v *adView) bool {
 	if !adEnd(v) {
 		return false
 	}
-	u := v.Proc(adWinner(v)).U
-	for i := 0; i < v.N(); i++ {
-		if v.Proc(i).Cur != u {
-			return false
-		}
-	}
-	return true
+	u := v.Proc(procWhere(v, adWon)).U
+	return everyProc(v, func(p *adNode) bool { return p.Cur == u })
 }
 
-// adExplain says who belongs to which wave and what each node waits for.
+// adExplain says who belongs to which wave and what each node waits for,
+// as echo-election's explanation does, with the edge marks.
 func adExplain(v *adView) []string {
 	var lines []string
 	for i := 0; i < v.N(); i++ {
 		p := v.Proc(i)
-		head := fmt.Sprintf("process %d (ID %d, %s)", i+1, p.U, p.Role)
-		var waiting echoSet
-		for _, q := range p.Nbrs {
-			if echoParent(q) != p.Parent && !p.Done.has(q) {
-				waiting |= 1 << uint(q)
-			}
-		}
+		head := echoHead(i, p.U, p.Role)
 		switch {
 		case p.Cur == 0:
 			lines = append(lines, head+": asleep")
@@ -231,7 +209,7 @@ func adExplain(v *adView) []string {
 		case p.EchoSent == p.Cur:
 			lines = append(lines, fmt.Sprintf("%s: in wave %d, echoed to %v; edge marks %v", head, p.Cur, p.Parent, p.Mark))
 		default:
-			lines = append(lines, fmt.Sprintf("%s: in wave %d, parent %v, waits for an answer from %v; edge marks %v", head, p.Cur, p.Parent, waiting, p.Mark))
+			lines = append(lines, fmt.Sprintf("%s: in wave %d, parent %v, waits for an answer from %v; edge marks %v", head, p.Cur, p.Parent, echoPending(p.Nbrs, p.Parent, p.Done), p.Mark))
 		}
 	}
 	return lines
@@ -244,44 +222,24 @@ func adoption() Spec {
 		Name:    "adoption",
 		Section: "1.12",
 		Summary: "Echo election by adoption on an arbitrary connected graph: a stronger wave adopts the weaker wave's tree",
-		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
-			{Flag: "topology", Default: "ring", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
-			initiatorsParam("all"),
-			{Flag: "ids", Default: "increasing", Usage: "IDs: increasing (process i has ID i), decreasing, a list such as 3,1,2, or all (every permutation of 1..N)"},
-			objectiveParam,
-		},
-		Claims: []string{properties.Uniqueness, properties.Validity, adCaseDParent, adCaseCOld, adEchoMark, adEchoParent, properties.DeadlockFreedom},
+		Params:  waveParams(),
+		Claims:  []string{properties.Uniqueness, properties.Validity, adCaseDParent, adCaseCOld, adEchoMark, adEchoParent, properties.DeadlockFreedom},
 		Broken: &Twin{
 			Summary: "Echo election by adoption, with a bug",
 			Bug:     `case (d) read as "send the received explorer back": the weaker wave takes the edge as finished, completes, and two initiators win`,
 		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		g, err := parseGraphTopology(p)
-		if err != nil {
-			return nil, err
-		}
+		g := p.graph()
 		n := g.N
-		inits, err := parseInitiators(p, n)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
+		inits, idsets, obj := p.initiators(n), p.ids(n), p.objective()
 		// Per label, a node sends at most one explorer over an edge and at
 		// most one echo, and there are at most N labels.
-		disc, capacity, err := p.Channels(channel.FIFO, 2*n)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.FIFO, 2*n)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
+		broken := p.Broken()
 		initial := initialStates(idsets, inits, func(i, id int, init bool) adNode {
 			q := adNode{U: id, Parent: echoNoParent, Mark: make([]int, len(g.Adj[i])), Nbrs: g.Adj[i], Obj: obj, Broken: broken}
 			if init {
@@ -290,29 +248,19 @@ func adoption() Spec {
 			return q
 		}, func(p *adNode) (int, bool) { return p.U, p.Role == echoDesignated })
 		invariants := []automaton.Invariant[adNode, echoMsg]{
-			described(election.Uniqueness[adNode, echoMsg](func(p *adNode) bool { return p.Won }), "never two processes won"),
+			described(election.Uniqueness[adNode, echoMsg](adWon), "never two processes won"),
 			described(election.Validity(func(p *adNode) (int, bool) { return p.U, p.Won }, func(v *adView) int {
-				var started []int
-				for i := 0; i < v.N(); i++ {
-					if v.Proc(i).Role == echoInitiator {
-						started = append(started, v.Proc(i).U)
-					}
-				}
-				return obj.best(started...)
+				return bestID(v, obj, func(p *adNode) (int, bool) { return p.U, p.Role == echoInitiator })
 			}), "a process that has won holds the best ID (--objective) among the actual initiators"),
 		}
-		return automaton.New(automaton.Config[adNode, echoMsg]{
+		return automaton.New(withInitial(initial, automaton.Config[adNode, echoMsg]{
 			StepNames:    []string{stepStart},
 			MessageTypes: []string{"EXP", "ECHO"},
 
-			InitialSeq:    initial.each,
-			InitialSample: initial.sample,
-			InitialAt:     initial.indexed(),
-			InitialParams: initial.params,
-			Links:         automaton.Undirected(g.Adj),
-			Channels:      disc,
-			Capacity:      capacity,
-			Invariants:    invariants,
+			Links:      automaton.Undirected(g.Adj),
+			Channels:   disc,
+			Capacity:   capacity,
+			Invariants: invariants,
 			Assertions: []automaton.Assertion{
 				{Name: adCaseDParent, Doc: "case (d) of receive EXP never happens on the parent port"},
 				{Name: adCaseCOld, Doc: "case (c) (adoption) never comes over the old parent port"},
@@ -322,7 +270,7 @@ func adoption() Spec {
 			ValidEnd:    adEnd,
 			Termination: adKnow,
 			Explain:     adExplain,
-		})
+		}))
 	}
 	return s
 }

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/vacheck/vacheck/automaton"
 )
 
 // choices is the values a parameter chose, such as the ID vectors of --ids
@@ -164,3 +166,10 @@ func noFlags(n int) choices[[]bool] {
 
 // cloneSlice returns a copy of s.
 func cloneSlice[E any](s []E) []E { return append([]E(nil), s...) }
+
+// withInitial returns cfg with the initial states c yields: its
+// InitialSeq, InitialSample, InitialAt and InitialParams.
+func withInitial[S any, M automaton.Message](c choices[[]S], cfg automaton.Config[S, M]) automaton.Config[S, M] {
+	cfg.InitialSeq, cfg.InitialSample, cfg.InitialAt, cfg.InitialParams = c.each, c.sample, c.indexed(), c.params
+	return cfg
+}

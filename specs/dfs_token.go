@@ -186,12 +186,7 @@ func dtWinners(v *dtView) int {
 // dtEnd is the valid end state (0.8, 1.10): channels empty, no token
 // held, exactly one process has won.
 func dtEnd(v *dtView) bool {
-	for i := 0; i < v.N(); i++ {
-		if v.Proc(i).Holding {
-			return false
-		}
-	}
-	return v.ChannelsEmpty() && dtWinners(v) == 1
+	return everyProc(v, func(p *dtNode) bool { return !p.Holding }) && v.ChannelsEmpty() && dtWinners(v) == 1
 }
 
 func dtExplain(v *dtView) []string {
@@ -218,8 +213,8 @@ func dfsToken() Spec {
 		Section: "1.10",
 		Summary: "election by depth-first token traversal with several starters: the best starter's token comes home",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
-			{Flag: "topology", Default: "ring", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
+			graphNParam,
+			graphTopologyParam("ring"),
 			initiatorsParam("all"),
 			ids,
 			{Flag: "method", Default: "path", Usage: "path (the token carries the visited set) or coloring (ports are marked; the token carries only its ID)"},
@@ -232,37 +227,16 @@ func dfsToken() Spec {
 		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		g, err := parseGraphTopology(p)
-		if err != nil {
-			return nil, err
-		}
+		g := p.graph()
 		n := g.N
-		var path bool
-		switch v := p.String("method"); v {
-		case "path", "coloring":
-			path = v == "path"
-			p.Set("method", v)
-		default:
-			return nil, Usagef("method", v, "allowed: path or coloring")
-		}
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
-		inits, err := parseInitiators(p, n)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
+		path := p.either("method", "path", "coloring")
+		obj, inits, idsets := p.objective(), p.initiators(n), p.ids(n)
 		// Each starter's token is at most once in flight.
-		disc, capacity, err := p.Channels(channel.FIFO, n)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.FIFO, n)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
+		broken := p.Broken()
 		initial := initialStates(idsets, inits, func(i, id int, init bool) dtNode {
 			q := dtNode{U: id, Parent: echoNoParent, Nbrs: g.Adj[i], Path: path, Obj: obj, Broken: broken}
 			if init {
@@ -270,27 +244,17 @@ func dfsToken() Spec {
 			}
 			return q
 		}, func(p *dtNode) (int, bool) { return p.U, p.Role == echoDesignated })
-		return automaton.New(automaton.Config[dtNode, dtMsg]{
+		return automaton.New(withInitial(initial, automaton.Config[dtNode, dtMsg]{
 			StepNames:    []string{stepStart, dtForward},
 			MessageTypes: []string{"TOKEN"},
 
-			InitialSeq:    initial.each,
-			InitialSample: initial.sample,
-			InitialAt:     initial.indexed(),
-			InitialParams: initial.params,
-			Links:         automaton.Undirected(g.Adj),
-			Channels:      disc,
-			Capacity:      capacity,
+			Links:    automaton.Undirected(g.Adj),
+			Channels: disc,
+			Capacity: capacity,
 			Invariants: []automaton.Invariant[dtNode, dtMsg]{
 				described(election.Uniqueness[dtNode, dtMsg](func(p *dtNode) bool { return p.St == dtWon }), "never two processes won"),
 				described(election.Validity(func(p *dtNode) (int, bool) { return p.U, p.St == dtWon }, func(v *dtView) int {
-					var starters []int
-					for i := 0; i < v.N(); i++ {
-						if q := v.Proc(i); q.Role == echoInitiator {
-							starters = append(starters, q.U)
-						}
-					}
-					return obj.best(starters...)
+					return bestID(v, obj, func(p *dtNode) (int, bool) { return p.U, p.Role == echoInitiator })
 				}), "a process that won holds the best ID among the actual starters"),
 			},
 			Assertions: []automaton.Assertion{{Name: dtBounce,
@@ -302,7 +266,7 @@ func dfsToken() Spec {
 				return dtEnd(v) && dtWinners(v) == v.N()
 			},
 			Explain: dtExplain,
-		})
+		}))
 	}
 	return s
 }

@@ -3,7 +3,6 @@ package specs
 import (
 	"fmt"
 	"math/bits"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/vacheck/vacheck/election"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
-	"github.com/vacheck/vacheck/topology"
 )
 
 // echoKind tells the two messages of Echo/Election apart.
@@ -245,14 +243,7 @@ func (p *echoNode) Commutes(from int, m echoMsg) bool {
 // other than the parent only.
 func echoAssumptions() []automaton.Assumption[echoNode, echoMsg] {
 	each := func(f func(p *echoNode) bool) func(v *echoView) bool {
-		return func(v *echoView) bool {
-			for i := 0; i < v.N(); i++ {
-				if !f(v.Proc(i)) {
-					return false
-				}
-			}
-			return true
-		}
+		return func(v *echoView) bool { return everyProc(v, f) }
 	}
 	return []automaton.Assumption[echoNode, echoMsg]{
 		{Name: "wave-bounded", Doc: "cur is 0 or a label no stronger than the best ID", Of: automaton.OfPartialOrder, Holds: each(func(p *echoNode) bool {
@@ -262,13 +253,7 @@ func echoAssumptions() []automaton.Assumption[echoNode, echoMsg] {
 			return p.EchoSent == 0 || p.EchoSent == p.Cur
 		})},
 		{Name: "done-ports", Doc: "done holds neighbours other than the parent", Of: automaton.OfPartialOrder, Holds: each(func(p *echoNode) bool {
-			var nb echoSet
-			for _, q := range p.Nbrs {
-				if echoParent(q) != p.Parent {
-					nb |= 1 << uint(q)
-				}
-			}
-			return p.Done&^nb == 0
+			return p.Done&^echoPending(p.Nbrs, p.Parent, 0) == 0
 		})},
 	}
 }
@@ -320,95 +305,118 @@ func (p *echoNode) check(fx *automaton.Effects[echoMsg]) {
 	}
 }
 
-// echoWinner returns the process that has won, or -1.
-func echoWinner(v *echoView) int {
-	for i := 0; i < v.N(); i++ {
-		if v.Proc(i).Won {
-			return i
+// echoPending returns the neighbours other than the parent whose port is
+// not done: those that CHECK still waits for.
+func echoPending(nbrs []int, parent echoParent, done echoSet) echoSet {
+	var s echoSet
+	for _, q := range nbrs {
+		if echoParent(q) != parent && !done.has(q) {
+			s |= 1 << uint(q)
 		}
 	}
-	return -1
+	return s
 }
 
-// echoMaxInitiator returns the best ID among the actual initiators (the
-// largest, or the smallest with --objective min; 0 if nobody has started).
-func echoMaxInitiator(v *echoView) int {
-	best := 0
-	for i := 0; i < v.N(); i++ {
-		if p := v.Proc(i); p.Role == echoInitiator && (best == 0 || p.Obj.beats(p.U, best)) {
-			best = p.U
-		}
-	}
-	return best
+// echoHead begins the line of process i in an explanation of a parallel
+// echo election: its number, ID and role.
+func echoHead(i, u int, role echoRole) string {
+	return fmt.Sprintf("process %d (ID %d, %s)", i+1, u, role)
 }
 
-// echoEnd is the valid end state of 1.11 and the goal of termination: all
-// channels empty, exactly one process has won, and every process belongs
-// to the winner's wave (cur = the winner's ID: the value form of KNOW).
-func echoEnd(v *echoView) bool {
-	if !v.ChannelsEmpty() || properties.Count(v.N(), func(i int) bool { return v.Proc(i).Won }) != 1 {
-		return false
+// echoLine says which wave process i belongs to and what it waits for.
+func echoLine(i int, p *echoNode) string {
+	head := echoHead(i, p.U, p.Role)
+	switch {
+	case p.Cur == 0:
+		return head + ": asleep"
+	case p.Won:
+		return fmt.Sprintf("%s: won; its wave %d came home over the virtual tree edge", head, p.Cur)
+	case p.EchoSent == p.Cur:
+		return fmt.Sprintf("%s: in wave %d, echoed to %v", head, p.Cur, p.Parent)
 	}
-	u := v.Proc(echoWinner(v)).U
-	for i := 0; i < v.N(); i++ {
-		if v.Proc(i).Cur != u {
-			return false
-		}
-	}
-	return true
+	return fmt.Sprintf("%s: in wave %d, tree edge %v, waits for an answer from %v", head, p.Cur, p.Parent, echoPending(p.Nbrs, p.Parent, p.Done))
 }
 
 // echoExplain says who belongs to which wave and what each node waits for.
 func echoExplain(v *echoView) []string {
 	var lines []string
 	for i := 0; i < v.N(); i++ {
-		p := v.Proc(i)
-		head := fmt.Sprintf("process %d (ID %d, %s)", i+1, p.U, p.Role)
-		var waiting echoSet
-		for _, q := range p.Nbrs {
-			if echoParent(q) != p.Parent && !p.Done.has(q) {
-				waiting |= 1 << uint(q)
-			}
-		}
-		switch {
-		case p.Cur == 0:
-			lines = append(lines, head+": asleep")
-		case p.Won:
-			lines = append(lines, fmt.Sprintf("%s: won; its wave %d came home over the virtual tree edge", head, p.Cur))
-		case p.EchoSent == p.Cur:
-			lines = append(lines, fmt.Sprintf("%s: in wave %d, echoed to %v", head, p.Cur, p.Parent))
-		default:
-			lines = append(lines, fmt.Sprintf("%s: in wave %d, tree edge %v, waits for an answer from %v", head, p.Cur, p.Parent, waiting))
-		}
+		lines = append(lines, echoLine(i, v.Proc(i)))
 	}
 	return lines
 }
 
-// parseGraphTopology reads --topology (default ring) and --n for an
-// algorithm on a general graph. With an edge-list file and no --n, the file
-// gives N. Errors wrap ErrUsage and keep the topology package's message,
-// which names --topology and, for a file, the line.
-func parseGraphTopology(p *Params) (topology.Graph, error) {
-	value := p.String("topology")
-	named := slices.Contains([]string{"ring", "line", "star", "complete", "grid"}, value) ||
-		value == "random" || strings.HasPrefix(value, "random:")
-	n := 0
-	if named || p.Given("n") {
-		var err error
-		if n, err = p.Int("n", 1, maxN); err != nil {
-			return topology.Graph{}, err
+// echoLike is the process type of Echo/Election with extinction: echoNode,
+// or waitNode (waiting), which keeps echoNode's state and receive rules.
+type echoLike interface{ echoNode | waitNode }
+
+// echoConfig reads the parameters of Echo/Election (the graph, the
+// initiators, the IDs, the objective, the channels) and returns its model
+// for processes of type S, whose echoNode node returns; the caller adds the
+// explanation (and echo-election its partial-order reduction). mutant is
+// echoMutant's bug, 0 in the catalog.
+func echoConfig[S echoLike](p *Params, node func(q *S) *echoNode, mutant echoMutant) (automaton.Config[S, echoMsg], error) {
+	g := p.graph()
+	n := g.N
+	inits, idsets, obj := p.initiators(n), p.ids(n), p.objective()
+	// Each wave sends at most one message per direction of an edge,
+	// and there are at most N waves.
+	disc, capacity := p.ChannelFlags(channel.FIFO, n)
+	if err := p.Err(); err != nil {
+		return automaton.Config[S, echoMsg]{}, err
+	}
+	broken := p.Broken()
+	// Built one at a time: --ids all with --initiators subsets has
+	// N!(2^N−1) of them, and a state or memory limit stops the search
+	// before they are all built.
+	initial := initialVectors(idsets, inits, func(ids []int, set []bool) []S {
+		procs := make([]S, n)
+		top := obj.best(ids...)
+		for i := range procs {
+			q := echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: top, Obj: obj, mutant: mutant}
+			if set[i] {
+				q.Role = echoDesignated
+			}
+			procs[i] = S(q)
 		}
+		return procs
+	}, eachProc(func(q *S) (int, bool) { return node(q).U, node(q).Role == echoDesignated }))
+	won := func(q *S) bool { return node(q).Won }
+	// inWave reports whether every process has cur = the ID of process w:
+	// the value form of KNOW.
+	inWave := func(v *automaton.View[S, echoMsg], w int) bool {
+		u := node(v.Proc(w)).U
+		return everyProc(v, func(q *S) bool { return node(q).Cur == u })
 	}
-	g, err := topology.Parse(value, n)
-	if err != nil {
-		return topology.Graph{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	// The valid end state of 1.11 and the goal of termination: all
+	// channels empty, exactly one process has won, and every process
+	// belongs to the winner's wave.
+	end := func(v *automaton.View[S, echoMsg]) bool {
+		return v.ChannelsEmpty() && properties.Count(v.N(), func(i int) bool { return won(v.Proc(i)) }) == 1 &&
+			inWave(v, procWhere(v, won))
 	}
-	if g.N > maxN {
-		return topology.Graph{}, Usagef("topology", value, "the graph has %d nodes; allowed: at most %d", g.N, maxN)
-	}
-	p.Set("n", g.N)
-	p.Set("topology", value)
-	return g, nil
+	return withInitial(initial, automaton.Config[S, echoMsg]{
+		StepNames:    []string{stepStart},
+		MessageTypes: []string{"EXP", "ECHO"},
+
+		Links:    automaton.Undirected(g.Adj),
+		Channels: disc,
+		Capacity: capacity,
+		Invariants: []automaton.Invariant[S, echoMsg]{
+			described(election.Uniqueness[S, echoMsg](won), "never two processes won"),
+			described(election.Validity(func(q *S) (int, bool) { return node(q).U, node(q).Won }, func(v *automaton.View[S, echoMsg]) int {
+				return bestID(v, obj, func(q *S) (int, bool) { return node(q).U, node(q).Role == echoInitiator })
+			}), "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators"),
+			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN)", Holds: func(v *automaton.View[S, echoMsg]) bool {
+				w := procWhere(v, won)
+				return w < 0 || inWave(v, w)
+			}},
+		},
+		Assertions: []automaton.Assertion{{Name: echoLabel,
+			Doc: "a received ECHO(j) has j ≤ cur (the assertion of receive ECHO)"}},
+		ValidEnd:    end,
+		Termination: end,
+	}), nil
 }
 
 func echoElection() Spec { return echoElectionWith(0) }
@@ -421,106 +429,26 @@ func echoElectionWith(mutant echoMutant) Spec {
 		Name:    "echo-election",
 		Section: "1.11",
 		Summary: "Echo/Election with extinction on an arbitrary connected graph: the largest initiator's echo wave wins",
-		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
-			{Flag: "topology", Default: "ring", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
-			initiatorsParam("all"),
-			{Flag: "ids", Default: "increasing", Usage: "IDs: increasing (process i has ID i), decreasing, a list such as 3,1,2, or all (every permutation of 1..N)"},
-			objectiveParam,
-		},
-		Claims: claims,
+		Params:  waveParams(),
+		Claims:  claims,
 		Broken: &Twin{
 			Summary: "Echo/Election with extinction, with a bug",
 			Bug:     "a conquered initiator keeps its virtual tree edge, so it never echoes to the stronger wave, which then never completes",
 		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		g, err := parseGraphTopology(p)
+		cfg, err := echoConfig(p, func(q *echoNode) *echoNode { return q }, mutant)
 		if err != nil {
 			return nil, err
 		}
-		n := g.N
-		inits, err := parseInitiators(p, n)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
-		// Each wave sends at most one message per direction of an edge,
-		// and there are at most N waves.
-		disc, capacity, err := p.Channels(channel.FIFO, n)
-		if err != nil {
-			return nil, err
-		}
-		// Built one at a time: --ids all with --initiators subsets has
-		// N!(2^N−1) of them, and a state or memory limit stops the search
-		// before they are all built.
-		initial := initialVectors(idsets, inits, func(ids []int, set []bool) []echoNode {
-			procs := make([]echoNode, n)
-			top := obj.best(ids...)
-			for i := range procs {
-				procs[i] = echoNode{U: ids[i], Parent: echoNoParent, Nbrs: g.Adj[i], Broken: broken, Top: top, Obj: obj, mutant: mutant}
-				if set[i] {
-					procs[i].Role = echoDesignated
-				}
-			}
-			return procs
-		}, eachProc[echoNode](func(p *echoNode) (int, bool) { return p.U, p.Role == echoDesignated }))
-		adj := g.Adj
-		invariants := []automaton.Invariant[echoNode, echoMsg]{
-			described(election.Uniqueness[echoNode, echoMsg](echoWon), "never two processes won"),
-			described(election.Validity(echoClaim, echoMaxInitiator), "a process that has won holds the best ID (largest, or smallest with --objective min) among the actual initiators"),
-			{Name: "winner-final", Doc: "once a process has won, every process has cur = its ID and none can be conquered (the assertion of JOIN)", Holds: func(v *echoView) bool {
-				w := echoWinner(v)
-				if w < 0 {
-					return true
-				}
-				u := v.Proc(w).U
-				for i := 0; i < v.N(); i++ {
-					if v.Proc(i).Cur != u {
-						return false
-					}
-				}
-				return true
-			}},
-		}
-		return automaton.New(automaton.Config[echoNode, echoMsg]{
-			StepNames:    []string{stepStart},
-			MessageTypes: []string{"EXP", "ECHO"},
-
-			InitialSeq:    initial.each,
-			InitialSample: initial.sample,
-			InitialAt:     initial.indexed(),
-			InitialParams: initial.params,
-			Links:         automaton.Undirected(adj),
-			Channels:      disc,
-			Capacity:      capacity,
-			Invariants:    invariants,
-			Assertions: []automaton.Assertion{{Name: echoLabel,
-				Doc: "a received ECHO(j) has j ≤ cur (the assertion of receive ECHO)"}},
-			ValidEnd:    echoEnd,
-			Termination: echoEnd,
-			Explain:     echoExplain,
-			Assumptions: echoAssumptions(),
-			// The invariants read won, the roles and cur; every other
-			// transition is invisible to them.
-			PartialOrder: &automaton.PartialOrder[echoNode]{Visible: func(before, after *echoNode) bool {
-				return before.Won != after.Won || before.Role != after.Role || before.Cur != after.Cur
-			}},
-		})
+		cfg.Explain = echoExplain
+		cfg.Assumptions = echoAssumptions()
+		// The invariants read won, the roles and cur; every other
+		// transition is invisible to them.
+		cfg.PartialOrder = &automaton.PartialOrder[echoNode]{Visible: func(before, after *echoNode) bool {
+			return before.Won != after.Won || before.Role != after.Role || before.Cur != after.Cur
+		}}
+		return automaton.New(cfg)
 	}
 	return s
 }
-
-// echoWon and echoClaim read a process's leader state for the election
-// kit: it has won, with its own ID.
-func echoWon(p *echoNode) bool { return p.Won }
-
-func echoClaim(p *echoNode) (int, bool) { return p.U, p.Won }

@@ -128,22 +128,13 @@ const fmRoundSync = "round-sync"
 
 // fmBest returns the best ID of all processes.
 func fmBest(v *fmView) int {
-	ids := make([]int, v.N())
-	for i := range ids {
-		ids[i] = v.Proc(i).U
-	}
-	return v.Proc(0).Obj.best(ids...)
+	return bestID(v, v.Proc(0).Obj, func(p *fmNode) (int, bool) { return p.U, true })
 }
 
 // fmEnd is the valid end state of 0.8: every process finished round D and
 // decided; channels empty.
 func fmEnd(v *fmView) bool {
-	for i := 0; i < v.N(); i++ {
-		if v.Proc(i).St == fmRunning {
-			return false
-		}
-	}
-	return v.ChannelsEmpty()
+	return everyProc(v, func(p *fmNode) bool { return p.St != fmRunning }) && v.ChannelsEmpty()
 }
 
 func fmExplain(v *fmView) []string {
@@ -167,8 +158,8 @@ func floodmax() Spec {
 		Section: "1.9",
 		Summary: "FloodMax on a connected graph: D synchronous rounds of flooding the largest ID seen, 2ED messages",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
-			{Flag: "topology", Default: "line", Usage: "graph: ring, line, star, complete, grid, random:SEED:EDGES or an edge-list file"},
+			graphNParam,
+			graphTopologyParam("line"),
 			idsParam,
 			{Flag: "diameter", Default: "graph", Usage: "the diameter bound D every process knows: graph (the graph's diameter) or a number ≥ 1; below the graph's diameter, agreement and uniqueness fail"},
 			objectiveParam,
@@ -183,8 +174,8 @@ func floodmax() Spec {
 	s.Broken.Params = withoutParams(s.Params, "diameter")
 	s.Build = func(p *Params) (explorer.Model, error) {
 		broken := p.Broken()
-		g, err := parseGraphTopology(p)
-		if err != nil {
+		g := p.graph()
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		n, diam := g.N, g.Diameter()
@@ -197,22 +188,16 @@ func floodmax() Spec {
 			d = diam - 1
 		case p.String("diameter") != "graph":
 			v := p.String("diameter")
+			var err error
 			if d, err = strconv.Atoi(v); err != nil || d < 1 || d > maxN {
 				return nil, Usagef("diameter", v, "allowed: graph (the graph's diameter, %d) or a number from 1 to %d", diam, maxN)
 			}
 		}
 		p.Set("diameter", d)
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
+		obj, idsets := p.objective(), p.ids(n)
 		// A neighbour is at most one round ahead: two messages per link.
-		disc, capacity, err := p.Channels(channel.FIFO, 2)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.FIFO, 2)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		initial := initialStates(idsets, noFlags(n), func(i, id int, _ bool) fmNode {
@@ -220,24 +205,15 @@ func floodmax() Spec {
 		}, func(p *fmNode) (int, bool) { return p.U, false })
 		allKnow := func(v *fmView) bool {
 			w := fmBest(v)
-			for i := 0; i < v.N(); i++ {
-				if v.Proc(i).Leader != w {
-					return false
-				}
-			}
-			return fmEnd(v)
+			return everyProc(v, func(p *fmNode) bool { return p.Leader == w }) && fmEnd(v)
 		}
-		return automaton.New(automaton.Config[fmNode, fmMsg]{
+		return automaton.New(withInitial(initial, automaton.Config[fmNode, fmMsg]{
 			StepNames:    []string{fmSendRound, fmEndRound},
 			MessageTypes: []string{"MAX"},
 
-			InitialSeq:    initial.each,
-			InitialSample: initial.sample,
-			InitialAt:     initial.indexed(),
-			InitialParams: initial.params,
-			Links:         automaton.Undirected(g.Adj),
-			Channels:      disc,
-			Capacity:      capacity,
+			Links:    automaton.Undirected(g.Adj),
+			Channels: disc,
+			Capacity: capacity,
 			Invariants: []automaton.Invariant[fmNode, fmMsg]{
 				described(election.Uniqueness[fmNode, fmMsg](func(p *fmNode) bool { return p.St == fmLeader }), "never two processes in st = leader"),
 				described(election.Agreement[fmNode, fmMsg](func(p *fmNode) (int, bool) { return p.Leader, p.Leader != 0 }), "no two processes hold different leaders"),
@@ -247,7 +223,7 @@ func floodmax() Spec {
 			ValidEnd:    fmEnd,
 			Termination: allKnow,
 			Explain:     fmExplain,
-		})
+		}))
 	}
 	return s
 }

@@ -206,24 +206,12 @@ const teParentPort = "parent-port"
 
 // teWinner returns the ID every node should end up with: the best of all.
 func teWinner(v *teView) int {
-	ids := make([]int, v.N())
-	for i := range ids {
-		ids[i] = v.Proc(i).U
-	}
-	return v.Proc(0).Obj.best(ids...)
+	return bestID(v, v.Proc(0).Obj, func(p *teNode) (int, bool) { return p.U, true })
 }
 
 // teQuiet: all channels empty and no process has an enabled step.
 func teQuiet(v *teView) bool {
-	if !v.ChannelsEmpty() {
-		return false
-	}
-	for i := 0; i < v.N(); i++ {
-		if len(v.Proc(i).Steps(v, nil)) > 0 {
-			return false
-		}
-	}
-	return true
+	return v.ChannelsEmpty() && everyProc(v, func(p *teNode) bool { return len(p.Steps(v, nil)) == 0 })
 }
 
 // teAllKnow is KNOW with the end of TERM: channels empty, every process
@@ -278,7 +266,7 @@ func treeElection() Spec {
 		Section: "1.8",
 		Summary: "election on a tree by explosion, saturation (echo) and information waves",
 		Params: []Param{
-			{Flag: "n", Default: "4", Usage: "number of processes (with an edge-list file, defaults to the file's)", Max: maxN},
+			graphNParam,
 			{Flag: "topology", Default: "line", Usage: "a tree: line, star, random:SEED:EDGES with EDGES = N−1, or an edge-list file of a tree"},
 			initiatorsParam("all"),
 			idsParam,
@@ -294,52 +282,27 @@ func treeElection() Spec {
 		},
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
-		broken := p.Broken()
-		g, err := parseGraphTopology(p)
-		if err != nil {
-			return nil, err
-		}
-		if !g.IsTree() {
-			return nil, Usagef("topology", p.String("topology"), "%s has %d edges on %d nodes and is not a tree; allowed: a tree (N−1 edges): line, star, random:SEED:%d, or an edge-list file of a tree",
-				g.Name, g.NumEdges(), g.N, g.N-1)
+		g := p.graph()
+		if p.Err() == nil && !g.IsTree() {
+			p.Fail(Usagef("topology", p.String("topology"), "%s has %d edges on %d nodes and is not a tree; allowed: a tree (N−1 edges): line, star, random:SEED:%d, or an edge-list file of a tree",
+				g.Name, g.NumEdges(), g.N, g.N-1))
 		}
 		n := g.N
-		var info, flood bool
-		switch v := p.String("info"); v {
-		case "on", "off":
-			info = v == "on"
-			p.Set("info", v)
-		default:
-			return nil, Usagef("info", v, "allowed: on or off")
-		}
-		switch v := p.String("wakeup"); v {
-		case "flood", "assumed":
-			flood = v == "flood"
-			p.Set("wakeup", v)
-		default:
-			return nil, Usagef("wakeup", v, "allowed: flood or assumed")
-		}
-		obj, err := parseObjective(p)
-		if err != nil {
-			return nil, err
-		}
+		info, flood := p.either("info", "on", "off"), p.either("wakeup", "flood", "assumed")
+		obj := p.objective()
 		inits := noFlags(n)
 		if flood {
-			if inits, err = parseInitiators(p, n); err != nil {
-				return nil, err
-			}
-		} else if p.Given("initiators") {
-			return nil, Usagef("initiators", p.String("initiators"), "does not apply with --wakeup assumed (every process is awake and the leaves start)")
+			inits = p.initiators(n)
+		} else if p.Err() == nil && p.Given("initiators") {
+			p.Fail(Usagef("initiators", p.String("initiators"), "does not apply with --wakeup assumed (every process is awake and the leaves start)"))
 		}
-		idsets, err := parseIDs(p, n)
-		if err != nil {
-			return nil, err
-		}
+		idsets := p.ids(n)
 		// A channel carries at most an EXPLORE, a PROPOSE and a RESULT.
-		disc, capacity, err := p.Channels(channel.FIFO, 3)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.FIFO, 3)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
+		broken := p.Broken()
 		initial := initialStates(idsets, inits, func(i, id int, init bool) teNode {
 			q := teNode{U: id, Designated: init, Best: id, ParentPort: echoNoParent,
 				Nbrs: g.Adj[i], Flood: flood, Info: info, Obj: obj, Broken: broken}
@@ -352,17 +315,13 @@ func treeElection() Spec {
 		if info {
 			validEnd = teAllKnow
 		}
-		return automaton.New(automaton.Config[teNode, teMsg]{
+		return automaton.New(withInitial(initial, automaton.Config[teNode, teMsg]{
 			StepNames:    append(when(flood, stepStart), when(!flood, teLeafStart)...),
 			MessageTypes: append(append(when(flood, "EXPLORE"), "PROPOSE"), when(info, "RESULT")...),
 
-			InitialSeq:    initial.each,
-			InitialSample: initial.sample,
-			InitialAt:     initial.indexed(),
-			InitialParams: initial.params,
-			Links:         automaton.Undirected(g.Adj),
-			Channels:      disc,
-			Capacity:      capacity,
+			Links:    automaton.Undirected(g.Adj),
+			Channels: disc,
+			Capacity: capacity,
 			Invariants: []automaton.Invariant[teNode, teMsg]{
 				described(election.Uniqueness[teNode, teMsg](func(p *teNode) bool { return p.St == teDone && p.Leader == p.U }), "at most one process has decided on its own ID"),
 				described(election.Agreement[teNode, teMsg](teKnown), "no two processes hold different leaders"),
@@ -374,7 +333,7 @@ func treeElection() Spec {
 			Liveness:    []automaton.Liveness[teNode, teMsg]{election.Quiescence(teQuiet)},
 			Termination: teAllKnow,
 			Explain:     teExplain,
-		})
+		}))
 	}
 	return s
 }
