@@ -319,20 +319,14 @@ func buKnown(v *buView, j int) (int, bool) {
 	return c, v.Up(j) && c != 0
 }
 
-// buDoc gives a kit property the wording of 1.14.
-func buDoc(inv automaton.Invariant[buNode, buMsg], doc string) automaton.Invariant[buNode, buMsg] {
-	inv.Doc = doc
-	return inv
-}
-
 func buInvariants() []automaton.Invariant[buNode, buMsg] {
 	return []automaton.Invariant[buNode, buMsg]{
-		buDoc(election.UniquenessAt(func(v *buView, j int) bool {
+		described(election.UniquenessAt(func(v *buView, j int) bool {
 			p := v.Proc(j)
 			return v.Up(j) && p.St == buIdle && int(p.Coord) == p.U
 		}), "BU-UNIQ: at most one live process is idle with coord = its own ID"),
-		buDoc(election.AgreementAt(buKnown), "no two live processes name different live coordinators (a crashed coord is a stale value awaiting detection)"),
-		buDoc(election.ValidityAt(buKnown, buMaxUp), "a live coordinator named by a live process is the largest live ID"),
+		described(election.AgreementAt(buKnown), "no two live processes name different live coordinators (a crashed coord is a stale value awaiting detection)"),
+		described(election.ValidityAt(buKnown, buMaxUp), "a live coordinator named by a live process is the largest live ID"),
 		{Name: "no-stale-coordinator", Doc: "no COORDINATOR(c) is in transit to a live process whose coord is a live process with an ID above c, so the ACCEPT(c) rule never rejects and ACCEPT ≡ true is exact without recovery", Holds: func(v *buView) bool {
 			for j := 0; j < v.N(); j++ {
 				c := buLiveCoord(v, j)
@@ -417,17 +411,6 @@ func parseDetectors(p *Params, n int) ([]bool, error) {
 	return det, nil
 }
 
-// buChoice reads a two-valued flag and reports whether it is the second.
-func buChoice(p *Params, flag, first, second string) (bool, error) {
-	switch v := p.String(flag); v {
-	case first, second:
-		p.Set(flag, v)
-		return v == second, nil
-	default:
-		return false, Usagef(flag, v, "allowed values are %s and %s", first, second)
-	}
-}
-
 // bully returns bully (docs/algorithms/bully.md), which declares its
 // broken twin.
 func bully() Spec {
@@ -455,57 +438,29 @@ func bully() Spec {
 	}
 	s.Build = func(p *Params) (explorer.Model, error) {
 		broken := p.Broken()
-		n, err := p.Int("n", 1, maxN)
-		if err != nil {
-			return nil, err
-		}
+		n := p.IntFlag("n", 1, maxN)
 		// At least one process stays up: 0 to N-1 crashes.
-		crashes, err := p.Int("crashes", 0, n-1)
-		if err != nil {
-			return nil, err
+		crashes := p.IntFlag("crashes", 0, n-1)
+		recoveries := p.IntFlag("recoveries", 0, 4)
+		if p.Err() == nil && recoveries > 0 && crashes == 0 {
+			p.Fail(Usagef("recoveries", p.String("recoveries"), "a recovery needs a crash first; give --crashes 1 or more"))
 		}
-		recoveries, err := p.Int("recoveries", 0, 4)
-		if err != nil {
-			return nil, err
-		}
-		if recoveries > 0 && crashes == 0 {
-			return nil, Usagef("recoveries", p.String("recoveries"), "a recovery needs a crash first; give --crashes 1 or more")
-		}
-		weak, err := buChoice(p, "answer-timeout", "strict", "weak")
-		if err != nil {
-			return nil, err
-		}
-		acceptAll, err := buChoice(p, "accept", "rule", "always")
-		if err != nil {
-			return nil, err
-		}
-		start := p.String("start")
-		if start != "stable" && start != "election" && start != "crashed" {
-			return nil, Usagef("start", start, "allowed values are stable, election and crashed")
-		}
-		p.Set("start", start)
-		det, err := parseDetectors(p, n)
-		if err != nil {
-			return nil, err
-		}
-		mode := p.String("timeouts")
-		if mode != "perfect" && mode != "unrestricted" {
-			return nil, Usagef("timeouts", mode, "allowed values are perfect and unrestricted")
-		}
-		p.Set("timeouts", mode)
+		weak := p.oneOf("answer-timeout", "allowed values are strict and weak", "strict", "weak") == "weak"
+		acceptAll := p.oneOf("accept", "allowed values are rule and always", "rule", "always") == "always"
+		start := p.oneOf("start", "allowed values are stable, election and crashed", "stable", "election", "crashed")
+		det := sticky(p, func() ([]bool, error) { return parseDetectors(p, n) })
+		mode := p.oneOf("timeouts", "allowed values are perfect and unrestricted", "perfect", "unrestricted")
 		premature := 0
 		if mode == "unrestricted" {
-			if premature, err = p.Int("premature", 0, 16); err != nil {
-				return nil, err
-			}
-		} else if p.Given("premature") {
-			return nil, Usagef("premature", p.String("premature"), "applies only with --timeouts unrestricted")
+			premature = p.IntFlag("premature", 0, 16)
+		} else if p.Err() == nil && p.Given("premature") {
+			p.Fail(Usagef("premature", p.String("premature"), "applies only with --timeouts unrestricted"))
 		}
 		// 16 messages per channel suffice for every N=3 configuration
 		// (election at start with crashes needs 12) and for N=4 with one
 		// crash from a stable start (5).
-		disc, capacity, err := p.Channels(channel.FIFO, 16)
-		if err != nil {
+		disc, capacity := p.ChannelFlags(channel.FIFO, 16)
+		if err := p.Err(); err != nil {
 			return nil, err
 		}
 		procs := make([]buNode, n)
