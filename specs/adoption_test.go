@@ -1,15 +1,12 @@
 package specs
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
-	"github.com/vacheck/vacheck/topology"
 )
 
 // adRef is a literal reference model of the adoption method written straight
@@ -183,21 +180,11 @@ func (s *adRef) receive(i, from int, m adRefMsg) (sent int) {
 // for the parameters p of adoption (testdata/counts/adoption.txt): from
 // every ID arrangement and initiator set.
 func adReference(t testing.TB, p *Params) refFigures {
-	g, err := parseGraphTopology(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, err := parseIDs(p, g.N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inits, err := parseInitiators(p, g.N)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, ids := refGraph(t, p)
+	inits := refInitiators(t, p, g.N)
 	m := refModel[*adRef]{key: (*adRef).key, next: (*adRef).next, messages: true}
-	for id := range ids.each {
-		for set := range inits.each {
+	for _, id := range ids {
+		for _, set := range inits {
 			n := g.N
 			r := &adRef{id: id, role: make([]int, n), cur: make([]int, n), parent: make([]int, n), echoSent: make([]int, n),
 				won: make([]bool, n), q: map[[2]int][]adRefMsg{}, adj: g.Adj}
@@ -230,27 +217,8 @@ func TestAdoptionObjectiveMin(t *testing.T) {
 // (docs/algorithms/adoption.md), as for echo-election, for both objectives.
 func TestAdoptionSingleInitiatorMessages(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		n        int
-		topology string
-	}{
-		{1, "ring"}, {2, "line"}, {3, "line"}, {4, "ring"}, {4, "complete"}, {5, "star"},
-		{5, "grid"}, {5, "random:1:6"}, {5, "random:2:5"}, {6, "random:7:9"},
-	} {
-		g, err := topology.Parse(tt.topology, tt.n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, obj := range []string{"max", "min"} {
-			for _, init := range []string{"one", fmt.Sprint(tt.n)} {
-				t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s/%s", tt.n, tt.topology, init, obj), func(t *testing.T) {
-					m := buildSpec(t, adoption(), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": init, "objective": obj})
-					if lo, hi := messageRange(t, m); lo != 2*g.NumEdges() || hi != 2*g.NumEdges() {
-						t.Errorf("messages %d…%d, want exactly 2E = %d", lo, hi, 2*g.NumEdges())
-					}
-				})
-			}
-		}
+	for _, obj := range []string{"max", "min"} {
+		checkSingleInitiator2E(t, adoption, map[string]string{"objective": obj})
 	}
 }
 
@@ -385,10 +353,7 @@ func TestAdoptionBroken(t *testing.T) {
 
 func TestAdoptionUsageErrors(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		flags map[string]string
-		want  []string
-	}{
+	wantUsages(t, adoption(), []usageCase{
 		{map[string]string{"objective": "median"}, []string{"--objective median", "max or min"}},
 		{map[string]string{"topology": "hypercube"}, []string{"--topology hypercube"}},
 		{map[string]string{"initiators": "1,9"}, []string{"--initiators 1,9", "no process 9"}},
@@ -396,17 +361,5 @@ func TestAdoptionUsageErrors(t *testing.T) {
 		{map[string]string{"n": "0"}, []string{"--n", "allowed"}},
 		{map[string]string{"channels": "lossy"}, []string{"--channels lossy"}},
 		{map[string]string{"capacity": "0"}, []string{"--capacity"}},
-	} {
-		s := adoption()
-		err := buildErr(s, tt.flags)
-		if err == nil || !errors.Is(err, ErrUsage) {
-			t.Errorf("%v: %v, want an ErrUsage error", tt.flags, err)
-			continue
-		}
-		for _, w := range tt.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%v: %q does not contain %q", tt.flags, err, w)
-			}
-		}
-	}
+	})
 }

@@ -2,7 +2,6 @@ package specs
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -349,33 +348,26 @@ func TestBullyCounterexamples(t *testing.T) {
 // the flag.
 func TestBullyUsage(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		flags map[string]string
-		flag  string
-	}{
-		{map[string]string{"n": "4", "crashes": "5"}, "--crashes"},
-		{map[string]string{"n": "3", "crashes": "3"}, "--crashes"},
-		{map[string]string{"crashes": "-1"}, "--crashes"},
-		{map[string]string{"n": "0"}, "--n"},
-		{map[string]string{"recoveries": "5"}, "--recoveries"},
-		{map[string]string{"crashes": "0", "recoveries": "1"}, "--recoveries"},
-		{map[string]string{"answer-timeout": "lazy"}, "--answer-timeout"},
-		{map[string]string{"accept": "never"}, "--accept"},
-		{map[string]string{"start": "never"}, "--start"},
-		{map[string]string{"detectors": "0"}, "--detectors"},
-		{map[string]string{"detectors": "5"}, "--detectors"},
-		{map[string]string{"detectors": "1,1"}, "--detectors"},
-		{map[string]string{"timeouts": "sometimes"}, "--timeouts"},
-		{map[string]string{"premature": "2"}, "--premature"},
-		{map[string]string{"timeouts": "unrestricted", "premature": "-1"}, "--premature"},
-		{map[string]string{"channels": "lossy"}, "--channels"},
-	} {
-		for _, sp := range withTwin(bully()) {
-			err := buildErr(sp, tt.flags)
-			if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.flag) {
-				t.Errorf("%s %v: error %v, want a usage error naming %s", sp.Name, tt.flags, err, tt.flag)
-			}
-		}
+	cases := []usageCase{
+		{map[string]string{"n": "4", "crashes": "5"}, []string{"--crashes"}},
+		{map[string]string{"n": "3", "crashes": "3"}, []string{"--crashes"}},
+		{map[string]string{"crashes": "-1"}, []string{"--crashes"}},
+		{map[string]string{"n": "0"}, []string{"--n"}},
+		{map[string]string{"recoveries": "5"}, []string{"--recoveries"}},
+		{map[string]string{"crashes": "0", "recoveries": "1"}, []string{"--recoveries"}},
+		{map[string]string{"answer-timeout": "lazy"}, []string{"--answer-timeout lazy: allowed values are strict and weak"}},
+		{map[string]string{"accept": "never"}, []string{"--accept never: allowed values are rule and always"}},
+		{map[string]string{"start": "never"}, []string{"--start never: allowed values are stable, election and crashed"}},
+		{map[string]string{"detectors": "0"}, []string{"--detectors"}},
+		{map[string]string{"detectors": "5"}, []string{"--detectors"}},
+		{map[string]string{"detectors": "1,1"}, []string{"--detectors"}},
+		{map[string]string{"timeouts": "sometimes"}, []string{"--timeouts sometimes: allowed values are perfect and unrestricted"}},
+		{map[string]string{"premature": "2"}, []string{"--premature"}},
+		{map[string]string{"timeouts": "unrestricted", "premature": "-1"}, []string{"--premature"}},
+		{map[string]string{"channels": "lossy"}, []string{"--channels"}},
+	}
+	for _, sp := range withTwin(bully()) {
+		wantUsages(t, sp, cases)
 	}
 }
 

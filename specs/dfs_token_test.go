@@ -107,18 +107,11 @@ func TestDFSTokenBroken(t *testing.T) {
 
 func TestDFSTokenUsageErrors(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		flags map[string]string
-		want  []string
-	}{
+	wantUsages(t, dfsToken(), []usageCase{
 		{map[string]string{"method": "bfs"}, []string{"--method bfs", "path or coloring"}},
 		{map[string]string{"objective": "mid"}, []string{"--objective mid", "max or min"}},
 		{map[string]string{"initiators": "7"}, []string{"--initiators 7", "no process 7"}},
 		{map[string]string{"ids": "1,1,2,3"}, []string{"--ids 1,1,2,3", "twice"}},
 		{map[string]string{"topology": "hypercube"}, []string{"--topology hypercube", "allowed"}},
-	} {
-		s := dfsToken()
-		err := buildErr(s, tt.flags)
-		wantUsage(t, err, tt.flags, tt.want...)
-	}
+	})
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/vacheck/vacheck/automaton/automatontest"
 	"github.com/vacheck/vacheck/explorer"
 	"github.com/vacheck/vacheck/properties"
-	"github.com/vacheck/vacheck/topology"
 )
 
 // TestEchoElectionSingleInitiatorMessages checks "a single initiator:
@@ -21,27 +20,7 @@ import (
 // explorers, or an explorer and an echo, in every run.
 func TestEchoElectionSingleInitiatorMessages(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		n        int
-		topology string
-	}{
-		{1, "ring"}, {2, "line"}, {3, "line"}, {4, "ring"}, {4, "complete"}, {5, "star"},
-		{5, "grid"}, {5, "random:1:6"}, {5, "random:2:5"}, {6, "random:7:9"},
-	} {
-		g, err := topology.Parse(tt.topology, tt.n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, init := range []string{"one", fmt.Sprint(tt.n)} {
-			t.Run(fmt.Sprintf("n=%d/topology=%s/initiators=%s", tt.n, tt.topology, init), func(t *testing.T) {
-				m := buildSpec(t, echoElection(), map[string]string{"n": fmt.Sprint(tt.n), "topology": tt.topology, "initiators": init})
-				lo, hi := messageRange(t, m)
-				if want := 2 * g.NumEdges(); lo != want || hi != want {
-					t.Errorf("messages %d…%d, want exactly 2E = %d", lo, hi, want)
-				}
-			})
-		}
-	}
+	checkSingleInitiator2E(t, echoElection, nil)
 }
 
 // echoWriteGraph writes an edge-list file and returns its path.

@@ -72,20 +72,13 @@ func (r fmRef) next(adj [][]int, d int) []fmRef {
 // floodmax (testdata/counts/floodmax.txt): one copy of the state space per
 // ID arrangement.
 func fmReference(t testing.TB, p *Params) refFigures {
-	g, err := parseGraphTopology(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, ids := refGraph(t, p)
 	d := max(g.Diameter(), 1)
 	if p.Given("diameter") && p.String("diameter") != "graph" {
 		d = refInt(t, p, "diameter")
 	}
-	ids, err := parseIDs(p, g.N)
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := refModel[fmRef]{key: fmRef.key, next: func(r fmRef) ([]fmRef, []int) { return r.next(g.Adj, d), nil }}
-	for k := range len(slices.Collect(ids.each)) {
+	for k := range len(ids) {
 		start := fmRef{k, make([]fmRefProc, g.N)}
 		for i := range start.procs {
 			start.procs[i].round = 1
@@ -165,19 +158,14 @@ func TestFloodmaxUnordered(t *testing.T) {
 
 func TestFloodmaxUsageErrors(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		spec  Spec
-		flags map[string]string
-		want  []string
-	}{
-		{floodmax(), map[string]string{"diameter": "0"}, []string{"--diameter 0", "graph (the graph's diameter, 3)"}},
-		{floodmax(), map[string]string{"diameter": "two"}, []string{"--diameter two", "allowed"}},
-		{floodmax(), map[string]string{"objective": "mean"}, []string{"--objective mean", "max or min"}},
-		{floodmax(), map[string]string{"topology": "random:1:2", "n": "4"}, []string{"--topology random:1:2", "EDGES"}},
-		{twinOf(floodmax()), map[string]string{"topology": "complete"}, []string{"--topology complete", "diameter 1", "at least 2"}},
-		{twinOf(floodmax()), map[string]string{"diameter": "2"}, []string{"--diameter does not apply"}},
-	} {
-		err := buildErr(tt.spec, tt.flags)
-		wantUsage(t, err, tt.flags, tt.want...)
-	}
+	wantUsages(t, floodmax(), []usageCase{
+		{map[string]string{"diameter": "0"}, []string{"--diameter 0", "graph (the graph's diameter, 3)"}},
+		{map[string]string{"diameter": "two"}, []string{"--diameter two", "allowed"}},
+		{map[string]string{"objective": "mean"}, []string{"--objective mean", "max or min"}},
+		{map[string]string{"topology": "random:1:2", "n": "4"}, []string{"--topology random:1:2", "EDGES"}},
+	})
+	wantUsages(t, twinOf(floodmax()), []usageCase{
+		{map[string]string{"topology": "complete"}, []string{"--topology complete", "diameter 1", "at least 2"}},
+		{map[string]string{"diameter": "2"}, []string{"--diameter does not apply"}},
+	})
 }

@@ -162,19 +162,8 @@ func teReference(t testing.TB, p *Params) refFigures {
 	if p.String("wakeup") != "flood" {
 		t.Fatalf("the reference model is that of --wakeup flood, not %s", p.String("wakeup"))
 	}
-	g, err := parseGraphTopology(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idsets, err := parseIDs(p, g.N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sets, err := parseInitiators(p, g.N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return refWalk(t, teRefModel(g.Adj, slices.Collect(idsets.each), slices.Collect(sets.each), p.String("info") != "off"))
+	g, ids := refGraph(t, p)
+	return refWalk(t, teRefModel(g.Adj, ids, refInitiators(t, p, g.N), p.String("info") != "off"))
 }
 
 // TestTreeElectionKnowFailsWithoutInfo: with --info off only the saturated
@@ -247,10 +236,7 @@ func TestTreeElectionBroken(t *testing.T) {
 
 func TestTreeElectionUsageErrors(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		flags map[string]string
-		want  []string
-	}{
+	wantUsages(t, treeElection(), []usageCase{
 		{map[string]string{"topology": "ring"}, []string{"--topology ring", "not a tree"}},
 		{map[string]string{"topology": "complete", "n": "3"}, []string{"--topology complete", "not a tree"}},
 		{map[string]string{"topology": "random:1:5", "n": "5"}, []string{"--topology random:1:5", "random:SEED:4"}},
@@ -260,9 +246,5 @@ func TestTreeElectionUsageErrors(t *testing.T) {
 		{map[string]string{"wakeup": "assumed", "initiators": "one"}, []string{"--initiators one", "--wakeup assumed"}},
 		{map[string]string{"initiators": "9"}, []string{"--initiators 9", "no process 9"}},
 		{map[string]string{"n": "0"}, []string{"--n", "allowed"}},
-	} {
-		s := treeElection()
-		err := buildErr(s, tt.flags)
-		wantUsage(t, err, tt.flags, tt.want...)
-	}
+	})
 }
