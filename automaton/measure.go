@@ -161,9 +161,10 @@ func (w *worker[S, M, P]) newTrackWorker() {
 	}
 	tw := &w.tw
 	tw.procBuf = make([]byte, sys.trkProc)
-	for k, t := range sys.trk {
+	for _, t := range sys.trk {
 		tw.steppers = append(tw.steppers, t.run.NewStepper())
-		tw.steps = append(tw.steps, TrackStep[S, M]{N: sys.n, View: &w.v, w: w, idx: k})
+		tw.steps = append(tw.steps, TrackStep[S, M]{N: sys.n, View: &w.v, w: w,
+			msgBack: sys.trkMsg - t.msgOff, msgLen: t.lay.Msg})
 	}
 }
 
@@ -244,10 +245,14 @@ func (w *worker[S, M, P]) trackEffectStart() {
 // run again.
 func (w *worker[S, M, P]) trackAfter(procChanged bool, g *globals) (again bool) {
 	sys, tw := w.sys, &w.tw
+	// The trackers write the environment's words in the worker's copy,
+	// not in g: a slice of g kept in a TrackStep would move g, and every
+	// transition's globals, to the heap.
+	tw.env = g.env
 	for k, t := range sys.trk {
 		st := &tw.steps[k]
 		st.Post, st.ProcChanged = &w.work, procChanged
-		st.EnvOut = g.env[t.envOff : t.envOff+t.lay.Env]
+		st.EnvOut = tw.env[t.envOff : t.envOff+t.lay.Env]
 		if tw.steppers[k].After(st) {
 			again = true
 		}
@@ -255,21 +260,13 @@ func (w *worker[S, M, P]) trackAfter(procChanged bool, g *globals) (again bool) 
 			tw.forget, again = true, true
 		}
 	}
+	g.env = tw.env
 	if again {
 		for k := range tw.steps {
 			tw.steps[k].Pass = 1
 		}
 	}
 	return again
-}
-
-// eachTracked implements trackHost: tracker k's bytes of every message in
-// transit in the expanded state.
-func (w *worker[S, M, P]) eachTracked(k int, f func(b []byte)) {
-	sys := w.sys
-	for c := range sys.cfg.Links {
-		channel.Each(w.v.seg(1+sys.n+c), func(msg []byte) { f(sys.msgTrail(msg, k)) })
-	}
 }
 
 // postSteps implements trackHost: the steps the stepping process has

@@ -3,6 +3,8 @@ package automaton
 import (
 	"fmt"
 
+	"github.com/vacheck/vacheck/channel"
+
 	"github.com/vacheck/vacheck/explorer"
 )
 
@@ -112,19 +114,28 @@ type TrackStep[S any, M Message] struct {
 	// effect then runs again.
 	Forget bool
 
-	w   trackHost // the worker, for InTransit and PostSteps
-	idx int       // the tracker's index in the run
+	w trackHost // the worker, for PostSteps
+	// msgBack and msgLen locate the tracker's bytes in a message's
+	// encoding: msgLen bytes from msgBack before its end.
+	msgBack, msgLen int
 }
 
 // trackHost is what a TrackStep asks of the worker it belongs to.
 type trackHost interface {
-	eachTracked(k int, f func(b []byte))
 	postSteps(out []Step) []Step
 }
 
 // InTransit calls f with what the tracker keeps for every message in
-// transit before the transition.
-func (st *TrackStep[S, M]) InTransit(f func(b []byte)) { st.w.eachTracked(st.idx, f) }
+// transit before the transition. It reads the state directly, so that f,
+// which does not escape, costs no allocation.
+func (st *TrackStep[S, M]) InTransit(f func(b []byte)) {
+	for _, seg := range st.View.segs[1+st.N:] {
+		channel.Each(seg, func(msg []byte) {
+			at := len(msg) - st.msgBack
+			f(msg[at : at+st.msgLen])
+		})
+	}
+}
 
 // PostSteps appends the locally controlled steps the stepping process has
 // enabled after the effect (Post) to out.
@@ -154,8 +165,9 @@ type trackedMetric struct{ k, j int }
 type trackWorker[S any, M Message] struct {
 	steppers []TrackStepper[S, M]
 	steps    []TrackStep[S, M]
-	procBuf  []byte // the ProcOut of every tracker, back to back: the stepping process's trailer
-	forget   bool   // some tracker set Forget in the current transition
-	scratch  []byte // forgetSeg's message
-	scratch2 []byte // a receive's channel, before forgetSeg
+	procBuf  []byte              // the ProcOut of every tracker, back to back: the stepping process's trailer
+	forget   bool                // some tracker set Forget in the current transition
+	env      [MaxTrackEnv]uint64 // the environment's words the trackers write in After
+	scratch  []byte              // forgetSeg's message
+	scratch2 []byte              // a receive's channel, before forgetSeg
 }

@@ -1,9 +1,6 @@
 package explorer
 
-import (
-	"container/heap"
-	"strings"
-)
+import "strings"
 
 // Metric is the minimum and maximum of a measure (messages, steps) over all
 // complete executions: paths from an initial state to a terminal state.
@@ -44,11 +41,38 @@ func (g *stateGraph) metric(weight func(e int) int64) (Metric, metricPaths) {
 // metricTo is metric over the executions that end in a terminal state where
 // end holds.
 func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (Metric, metricPaths) {
+	return newMetricSolver(g).solve(weight, end)
+}
+
+// metricSolver computes metrics over one graph: it finds the graph's
+// strongly connected components once, and keeps its scratch arrays, for
+// all the measures it is asked (a PerKey metric asks one per key).
+type metricSolver struct {
+	g         *stateGraph
+	comp      []int32 // the component of every state not cut, or -1
+	count     int
+	order, at []int32 // the states of component c are order[at[c]:at[c+1]]
+	// Scratch of solve, sized once.
+	best       []int64
+	choice     []int
+	dist       []int64
+	from, prev []int
+	pq         distHeap
+}
+
+func newMetricSolver(g *stateGraph) *metricSolver {
+	ms := &metricSolver{g: g}
+	ms.comp, ms.count = g.scc(func(i int) bool { return !g.isCut(i) })
+	ms.order, ms.at = members(ms.comp, ms.count)
+	return ms
+}
+
+// solve is metricTo over the solver's graph.
+func (ms *metricSolver) solve(weight func(e int) int64, end func(i int) bool) (Metric, metricPaths) {
+	g, comp, count := ms.g, ms.comp, ms.count
 	var m Metric
 	var w metricPaths
-	all := func(i int) bool { return !g.isCut(i) }
-	comp, count := g.scc(all)
-	order, at := members(comp, count)
+	order, at := ms.order, ms.at
 	// A reachable cycle that adds to the measure makes it unbounded; the
 	// first such edge in state order gives the witness.
 	for i := 0; i < g.n && !m.Unbounded; i++ {
@@ -72,8 +96,11 @@ func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (M
 	// Longest path over the condensation: components are numbered sinks
 	// first.
 	const none = int64(-1)
-	best := make([]int64, count)
-	choice := make([]int, count) // exit edge, or -1-x for ending at terminal state x
+	if ms.best == nil {
+		ms.best, ms.choice = make([]int64, count), make([]int, count)
+	}
+	best := ms.best
+	choice := ms.choice // exit edge, or -1-x for ending at terminal state x
 	for c := 0; c < count; c++ {
 		if g.halt(c) {
 			return m, w
@@ -98,24 +125,26 @@ func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (M
 	}
 	// Shortest path (Dijkstra) from the initial states, ties broken by the
 	// lowest initial index so that the witness is deterministic.
-	dist := make([]int64, g.n)
-	from := make([]int, g.n) // initial index
-	prev := make([]int, g.n)
-	for i := range dist {
-		dist[i], prev[i] = -1, -1
+	if ms.dist == nil {
+		ms.dist, ms.from, ms.prev = make([]int64, g.n), make([]int, g.n), make([]int, g.n)
 	}
-	pq := &distHeap{}
+	dist, from, prev := ms.dist, ms.from, ms.prev // from: initial index
+	for i := range dist {
+		dist[i], from[i], prev[i] = -1, 0, -1
+	}
+	pq := &ms.pq
+	*pq = (*pq)[:0]
 	for i := 0; i < g.n; i++ {
 		if g.isInit(i) {
 			dist[i], from[i] = 0, int(g.initIdx[i])
-			heap.Push(pq, distItem{0, from[i], i})
+			pq.push(distItem{0, from[i], i})
 		}
 	}
-	for steps := 1; pq.Len() > 0; steps++ {
+	for steps := 1; len(*pq) > 0; steps++ {
 		if g.halt(steps) {
 			return m, w
 		}
-		it := heap.Pop(pq).(distItem)
+		it := pq.pop()
 		u := it.node
 		if it.d != dist[u] || it.init != from[u] || g.isCut(u) {
 			continue
@@ -126,7 +155,7 @@ func (g *stateGraph) metricTo(weight func(e int) int64, end func(i int) bool) (M
 			nd := it.d + weight(e)
 			if dist[v] < 0 || nd < dist[v] || (nd == dist[v] && it.init < from[v]) {
 				dist[v], from[v], prev[v] = nd, it.init, e
-				heap.Push(pq, distItem{nd, it.init, v})
+				pq.push(distItem{nd, it.init, v})
 			}
 		}
 	}
@@ -182,25 +211,55 @@ type distItem struct {
 	node int
 }
 
+// distHeap is a binary min-heap of distItems ordered by less. It holds
+// them by value: container/heap would box every item it pops.
 type distHeap []distItem
 
-func (h distHeap) Len() int { return len(h) }
-func (h distHeap) Less(i, j int) bool {
-	if h[i].d != h[j].d {
-		return h[i].d < h[j].d
+func (a distItem) less(b distItem) bool {
+	if a.d != b.d {
+		return a.d < b.d
 	}
-	if h[i].init != h[j].init {
-		return h[i].init < h[j].init
+	if a.init != b.init {
+		return a.init < b.init
 	}
-	return h[i].node < h[j].node
+	return a.node < b.node
 }
-func (h distHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *distHeap) Push(x any)   { *h = append(*h, x.(distItem)) }
-func (h *distHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *distHeap) push(x distItem) {
+	*h = append(*h, x)
+	q := *h
+	for j := len(q) - 1; j > 0; {
+		i := (j - 1) / 2
+		if !q[j].less(q[i]) {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		j = i
+	}
+}
+
+func (h *distHeap) pop() distItem {
+	q := *h
+	n := len(q) - 1
+	top := q[0]
+	q[0] = q[n]
+	q = q[:n]
+	for i := 0; ; {
+		j := 2*i + 1
+		if j >= n {
+			break
+		}
+		if r := j + 1; r < n && q[r].less(q[j]) {
+			j = r
+		}
+		if !q[j].less(q[i]) {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		i = j
+	}
+	*h = q
+	return top
 }
 
 // witnesses replays the witness runs of a metric.
@@ -293,6 +352,19 @@ func (s *search) keyMetric(g *stateGraph, tm TrackedMetric, col *trackCol) Metri
 	out := Metric{Name: tm.Name}
 	var minW, maxW metricPaths
 	var minG, maxG *stateGraph
+	var ms *metricSolver
+	// reached[i] is the set of keys reached in terminal state i, looked up
+	// once rather than once per key and state.
+	var reached [][]uint64
+	if tm.Keys > 0 {
+		ms = newMetricSolver(g)
+		reached = make([][]uint64, g.n)
+		for i, set := range col.reached {
+			if int(i) < g.n {
+				reached[i] = set
+			}
+		}
+	}
 	for k := 0; k < tm.Keys; k++ {
 		key := int32(k)
 		weight := func(e int) int64 {
@@ -305,10 +377,10 @@ func (s *search) keyMetric(g *stateGraph, tm TrackedMetric, col *trackCol) Metri
 			return n
 		}
 		end := func(i int) bool {
-			set, ok := col.reached[int32(i)]
-			return ok && set[k/64]&(1<<uint(k%64)) != 0
+			set := reached[i]
+			return set != nil && set[k/64]&(1<<uint(k%64)) != 0
 		}
-		m, w := g.metricTo(weight, end)
+		m, w := ms.solve(weight, end)
 		if g.halted {
 			return out
 		}
