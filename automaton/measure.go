@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
@@ -164,7 +165,10 @@ func (w *worker[S, M, P]) newTrackWorker() {
 	for _, t := range sys.trk {
 		tw.steppers = append(tw.steppers, t.run.NewStepper())
 		tw.steps = append(tw.steps, TrackStep[S, M]{N: sys.n, View: &w.v, w: w,
-			msgBack: sys.trkMsg - t.msgOff, msgLen: t.lay.Msg})
+			msgBack: sys.trkMsg - t.msgOff, msgLen: t.lay.Msg,
+			procOff: t.procOff, procEnd: t.procOff + t.lay.Proc,
+			msgOff: t.msgOff, msgEnd: t.msgOff + t.lay.Msg,
+			envOff: t.envOff, envEnd: t.envOff + t.lay.Env})
 	}
 }
 
@@ -194,23 +198,35 @@ func (sys *System[S, M, P]) msgTrail(msg []byte, k int) []byte {
 func (w *worker[S, M, P]) trackBefore(a action) {
 	sys, tw := w.sys, &w.tw
 	tw.forget = false
-	pseg := w.v.seg(1 + a.proc)
-	var msg []byte
-	if a.kind == Input {
-		msg = w.v.seg(1 + sys.n + a.ch)[a.start:a.end]
+	// A recovery runs with the process marked up in the view: its sends
+	// are not held, so that no stamp sees the view otherwise.
+	tw.holding = a.kind != Fault
+	// The trailers of the process and of the message received: what the
+	// trackers keep, back to back.
+	var ptrail, mtrail []byte
+	if pseg := w.v.seg(1 + a.proc); len(pseg) >= sys.trkProc {
+		ptrail = pseg[len(pseg)-sys.trkProc:]
 	}
-	for k := range sys.trk {
-		st, t := &tw.steps[k], sys.trk[k]
+	if a.kind == Input {
+		if msg := w.v.seg(1 + sys.n + a.ch)[a.start:a.end]; len(msg) >= sys.trkMsg {
+			mtrail = msg[len(msg)-sys.trkMsg:]
+		}
+	}
+	copy(tw.procBuf, ptrail)
+	env := w.v.g.env[:]
+	for k := range tw.steps {
+		st := &tw.steps[k]
 		st.Kind, st.Proc, st.Recover = a.kind, a.proc, a.recover
 		st.Post, st.ProcChanged, st.Pass, st.Sent, st.Forget = nil, false, 0, 0, false
-		st.ProcIn = sys.procTrail(pseg, k)
-		st.MsgIn = nil
-		if msg != nil {
-			st.MsgIn = sys.msgTrail(msg, k)
+		st.ProcIn, st.MsgIn = nil, nil
+		if ptrail != nil {
+			st.ProcIn = ptrail[st.procOff:st.procEnd]
 		}
-		st.ProcOut = tw.procBuf[t.procOff : t.procOff+t.lay.Proc]
-		copy(st.ProcOut, st.ProcIn)
-		st.EnvIn = w.v.g.env[t.envOff : t.envOff+t.lay.Env]
+		if mtrail != nil {
+			st.MsgIn = mtrail[st.msgOff:st.msgEnd]
+		}
+		st.ProcOut = tw.procBuf[st.procOff:st.procEnd]
+		st.EnvIn = env[st.envOff:st.envEnd]
 		tw.steppers[k].Before(st)
 	}
 }
@@ -218,14 +234,13 @@ func (w *worker[S, M, P]) trackBefore(a action) {
 // trackStamp appends to a message's encoding what the trackers stamp on
 // it.
 func (w *worker[S, M, P]) trackStamp(b []byte, to int, m M) []byte {
-	sys, tw := w.sys, &w.tw
+	tw := &w.tw
 	n := len(b)
-	for range sys.trkMsg {
-		b = append(b, 0)
-	}
-	for k, t := range sys.trk {
+	b = append(b, make([]byte, w.sys.trkMsg)...)
+	trail := b[n:]
+	for k := range tw.steps {
 		st := &tw.steps[k]
-		tw.steppers[k].Stamp(st, to, m, b[n+t.msgOff:n+t.msgOff+t.lay.Msg])
+		tw.steppers[k].Stamp(st, to, m, trail[st.msgOff:st.msgEnd])
 		if to != st.Proc {
 			st.Sent++
 		}
@@ -235,24 +250,79 @@ func (w *worker[S, M, P]) trackStamp(b []byte, to int, m M) []byte {
 
 // trackEffectStart readies the trackers for a run of the effect.
 func (w *worker[S, M, P]) trackEffectStart() {
-	for k := range w.tw.steps {
-		w.tw.steps[k].Sent = 0
+	tw := &w.tw
+	for k := range tw.steps {
+		tw.steps[k].Sent = 0
 	}
+	tw.held, tw.heldMsgs, tw.heldBuf = tw.held[:0], tw.heldMsgs[:0], tw.heldBuf[:0]
+	tw.heldArena.reset()
+}
+
+// holdSend holds the send of m to process to on channel c, encoded and
+// stamped in b, until releaseHeld.
+func (w *worker[S, M, P]) holdSend(c, to int, m M, b []byte) {
+	tw := &w.tw
+	start := len(tw.heldBuf)
+	tw.heldBuf = append(tw.heldBuf, b...)
+	tw.held = append(tw.held, heldSend{c: c, to: to, start: start, end: len(tw.heldBuf)})
+	tw.heldMsgs = append(tw.heldMsgs, m)
+	if f := w.sys.mc.fresh; f != nil {
+		// The process may change what m's slices share after the send;
+		// a second stamp sees the message as it was sent.
+		f(unsafe.Pointer(&tw.heldMsgs[len(tw.heldMsgs)-1]), &tw.heldArena)
+	}
+}
+
+// trackRestamp stamps the held sends of the transition again (Pass 1),
+// as a second run of the effect would, and reports whether it did: not
+// when the sends were not held, or when a tracker forgets values, which
+// the effect's second run does.
+func (w *worker[S, M, P]) trackRestamp() bool {
+	sys, tw := w.sys, &w.tw
+	if !tw.holding || tw.forget {
+		return false
+	}
+	for k := range tw.steps {
+		tw.steps[k].Sent = 0
+	}
+	for i, h := range tw.held {
+		trail := tw.heldBuf[h.end-sys.trkMsg : h.end]
+		clear(trail)
+		for k := range tw.steps {
+			st := &tw.steps[k]
+			tw.steppers[k].Stamp(st, h.to, tw.heldMsgs[i], trail[st.msgOff:st.msgEnd])
+			if h.to != st.Proc {
+				st.Sent++
+			}
+		}
+	}
+	return true
+}
+
+// releaseHeld sends the held sends of the transition, in the order the
+// effect sent them.
+func (w *worker[S, M, P]) releaseHeld() {
+	tw := &w.tw
+	for _, h := range tw.held {
+		w.appendPend(h.c, tw.heldBuf[h.start:h.end])
+	}
+	tw.holding = false
+	tw.held = tw.held[:0]
 }
 
 // trackAfter tells the trackers about the transition after its effect,
 // with g the environment after it, and reports whether the effect must
 // run again.
 func (w *worker[S, M, P]) trackAfter(procChanged bool, g *globals) (again bool) {
-	sys, tw := w.sys, &w.tw
+	tw := &w.tw
 	// The trackers write the environment's words in the worker's copy,
 	// not in g: a slice of g kept in a TrackStep would move g, and every
 	// transition's globals, to the heap.
 	tw.env = g.env
-	for k, t := range sys.trk {
+	for k := range tw.steps {
 		st := &tw.steps[k]
 		st.Post, st.ProcChanged = &w.work, procChanged
-		st.EnvOut = tw.env[t.envOff : t.envOff+t.lay.Env]
+		st.EnvOut = tw.env[st.envOff:st.envEnd]
 		if tw.steppers[k].After(st) {
 			again = true
 		}

@@ -118,6 +118,10 @@ type TrackStep[S any, M Message] struct {
 	// msgBack and msgLen locate the tracker's bytes in a message's
 	// encoding: msgLen bytes from msgBack before its end.
 	msgBack, msgLen int
+	// Where the tracker's values sit (trackSlot), as slice bounds: in
+	// the trailer of a process (procOff:procEnd), in that of a message
+	// (msgOff:msgEnd), among the environment's words (envOff:envEnd).
+	procOff, procEnd, msgOff, msgEnd, envOff, envEnd int
 }
 
 // trackHost is what a TrackStep asks of the worker it belongs to.
@@ -170,4 +174,18 @@ type trackWorker[S any, M Message] struct {
 	env      [MaxTrackEnv]uint64 // the environment's words the trackers write in After
 	scratch  []byte              // forgetSeg's message
 	scratch2 []byte              // a receive's channel, before forgetSeg
+	// holding: the transition's sends are held here, stamped, until
+	// After has run (trackRestamp, releaseHeld), so that new stamps do
+	// not need the effect to run again. held[i] is a send of heldMsgs[i],
+	// encoded (with its trailer) in heldBuf; heldArena holds the slices
+	// of those messages.
+	holding   bool
+	held      []heldSend
+	heldMsgs  []M
+	heldBuf   []byte
+	heldArena arena
 }
+
+// heldSend is a send held until the trackers have stamped it: channel c,
+// receiver to, the message's encoding heldBuf[start:end].
+type heldSend struct{ c, to, start, end int }

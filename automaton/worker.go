@@ -360,10 +360,14 @@ func (w *worker[S, M, P]) step(a action) (t explorer.Transition, procChanged, gl
 		}
 		t.Task, t.Fault = -1, true
 	}
-	if tracking && w.trackAfter(procChanged, &g) {
+	if tracking && w.trackAfter(procChanged, &g) && !w.trackRestamp() {
 		// A tracker stamps the messages anew (the keys it learnt from the
-		// step, or values it forgets): run the effect again.
+		// step, or values it forgets), and the sends were not held to be
+		// stamped again: run the effect again.
 		t, procChanged = w.effect(a)
+	}
+	if tracking {
+		w.releaseHeld()
 	}
 	w.lastFailed = w.failed
 	if w.failed != 0 {
@@ -585,7 +589,11 @@ func (w *worker[S, M, P]) sendOn(c, to int, m M) {
 	if sys.tracking() {
 		w.msgBuf = w.trackStamp(w.msgBuf, to, m)
 	}
-	w.appendPend(c, w.msgBuf)
+	if w.tw.holding {
+		w.holdSend(c, to, m, w.msgBuf)
+	} else {
+		w.appendPend(c, w.msgBuf)
+	}
 	if w.recording {
 		w.recBuf = append(w.recBuf, w.msgBuf...)
 		w.recSends = append(w.recSends, memoSend{c: int32(c), end: int32(len(w.recBuf))})

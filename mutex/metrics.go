@@ -49,8 +49,9 @@ func (tracker[S, M]) Metrics() []string {
 
 func (t tracker[S, M]) Track(names []string, n int) (automaton.TrackRun[S, M], error) {
 	mx := t.mx
-	r := &run[S, M]{mx: mx, n: n, names: names}
-	for _, name := range names {
+	r := &run[S, M]{mx: mx, n: n, names: names, isSync: make([]bool, len(names))}
+	for i, name := range names {
+		r.isSync[i] = name == MetricSyncDelay
 		if (mx.User == nil) == (mx.UserAt == nil) {
 			return nil, fmt.Errorf("--metric %s: the spec's Mutex sets %s; set User or UserAt", name, map[bool]string{true: "neither User nor UserAt", false: "both User and UserAt"}[mx.User == nil])
 		}
@@ -73,7 +74,10 @@ type run[S any, M automaton.Message] struct {
 	mx    *automaton.Mutex[S, M]
 	n     int
 	names []string
-	sync  bool
+	// isSync[i] says whether metric i is sync-delay (the other is
+	// messages-per-entry), for Values.
+	isSync []bool
+	sync   bool
 }
 
 // Layout: each message keeps its entry key (two bytes, key+1, 0 for none),
@@ -362,7 +366,7 @@ func (s *stepper[S, M]) entryKeys(st *automaton.TrackStep[S, M]) {
 }
 
 func (s *stepper[S, M]) Values(i int, out []int32) []int32 {
-	if s.r.names[i] == MetricSyncDelay {
+	if s.r.isSync[i] {
 		return append(out, s.lastSync)
 	}
 	for _, k := range s.served {
