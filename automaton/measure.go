@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/vacheck/vacheck/channel"
 	"github.com/vacheck/vacheck/explorer"
@@ -255,7 +254,6 @@ func (w *worker[S, M, P]) trackEffectStart() {
 		tw.steps[k].Sent = 0
 	}
 	tw.held, tw.heldMsgs, tw.heldBuf = tw.held[:0], tw.heldMsgs[:0], tw.heldBuf[:0]
-	tw.heldArena.reset()
 }
 
 // holdSend holds the send of m to process to on channel c, encoded and
@@ -266,11 +264,6 @@ func (w *worker[S, M, P]) holdSend(c, to int, m M, b []byte) {
 	tw.heldBuf = append(tw.heldBuf, b...)
 	tw.held = append(tw.held, heldSend{c: c, to: to, start: start, end: len(tw.heldBuf)})
 	tw.heldMsgs = append(tw.heldMsgs, m)
-	if f := w.sys.mc.fresh; f != nil {
-		// The process may change what m's slices share after the send;
-		// a second stamp sees the message as it was sent.
-		f(unsafe.Pointer(&tw.heldMsgs[len(tw.heldMsgs)-1]), &tw.heldArena)
-	}
 }
 
 // trackRestamp stamps the held sends of the transition again (Pass 1),

@@ -59,8 +59,10 @@ type TrackRun[S any, M Message] interface {
 // TrackStepper follows the transitions one worker performs. For each
 // transition the System calls Before, then Stamp for every message the
 // effect sends, then After; when After asks for it (its stamps changed, or
-// it set TrackStep.Forget), the effect runs again and Stamp is called again
-// for every message (TrackStep.Pass 1).
+// it set TrackStep.Forget), Stamp is called again for every message, in
+// the order sent, on bytes set to 0 again (TrackStep.Pass 1). The System
+// keeps the messages of a step until then, so that new stamps alone do not
+// run the effect again; Forget, which rewrites every channel, does.
 type TrackStepper[S any, M Message] interface {
 	// Before is told the transition before its effect: it reads
 	// TrackStep.ProcIn and MsgIn and may set ProcOut.
@@ -69,8 +71,8 @@ type TrackStepper[S any, M Message] interface {
 	// the stepping process sends to process to, carries.
 	Stamp(st *TrackStep[S, M], to int, m M, b []byte)
 	// After is told the transition after its effect (TrackStep.Post): it
-	// may set ProcOut, EnvOut and Forget, and reports whether the effect
-	// must run again to stamp the messages anew.
+	// may set ProcOut, EnvOut and Forget, and reports whether the
+	// messages must be stamped anew (Pass 1).
 	After(st *TrackStep[S, M]) (again bool)
 	// Values appends the values metric i gives the transition last
 	// performed (one for explorer.PathSum and Sample, the keys for PerKey).
@@ -97,7 +99,8 @@ type TrackStep[S any, M Message] struct {
 	// ProcChanged says whether the effect ran on it (After only).
 	Post        *S
 	ProcChanged bool
-	// Pass is 0 for the first run of the effect, 1 when it runs again.
+	// Pass is 0 for the first stamps of the step's messages, 1 when
+	// After asked for them anew.
 	Pass int
 	// Sent is the number of messages to other processes the effect has
 	// sent so far in this pass (in Stamp: the index of this one among them).
@@ -176,14 +179,13 @@ type trackWorker[S any, M Message] struct {
 	scratch2 []byte              // a receive's channel, before forgetSeg
 	// holding: the transition's sends are held here, stamped, until
 	// After has run (trackRestamp, releaseHeld), so that new stamps do
-	// not need the effect to run again. held[i] is a send of heldMsgs[i],
-	// encoded (with its trailer) in heldBuf; heldArena holds the slices
-	// of those messages.
-	holding   bool
-	held      []heldSend
-	heldMsgs  []M
-	heldBuf   []byte
-	heldArena arena
+	// not need the effect to run again. held[i] is a send of heldMsgs[i]
+	// (a Message is comparable, so a copy holds no slice the process
+	// could change since), encoded with its trailer in heldBuf.
+	holding  bool
+	held     []heldSend
+	heldMsgs []M
+	heldBuf  []byte
 }
 
 // heldSend is a send held until the trackers have stamped it: channel c,
