@@ -22,6 +22,55 @@ func (w *worker[S, M, P]) normalize(where func() string) {
 		sys.decodeChan(v, c)
 		v.chReady[c] = true
 	}
+	w.rewrite(where)
+}
+
+// normalizeStep is normalize for the successor that w.step and
+// w.assemble left in w.out, the transition of process proc (its new state
+// in w.work when procChanged): it takes the successor's processes and the
+// channels the step did not touch from the expanded state, whose values
+// w.v has decoded already (deep copies, which Normalize may rewrite),
+// instead of decoding the successor again. Equal to normalize: a value
+// and its deep copy encode alike. A step of several processes (Step.With)
+// takes normalize's way.
+func (w *worker[S, M, P]) normalizeStep(proc int, procChanged bool, where func() string) {
+	sys, v, p := w.sys, &w.nv, &w.v
+	if len(w.joined) > 0 || sys.tracking() {
+		w.normalize(where)
+		return
+	}
+	v.load(w.out, sys.decodeGlobals)
+	fresh := sys.pc.fresh
+	for i := 0; i < sys.n; i++ {
+		if i == proc && procChanged {
+			v.procs[i] = w.work
+		} else {
+			v.procs[i] = *p.Proc(i)
+		}
+		if fresh != nil {
+			v.procArena[i].reset()
+			fresh(unsafe.Pointer(&v.procs[i]), &v.procArena[i])
+		}
+		v.cur[i], v.ents[i] = &v.procs[i], nil
+	}
+	shallow := sys.mc.fresh == nil // messages hold no slices: a copy is deep
+	for c := range sys.cfg.Links {
+		switch {
+		case w.pendSet[c] || !shallow:
+			v.decodeChan(c)
+		default:
+			v.chans[c] = append(v.chans[c][:0], p.chanAt(c)...)
+			v.chReady[c] = true
+		}
+	}
+	w.rewrite(where)
+}
+
+// rewrite finishes normalize once the successor is decoded in w.nv: it
+// checks the assumptions of the normalization, lets Normalize rewrite the
+// values and encodes them into w.out.
+func (w *worker[S, M, P]) rewrite(where func() string) {
+	sys, v := w.sys, &w.nv
 	w.assume(v, OfNormalize, where)
 	sys.cfg.Normalize(v.procs, v.chans)
 	w.norm = sys.encodeState(w.norm[:0], v.seg(0), v.procs, v.chans, &w.normScratch)

@@ -484,7 +484,7 @@ func (w *worker[S, M, P]) finish(a action, procChanged, globalsChanged bool) {
 		w.forgetProcs(a.proc)
 	}
 	if w.sys.cfg.Normalize != nil {
-		w.normalize(func() string {
+		w.normalizeStep(a.proc, procChanged, func() string {
 			return "after " + w.actionLabel(a) + " from the last state of the trace, before normalization"
 		})
 	}
