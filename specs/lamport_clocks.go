@@ -196,33 +196,32 @@ func lamportMinimize(links []automaton.Link) func([]lamportNode, [][]lamportMsg)
 				ahead++
 			}
 		}
+		// live[i]: process i may still send. A process that is not idle
+		// will, and while any process will request again every process
+		// may have to acknowledge it. Otherwise an idle process sends
+		// only if a REQUEST is on its way to it.
 		var buf [64]bool
 		live := buf[:0]
 		if n > len(buf) {
 			live = make([]bool, 0, n)
 		}
 		for i := range procs {
-			p := &procs[i]
-			own := lamportRequestsAhead(p)
-			others := ahead
-			if own {
-				others--
-			}
-			live = append(live, p.Ust != mutex.Idle || own || others > 0)
+			live = append(live, procs[i].Ust != mutex.Idle || ahead > 0)
 		}
-		for c, ms := range chans {
-			for _, m := range ms {
-				if m.Kind == lamportRequest {
+		if ahead == 0 {
+			for c, ms := range chans {
+				if !live[to[c]] && slices.ContainsFunc(ms, func(m lamportMsg) bool { return m.Kind == lamportRequest }) {
 					live[to[c]] = true
 				}
 			}
 		}
 		for i := range procs {
 			p := &procs[i]
+			idle, mine := p.Ust == mutex.Idle, p.mine(i)
 			for k, r := range p.Q {
 				switch {
 				case r.ID == i:
-				case p.Ust == mutex.Idle || r.less(p.mine(i)):
+				case idle || r.less(mine):
 					p.Q[k].TS = -1
 				default:
 					p.Q[k].TS = -2
@@ -232,25 +231,29 @@ func lamportMinimize(links []automaton.Link) func([]lamportNode, [][]lamportMsg)
 				p.C = 0
 			}
 		}
-		for c, ms := range chans {
-			if !live[to[c]] {
-				for k := range ms {
-					ms[k].TS = 0
+		if ahead == 0 {
+			for c, ms := range chans {
+				if !live[to[c]] {
+					for k := range ms {
+						ms[k].TS = 0
+					}
 				}
 			}
-		}
-		if ahead == 0 {
 			lamportRegions(procs, chans, live, to)
 		}
 		shiftTimestamps(procs, chans, live, to)
 		for i := range procs {
 			p := &procs[i]
-			for k := range p.Q {
-				if p.Q[k].TS == -2 {
-					p.Q[k].TS = p.MyTs + 1
+			q := p.Q
+			for k := range q {
+				if q[k].TS == -2 {
+					q[k].TS = p.MyTs + 1
+				}
+				// Insertion sort: a queue holds at most N requests.
+				for j := k; j > 0 && q[j].less(q[j-1]); j-- {
+					q[j], q[j-1] = q[j-1], q[j]
 				}
 			}
-			slices.SortFunc(p.Q, lamportCmp)
 		}
 	}
 }
