@@ -2,6 +2,7 @@ package automaton
 
 import (
 	"fmt"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
@@ -225,23 +226,27 @@ type candidate struct {
 // a member moves: nothing it could receive can reach it.
 func (w *worker[S, M, P]) closure(j int) uint64 {
 	sys, v := w.sys, &w.v
+	if w.sendsTo == nil {
+		w.sendsTo = sendsTo(sys.n, sys.cfg.Links)
+	}
+	var enabled uint64
+	for i := 0; i < sys.n; i++ {
+		if w.enabledOf[i] > 0 {
+			enabled |= 1 << uint(i)
+		}
+	}
 	mask := uint64(1) << uint(j)
 	for {
-		// Processes outside the set that can move before it does.
-		var moving uint64
-		for i := 0; i < sys.n; i++ {
-			if mask&(1<<uint(i)) == 0 && w.enabledOf[i] > 0 {
-				moving |= 1 << uint(i)
+		// Processes outside the set that can move before it does: those
+		// enabled, and those a process that can move sends to.
+		moving := enabled &^ mask
+		for front := moving; front != 0; {
+			var next uint64
+			for f := front; f != 0; f &= f - 1 {
+				next |= w.sendsTo[bits.TrailingZeros64(f)]
 			}
-		}
-		for grown := true; grown; {
-			grown = false
-			for _, l := range sys.cfg.Links {
-				if moving&(1<<uint(l.From)) != 0 && (mask|moving)&(1<<uint(l.To)) == 0 {
-					moving |= 1 << uint(l.To)
-					grown = true
-				}
-			}
+			front = next &^ (mask | moving)
+			moving |= front
 		}
 		added := uint64(0)
 		for c, l := range sys.cfg.Links {
@@ -261,6 +266,16 @@ func (w *worker[S, M, P]) closure(j int) uint64 {
 		}
 		mask |= added
 	}
+}
+
+// sendsTo returns, for each of n processes (at most 64), the set of
+// processes it has a channel to, as a bit mask.
+func sendsTo(n int, links []Link) []uint64 {
+	to := make([]uint64, n)
+	for _, l := range links {
+		to[l.From] |= 1 << uint(l.To)
+	}
+	return to
 }
 
 // silent reports whether process k declares (Silencer) that it cannot send

@@ -106,6 +106,7 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	lastChanged [2]bool             // Reduced: its process and globals changed (worker.step)
 	enabledOf   []int               // Reduced: enabled transitions per process
 	cands       []candidate         // Reduced: stubborn sets of processes
+	sendsTo     []uint64            // Reduced: per process, the processes it has a channel to
 	sil         *silentArgs[S, M]   // Reduced: the arguments of Silencer.Silent
 	nv          View[S, M]          // Normalize: the successor being normalized
 	av          View[S, M]          // Observe: the successor an action property judges
