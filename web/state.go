@@ -319,36 +319,24 @@ type Message struct {
 // the step that sent each (from + its step in the chart), as the chart c
 // matched them; vals as they are when the chart cannot tell.
 func sendOrder(c *msc.Chart, i, j int, vals []string, from int) ([]string, []int) {
-	sent := make([]int, len(vals))
-	for k := range sent {
-		sent[k] = -1
-	}
-	if c == nil {
-		return vals, sent
-	}
-	var order []string
-	var steps []int
-	for _, m := range c.Messages {
-		if m.From == i && m.To == j && m.InTransit() {
-			order = append(order, m.Value)
-			steps = append(steps, from+m.Sent)
-		}
-	}
-	a, b := slices.Clone(order), slices.Clone(vals)
-	slices.Sort(a)
-	slices.Sort(b)
-	if !slices.Equal(a, b) {
-		return vals, sent
-	}
-	return order, steps
+	return inSendOrder(c, vals, from, func(m *msc.Message) (string, bool) {
+		return m.Value, m.From == i && m.To == j
+	})
 }
 
-// mailboxOrder returns the messages vals of the mailbox of j (0-based),
-// each "i:v", listed in the order they were sent instead of the state's
-// canonical order, with the step that sent each (from + its step in the
-// chart), as the chart c matched them; vals as they are when the chart
-// cannot tell.
+// mailboxOrder is sendOrder for the mailbox of j (0-based), whose
+// messages vals are each "i:v", from every sender.
 func mailboxOrder(c *msc.Chart, j int, vals []string, from int) ([]string, []int) {
+	return inSendOrder(c, vals, from, func(m *msc.Message) (string, bool) {
+		return fmt.Sprintf("%d:%s", m.From+1, m.Value), m.To == j
+	})
+}
+
+// inSendOrder lists the chart's messages in transit that match accepts,
+// each as the value match gives it, in the order they were sent, with the
+// step that sent each; vals, unchanged, when those are not the same
+// messages.
+func inSendOrder(c *msc.Chart, vals []string, from int, match func(*msc.Message) (string, bool)) ([]string, []int) {
 	sent := make([]int, len(vals))
 	for k := range sent {
 		sent[k] = -1
@@ -358,9 +346,10 @@ func mailboxOrder(c *msc.Chart, j int, vals []string, from int) ([]string, []int
 	}
 	var order []string
 	var steps []int
-	for _, m := range c.Messages {
-		if m.To == j && m.InTransit() {
-			order = append(order, fmt.Sprintf("%d:%s", m.From+1, m.Value))
+	for k := range c.Messages {
+		m := &c.Messages[k]
+		if v, ok := match(m); ok && m.InTransit() {
+			order = append(order, v)
 			steps = append(steps, from+m.Sent)
 		}
 	}
