@@ -99,16 +99,22 @@ func (w *worker[S, M, P]) isKeyed() bool {
 // (one for each cost 1.5% of a search's instructions): a panic of the model
 // while the state is loaded or checked is an error of the check, one while
 // it is expanded an error of the expansion.
-func (w *worker[S, M, P]) expandKeyed(s []byte, x *explorer.Expansion) (r explorer.Expanded, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if r.Expanded {
-				r.Enabled, err = 0, panicError(p)
-			} else {
-				r = explorer.Expanded{CheckErr: panicError(p)}
-			}
+// recoverExpansion, deferred by an expansion whose results are r and err,
+// turns a panic of the model into the error it is: one while the state was
+// loaded or checked (before r.Expanded) is an error of the check, one while
+// it was expanded an error of the expansion.
+func recoverExpansion(r *explorer.Expanded, err *error) {
+	if p := recover(); p != nil {
+		if r.Expanded {
+			r.Enabled, *err = 0, panicError(p)
+		} else {
+			*r = explorer.Expanded{CheckErr: panicError(p)}
 		}
-	}()
+	}
+}
+
+func (w *worker[S, M, P]) expandKeyed(s []byte, x *explorer.Expansion) (r explorer.Expanded, err error) {
+	defer recoverExpansion(&r, &err)
 	sum := w.loadKeyed(s)
 	if r.Violated = w.violations(&w.v, x.Want); r.Violated&x.Stop != 0 {
 		return r, nil

@@ -41,15 +41,7 @@ func (w *worker[S, M, P]) ExpandPick(s []byte, x *explorer.Expansion) (r explore
 	if !w.keyed || x.Offer == nil || x.Reduce {
 		return w.Expand(s, x)
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			if r.Expanded {
-				r.Enabled, err = 0, panicError(p)
-			} else {
-				r = explorer.Expanded{CheckErr: panicError(p)}
-			}
-		}
-	}()
+	defer recoverExpansion(&r, &err)
 	w.loadPicked(s)
 	if r.Violated = w.violations(&w.v, x.Want); r.Violated&x.Stop != 0 {
 		return r, nil
