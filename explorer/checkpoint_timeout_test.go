@@ -39,15 +39,7 @@ var roomLeft = regexp.MustCompile(`of which the last (\S+) are left to save the 
 // finishes.
 func TestTimeoutLeavesRoomForTheSave(t *testing.T) {
 	// 0 → 1..40,000 → 40,001..80,000, each expansion taking 1 ms.
-	wide := &graph{init: []int{0}, next: func(s int) []int {
-		switch {
-		case s == 0:
-			return fanOut(1)
-		case s <= stopWide:
-			return []int{s + stopWide}
-		}
-		return nil
-	}}
+	wide := twoWideLevels()
 	for _, w := range []int{1, 2} {
 		var saved explorer.CheckpointSaved
 		cfg := explorer.Config{Workers: w, Timeout: time.Hour, Checkpoint: &explorer.Checkpoint{

@@ -120,6 +120,20 @@ func (m *callStopModel) checkedIn(lo, hi int) int64 {
 	return n
 }
 
+// twoWideLevels is the graph 0 → 1..N → N+1..2N, N = stopWide, in which
+// each state of level 1 has one successor.
+func twoWideLevels() *graph {
+	return &graph{init: []int{0}, next: func(s int) []int {
+		switch {
+		case s == 0:
+			return fanOut(1)
+		case s <= stopWide:
+			return []int{s + stopWide}
+		}
+		return nil
+	}}
+}
+
 // fanOut returns the stopWide states first, first+1, ...: the wide level
 // of the stop tests.
 func fanOut(first int) []int {
@@ -137,16 +151,7 @@ func fanOut(first int) []int {
 // such: States is what the visited set holds, Unchecked the part of it
 // never checked.
 func TestStopDuringExpansionLeavesLevelUnchecked(t *testing.T) {
-	// 0 → 1..N → N+1..2N, each state of level 1 with one successor.
-	g := &graph{init: []int{0}, next: func(s int) []int {
-		switch {
-		case s == 0:
-			return fanOut(1)
-		case s <= stopWide:
-			return []int{s + stopWide}
-		}
-		return nil
-	}}
+	g := twoWideLevels()
 	for _, w := range []int{1, 2} {
 		// Successors is called once for state 0; the second call is the
 		// first state of level 1.
