@@ -664,14 +664,20 @@ func TestMailboxIsAChannel(t *testing.T) {
 		value, receive string
 		sent, ahead    int
 	}
-	var got []msg
-	for _, m := range v.Channels[1].Messages {
-		r := ""
-		if m.Action >= 0 {
-			r = v.Enabled[m.Action].Label
+	// messages lists a mailbox's messages with the transition that
+	// receives each now ("" when none does).
+	messages := func(v View, c int) []msg {
+		var out []msg
+		for _, m := range v.Channels[c].Messages {
+			r := ""
+			if m.Action >= 0 {
+				r = v.Enabled[m.Action].Label
+			}
+			out = append(out, msg{m.Value, r, m.Sent, m.Ahead})
 		}
-		got = append(got, msg{m.Value, r, m.Sent, m.Ahead})
+		return out
 	}
+	got := messages(v, 1)
 	if want := []msg{{"1:1", "receive(1)_{1,2}", 1, 0}, {"1:3", "receive(3)_{1,2}", 4, 1}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("mailbox_{2}: %+v, want %+v", got, want)
 	}
@@ -686,14 +692,7 @@ func TestMailboxIsAChannel(t *testing.T) {
 	if code := get(t, ts, "GET", "/api/state?"+q, nil, &w); code != 200 {
 		t.Fatalf("ricart-agrawala: status %d", code)
 	}
-	got = nil
-	for _, m := range w.Channels[0].Messages {
-		r := ""
-		if m.Action >= 0 {
-			r = w.Enabled[m.Action].Label
-		}
-		got = append(got, msg{m.Value, r, m.Sent, m.Ahead})
-	}
+	got = messages(w, 0)
 	if want := []msg{{"2:REQUEST(1,2)", "receive(REQUEST(1,2))_{2,1}", 1, 0}, {"3:REQUEST(1,3)", "receive(REQUEST(1,3))_{3,1}", 2, 0}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ricart-agrawala mailbox_{1}: %+v, want %+v", got, want)
 	}
