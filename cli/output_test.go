@@ -42,7 +42,7 @@ func TestLongValuesAreClippedInErrors(t *testing.T) {
 		return "chang-roberts" // an engine flag, or --channels and --capacity
 	}
 	value := func(flag string) string {
-		if flag == "html" || flag == "checkpoint" || flag == "save-trace" {
+		if flag == "html" || flag == "checkpoint" || flag == "save-trace" || flag == "cpuprofile" {
 			return filepath.Join(notDir, long)
 		}
 		return long
@@ -59,7 +59,7 @@ func TestLongValuesAreClippedInErrors(t *testing.T) {
 		}
 		lines = append(lines, args)
 		switch name {
-		case "html", "checkpoint", "checkpoint-every", "n", "max-depth", "show", "trace", "bitstate", "hashes", "save-trace": // not flags of sweep
+		case "html", "checkpoint", "checkpoint-every", "n", "max-depth", "show", "trace", "bitstate", "hashes", "save-trace", "cpuprofile": // not flags of sweep
 		default:
 			lines = append(lines, []string{"sweep", specFor(name), "--n", "3", "--" + name, value(name), "--quiet"})
 		}

@@ -68,6 +68,7 @@ func engineFlags() []urfave.Flag {
 		bitstateFlags()[0], bitstateFlags()[1], coverageFlag(),
 		saveTraceFlag(),  // see replay.go
 		perInitialFlag(), // see perinitial.go
+		cpuProfileFlag(), // see profile.go
 	}
 }
 
@@ -373,6 +374,9 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	if err := checkOutputFile(c, "save-trace"); err != nil {
 		return exitUsage, err
 	}
+	if err := checkOutputFile(c, "cpuprofile"); err != nil {
+		return exitUsage, err
+	}
 	defer tuneGC(cfg.MaxMemory)()
 	model, err := spec.Model(params)
 	if err != nil {
@@ -411,6 +415,15 @@ func check(c *urfave.Context, stderr io.Writer, catalog []specs.Spec) (int, erro
 	ctx, stop := interruptible(c.Context, stderr)
 	defer stop()
 	cfg.Context = ctx
+	stopProfile, err := startCPUProfile(c)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer func() {
+		if err := stopProfile(); err != nil {
+			fmt.Fprintf(stderr, "vacheck: %v\n", err) // the verdict stands
+		}
+	}()
 	if c.Bool("per-initial-state") {
 		return perInitial(c, stderr, spec, given, params, model, cfg, format, views)
 	}
