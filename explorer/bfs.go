@@ -8,12 +8,13 @@ import (
 	"github.com/vacheck/vacheck/internal/offheap"
 )
 
-// bfs searches level by level. Phase 1: each worker expands a contiguous
-// range of the level and keeps, per shard, the successors that earlier
-// levels and its own range have not produced yet. Phase 2: each worker
-// takes the candidates of its own shard, worker by worker (so in canonical
-// order), inserts the new ones in the visited set, checks them, and compacts
-// them in place: the candidates it keeps are the next level. Two sets of
+// bfs searches level by level. Phase 1: the workers expand the level's
+// chunks, contiguous ranges of ranks each claims in turn (chunks), and keep,
+// per shard, the successors that earlier levels and their own earlier
+// chunks have not produced yet. Phase 2: each worker takes the candidates
+// of its own shard, chunk by chunk (so in canonical order), inserts the new
+// ones in the visited set, checks them, and drops the others in place: the
+// candidates it keeps are the next level. Two sets of
 // candidate buckets alternate, one holding the level being expanded and
 // one receiving its successors.
 //
@@ -57,6 +58,9 @@ type bfsRun struct {
 	// cands[set][w][sh]: successors found by worker w that belong to shard
 	// sh; the two sets alternate between levels.
 	cands [2][][]*bucket
+	// chunks is how the level being expanded is cut, and where each
+	// chunk's successors are in cands, until they are merged.
+	chunks chunks
 	// seen[w]: the fingerprints worker w has produced in this level;
 	// recent[w]: its table of recent keys (expander.offerKey), 64 KiB
 	// that a new one each level would make garbage of.
@@ -195,6 +199,7 @@ func (b *bfsRun) begin() *bfsLevel {
 		s.saveCheckpoint(l.mark)
 	}
 	l.out = b.cands[depth%2]
+	b.chunks.cut(cur.n, W, s.rec != nil, s.cfg.chunkLen, s.cfg.chunkDeal)
 	s.depth.Store(int64(depth))
 	s.queue.Store(int64(cur.n))
 	s.expanded.Store(0)
@@ -235,9 +240,12 @@ func (b *bfsRun) releases(l *bfsLevel) bool {
 	return s.cfg.Checkpoint == nil && l.expand && s.rec == nil && s.cfg.OnExpand == nil
 }
 
-// expand is phase 1: each worker expands its range of the level.
+// expand is phase 1: the workers expand the chunks of the level.
 func (b *bfsRun) expand(l *bfsLevel) {
 	s, W := b.s, b.W
+	if b.releases(l) {
+		prepareRelease(b.cur)
+	}
 	s.parallel(func(w int) {
 		x := &expander{s: s, out: l.out[w], local: b.seen[w], useLocal: b.local, expand: l.expand, probe: b.probe, shrink: l.shrink, rec: s.rec.level(w), depth: b.depth}
 		x.release = b.releases(l)
@@ -257,7 +265,7 @@ func (b *bfsRun) expand(l *bfsLevel) {
 			x.in = &inserter{s: s, want: l.want, deferred: b.deferred, found: make([]bfsFound, b.nprops)}
 			l.x1 = x
 		}
-		x.run(w, b.cur, &l.dead[w], &l.fails[w], &l.failErr[w])
+		x.run(w, b.cur, &b.chunks, &l.dead[w], &l.fails[w], &l.failErr[w])
 		l.probes[w%64] += x.probes
 		l.hits[w%64] += x.hits
 		l.counts[w] = x.trans
@@ -280,24 +288,19 @@ func (b *bfsRun) rollback(l *bfsLevel) {
 // settle settles the checks made as the level was expanded. What they
 // found ends the search, or not, as it would have when the level was
 // stored: before any of the level counts as expanded. A stop, or a step
-// that panicked, may have left states of a worker's range unexpanded, so
+// that panicked, may have left states of the level unexpanded, so
 // unchecked: those are checked on their own.
 func (b *bfsRun) settle(l *bfsLevel) bool {
 	if !b.deferred || l.checkWant == 0 {
 		return false
 	}
-	s, cur, W := b.s, b.cur, b.W
+	s, cur := b.s, b.cur
 	c := newChecks(b.nprops)
-	from := make([]int, W) // the first state each worker did not check
-	unchecked := false
-	for w, x := range l.xs {
+	for _, x := range l.xs {
 		c.merge(x.checks)
-		_, hi := split(cur.n, W, w)
-		from[w] = x.r
-		unchecked = unchecked || x.r < hi
 	}
-	if unchecked {
-		c.merge(s.checkLevel(cur, l.checkWant, from))
+	if left := b.chunks.unexpanded(); len(left) > 0 {
+		c.merge(s.checkLevel(cur, l.checkWant, left))
 	}
 	if c.fail.ok || c.asserted == cur.n {
 		// As when the level was stored: a failed check, or a level that
@@ -421,11 +424,11 @@ func (b *bfsRun) store(l *bfsLevel) bool {
 		// The state limit: insert only the first new states of the
 		// level, in canonical order, up to the limit.
 		var cutoff bfsKey
-		cutoff, l.limited = s.levelCutoff(l.out)
+		cutoff, l.limited = s.levelCutoff(l.out, &b.chunks)
 		want := s.want // without what this level found, with Continue
 		s.parallel(func(sh int) {
 			in := &inserter{s: s, sh: sh, want: want, deferred: b.deferred, found: make([]bfsFound, b.nprops), cutoff: cutoff, limited: l.limited}
-			in.run(l.out, &l.fails[sh], &l.failErr[sh])
+			in.run(l.out, &b.chunks, &l.fails[sh], &l.failErr[sh])
 			if in.short {
 				l.short.Store(true)
 			}
@@ -470,7 +473,7 @@ func (b *bfsRun) end(l *bfsLevel) bool {
 	}
 	repeats := passed - (s.states.Load() - l.statesBefore)
 	b.local = repeats*16 > passed
-	cur := mergeWorkers(l.out, &b.order, s.parallel)
+	cur := mergeChunks(l.out, &b.chunks, &b.order, s.parallel)
 	b.cur = cur
 	if cur.n > 0 {
 		s.depth.Store(int64(depth + 1))

@@ -86,8 +86,8 @@ func (f *bfsFound) offer(rank int64, act uint32, fp uint64, ref stateRef) {
 // their keys do not depend on the number of workers, so neither does the
 // cut. Each shard finds its first new candidates (at most the room left:
 // the others cannot be among the first), and the cut is the room-th key of
-// their merge.
-func (s *search) levelCutoff(out [][]*bucket) (bfsKey, bool) {
+// their merge; a shard's candidates are in chunk order, so in key order.
+func (s *search) levelCutoff(out [][]*bucket, ch *chunks) (bfsKey, bool) {
 	if s.cfg.MaxStates == 0 {
 		return bfsKey{}, false
 	}
@@ -106,17 +106,18 @@ func (s *search) levelCutoff(out [][]*bucket) (bfsKey, bool) {
 		m := s.shards[sh]
 		dup := newFPSet()
 		defer dup.free()
-		for w := range out {
-			c := out[w][sh]
-			for k := range c.len() {
-				h := c.fp(k)
+		for c := range ch.count() {
+			sp := ch.span(c, sh)
+			b := out[sp.w][sh]
+			for k := sp.lo; k < sp.hi; k++ {
+				h := b.fp(k)
 				if int64(len(keys[sh])) > room {
 					return
 				}
 				if m.Has(h) || !dup.insert(h) {
 					continue
 				}
-				keys[sh] = append(keys[sh], c.bfsKey(k))
+				keys[sh] = append(keys[sh], b.bfsKey(k))
 			}
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/vacheck/vacheck/internal/offheap"
@@ -25,10 +26,6 @@ type bucket struct {
 	pool *segPool // nil until the first segment: a pool of the bucket's own
 	// errs holds the errors the checks of phase 1 returned (setVerdict).
 	errs []error
-	// holes is the number of candidates phase 2 dropped in place, their
-	// reference holeRef, from a level of several buckets (mergeWorkers
-	// leaves them out); a level of one bucket is compacted instead.
-	holes int
 }
 
 // segShift is the log2 of segLen, the number of states in a segment.
@@ -49,6 +46,11 @@ type segment struct {
 	refs     []stateRef
 	ends     []uint32
 	verdicts []int8
+	// holes counts the segment's candidates phase 2 dropped in place
+	// (holeRef), which no one expands; left, while the level is expanded,
+	// the segment's other entries not expanded yet (releaser).
+	holes int32
+	left  atomic.Int32
 }
 
 // segWords is the size of a segment's columns in 64-bit words: fps, keys,
@@ -109,6 +111,7 @@ func (p *segPool) get() *segment {
 
 func (p *segPool) put(s *segment) {
 	s.arena.Truncate(0)
+	s.holes = 0
 	p.mu.Lock()
 	p.free = append(p.free, s)
 	p.mu.Unlock()
@@ -159,7 +162,9 @@ func (b *bucket) add(st []byte, fp uint64, rank, act uint32, ref stateRef) {
 		if b.pool == nil {
 			b.pool = &segPool{}
 		}
-		b.segs = append(b.segs, b.pool.get())
+		s := b.pool.get()
+		s.holes = 0
+		b.segs = append(b.segs, s)
 	}
 	s := b.segs[b.n>>segShift]
 	s.arena.AppendSlice(st)
@@ -262,22 +267,6 @@ func (b *bucket) free() {
 // own reports whether the bucket's pool is its own (made by add).
 func (b *bucket) own() bool { return b.pool != nil && !b.pool.shared }
 
-// release gives back to the pool the segments all of whose entries are
-// among the entries from to to (exclusive), which one worker has expanded
-// and no one reads any more (see releaser). The bucket must not read them
-// again; it takes others when it is emptied for another level.
-func (b *bucket) release(from, to int) {
-	for i := (from + segMask) >> segShift; i < len(b.segs); i++ {
-		if min((i+1)<<segShift, b.n) > to {
-			break
-		}
-		if s := b.segs[i]; s != nil {
-			b.segs[i] = nil
-			b.pool.put(s)
-		}
-	}
-}
-
 // keep moves entry k to position to (to <= k), for compaction in place.
 func (b *bucket) keep(k, to int) {
 	if k == to {
@@ -296,10 +285,9 @@ func (b *bucket) keep(k, to int) {
 	s.fps[j], s.keys[j], s.refs[j], s.verdicts[j] = sk.fps[jk], sk.keys[jk], sk.refs[jk], sk.verdicts[jk]
 }
 
-// truncate keeps the first n entries, and counts no hole among them. The
-// segments past them go back to the pool.
+// truncate keeps the first n entries. The segments past them go back to
+// the pool.
 func (b *bucket) truncate(n int) {
-	b.holes = 0
 	keep := (n + segMask) >> segShift
 	for i := keep; i < len(b.segs); i++ {
 		if s := b.segs[i]; s != nil {
@@ -329,9 +317,6 @@ type level struct {
 	buckets []*bucket
 	ref     []uint64 // bucket<<48 | index, in rank order; nil with one bucket
 	n       int
-	// stretch[w] is the rank of the first state of worker w's buckets
-	// (mergeWorkers), and stretch[W] is n; nil with one bucket.
-	stretch []int
 }
 
 // get returns the state of rank r, its fingerprint and its reference in
@@ -347,34 +332,39 @@ func (l *level) get(r int) ([]byte, uint64, stateRef) {
 	return b.state(i), b.fp(i), b.ref(i)
 }
 
-// mergeWorkers orders the candidates of a BFS level canonically, by key,
-// into a level: out[w][sh] holds worker w's candidates for shard sh, in key
-// order, and the level's buckets are out[0][0], out[1][0], ..., out[0][1],
-// ... (a shard's, worker after worker). Each key is one transition, so the
-// order is one; and the workers expand consecutive ranges of the level, so
-// every candidate of worker w has a key below those of worker w+1. Each
-// worker's buckets therefore merge on their own, into their own stretch of
-// the order, all at once: par runs fn(w) for every worker and returns when
-// they are done. The order is written into order's memory, which held the
-// order of a level no longer needed (nil: into a new slice). The
-// candidates phase 2 dropped in place (holes) are left out.
-func mergeWorkers(out [][]*bucket, order *offheap.Array[uint64], par func(fn func(w int))) *level {
-	W := len(out)
+// mergeChunks orders the candidates of a BFS level canonically, by key,
+// into a level: out[w][sh] holds worker w's candidates for shard sh, chunk
+// c's in the stretch ch.span(c, sh) of the bucket of the worker that
+// expanded it, in key order, and the level's buckets are out[0][0],
+// out[1][0], ..., out[0][1], ... (a shard's, worker after worker). Each
+// key is one transition, so the order is one; and every candidate of
+// chunk c has a key below those of chunk c+1 (chunks). Each chunk's
+// stretches therefore merge on their own, into their own stretch of the
+// order, all at once: par runs fn(w) for every worker, which merge the
+// chunks they claim, and returns when they are done. The order is written
+// into order's memory, which held the order of a level no longer needed
+// (nil: into a new slice). The candidates phase 2 dropped in place
+// (holes) are left out.
+func mergeChunks(out [][]*bucket, ch *chunks, order *offheap.Array[uint64], par func(fn func(w int))) *level {
+	W, C := len(out), ch.count()
 	l := &level{}
-	ends := make([]int, W+1) // worker w's stretch is ref[ends[w]:ends[w+1]]
 	for sh := 0; sh < W; sh++ {
 		for w := 0; w < W; w++ {
-			b := out[w][sh]
-			l.buckets = append(l.buckets, b)
-			l.n += b.len() - b.holes
-			ends[w+1] += b.len() - b.holes
+			l.buckets = append(l.buckets, out[w][sh])
 		}
 	}
-	if len(l.buckets) == 1 {
-		return l
+	ends := make([]int, C+1) // chunk c's stretch is ref[ends[c]:ends[c+1]]
+	for c := 0; c < C; c++ {
+		ends[c+1] = ends[c]
+		for sh := 0; sh < W; sh++ {
+			sp := ch.span(c, sh)
+			ends[c+1] += sp.hi - sp.lo - sp.holes
+		}
 	}
-	for w := 0; w < W; w++ {
-		ends[w+1] += ends[w]
+	l.n = ends[C]
+	if len(l.buckets) == 1 {
+		// One worker: its one chunk is the bucket, compacted (inserter).
+		return l
 	}
 	if order == nil {
 		l.ref = make([]uint64, l.n)
@@ -387,134 +377,161 @@ func mergeWorkers(out [][]*bucket, order *offheap.Array[uint64], par func(fn fun
 		order.Trim(l.n + l.n/8)
 		l.ref = order.Slice()
 	}
-	l.stretch = ends
-	par(func(w int) {
-		type head struct {
-			b     *bucket
-			keys  []uint64   // the keys of the entries of entry i's segment
-			refs  []stateRef // and their references, holeRef for a hole
-			holes bool
-			key   uint64 // entry i's key: rank<<32 | act
-			id, i int    // the bucket's index in l.buckets; the next entry
-		}
-		// skip moves h past the holes from its entry i on, and reports
-		// whether an entry is left.
-		skip := func(h *head) bool {
-			for {
-				if h.i == h.b.n {
-					return false
-				}
-				j := h.i & segMask
-				if j == 0 || h.keys == nil {
-					s := h.b.segs[h.i>>segShift]
-					h.keys, h.refs = s.keys, s.refs
-				}
-				if !h.holes || h.refs[j] != holeRef {
-					h.key = h.keys[j]
-					return true
-				}
-				h.i++
+	type head struct {
+		b       *bucket
+		keys    []uint64   // the keys of the entries of entry i's segment
+		refs    []stateRef // and their references, holeRef for a hole
+		holes   bool
+		key     uint64 // entry i's key: rank<<32 | act
+		id, i   int    // the bucket's index in l.buckets; the next entry
+		end     int    // the end of the stretch
+		loadSeg bool   // keys and refs are to be loaded for entry i
+	}
+	// skip moves h past the holes from its entry i on, and reports
+	// whether an entry of its stretch is left.
+	skip := func(h *head) bool {
+		for {
+			if h.i == h.end {
+				return false
 			}
+			j := h.i & segMask
+			if j == 0 || h.loadSeg {
+				s := h.b.segs[h.i>>segShift]
+				h.keys, h.refs, h.loadSeg = s.keys, s.refs, false
+			}
+			if !h.holes || h.refs[j] != holeRef {
+				h.key = h.keys[j]
+				return true
+			}
+			h.i++
 		}
+	}
+	var next atomic.Int64
+	par(func(int) {
 		heads := make([]head, 0, W)
-		for sh := 0; sh < W; sh++ {
-			b := out[w][sh]
-			h := head{b: b, holes: b.holes > 0, id: sh*W + w}
-			if skip(&h) {
-				heads = append(heads, h)
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= C {
+				return
 			}
-		}
-		ref := l.ref[ends[w]:ends[w+1]]
-		for k := range ref {
-			best := 0
-			for j := 1; j < len(heads); j++ {
-				if heads[j].key < heads[best].key {
-					best = j
+			heads = heads[:0]
+			for sh := 0; sh < W; sh++ {
+				sp := ch.span(c, sh)
+				h := head{b: out[sp.w][sh], holes: sp.holes > 0, id: sh*W + sp.w, i: sp.lo, end: sp.hi, loadSeg: true}
+				if skip(&h) {
+					heads = append(heads, h)
 				}
 			}
-			h := &heads[best]
-			ref[k] = uint64(h.id)<<48 | uint64(h.i)
-			if h.i++; !skip(h) {
-				heads = append(heads[:best], heads[best+1:]...)
+			ref := l.ref[ends[c]:ends[c+1]]
+			for k := range ref {
+				best := 0
+				for j := 1; j < len(heads); j++ {
+					if heads[j].key < heads[best].key {
+						best = j
+					}
+				}
+				h := &heads[best]
+				ref[k] = uint64(h.id)<<48 | uint64(h.i)
+				if h.i++; !skip(h) {
+					heads = append(heads[:best], heads[best+1:]...)
+				}
 			}
 		}
 	})
 	return l
 }
 
-// releaser gives back to the pool, as a worker expands its range of a
-// level, the segments of the states it has expanded, for the next level's
-// buckets to take, so that the level being expanded and the one being
-// filled do not both stay whole in memory: a BFS then holds about one
-// level at its widest instead of two (chang-roberts N=6: 25 of its 64 MiB
-// at the peak were levels).
+// releaser gives back to the pool, as a worker expands its chunks of a
+// level, the segments whose states have all been expanded, for the next
+// level's buckets to take, so that the level being expanded and the one
+// being filled do not both stay whole in memory: a BFS then holds about
+// one level at its widest instead of two (chang-roberts N=6: 25 of its 64
+// MiB at the peak were levels).
 //
-// A bucket's entries are expanded in index order: the merge keeps each
-// bucket's order (mergeWorkers), and a worker expands a contiguous range
-// of ranks. So the entries of a bucket a worker expands are a contiguous
-// stretch of it, and no other worker reads the whole segments inside that
-// stretch: the worker gives them back, and keeps a segment shared with the
-// stretch of another worker. One worker releases each bucket, the one that
-// expands its first entries: the buckets of the stretches of the merge
-// (level.stretch) that start in its range, or with one bucket the worker
-// of rank 0. A search that may read a level again after
-// expanding it (checkpoints, the state graph, Config.OnExpand, the depth
-// limit) does not release it.
+// A segment's entries are expanded by several workers when the chunks
+// that read them are (the chunks of this level cut the ranks anew, and a
+// segment holds the candidates of several chunks of the level before):
+// so each segment counts down the entries left to expand (segment.left,
+// set by prepareRelease before the level is expanded), and the worker
+// whose expansions take it to 0, the last to read it, gives it back.
+// Workers count their expansions per bucket, a segment at a time (a
+// bucket's entries come in index order: the merge keeps each bucket's
+// order), and do not read an entry after counting it. A search that may
+// read a level again after expanding it (checkpoints, the state graph,
+// Config.OnExpand, the depth limit) does not release it.
 type releaser struct {
-	cur      *level
-	owned    []bool // per bucket: this worker releases it
-	from, to []int  // per bucket: the worker's entries expanded so far; from -1: none
-	next     int    // the first rank not yet looked at
+	cur *level
+	// seg[id] is the segment of bucket id whose entries are being
+	// counted, n[id] how many so far.
+	seg, n []int32
+}
+
+// newReleaser returns a releaser of the level cur.
+func newReleaser(cur *level) *releaser {
+	return &releaser{cur: cur, seg: make([]int32, len(cur.buckets)), n: make([]int32, len(cur.buckets))}
 }
 
 // releaseEvery is how many states a worker expands between releases.
 const releaseEvery = 1024
 
-// newReleaser returns the releaser of the worker that expands the ranks
-// of cur from lo on.
-func newReleaser(cur *level, lo int) *releaser {
-	r := &releaser{cur: cur, next: lo}
-	r.from = make([]int, len(cur.buckets))
-	r.to = make([]int, len(cur.buckets))
-	r.owned = make([]bool, len(cur.buckets))
-	for id := range r.from {
-		r.from[id] = -1
-		if cur.ref == nil {
-			r.owned[id] = lo == 0
-		} else {
-			W := len(cur.stretch) - 1
-			r.owned[id] = cur.stretch[id%W] >= lo // bucket id is worker id%W's
+// prepareRelease sets the count of every segment of cur's buckets to its
+// entries to be expanded: all but the holes. Segments of nothing but
+// holes go back to the pool at once.
+func prepareRelease(cur *level) {
+	for _, b := range cur.buckets {
+		for i, s := range b.segs {
+			if s == nil {
+				continue
+			}
+			left := int32(min(segLen, b.n-i<<segShift)) - s.holes
+			if left <= 0 {
+				b.segs[i] = nil
+				b.pool.put(s)
+				continue
+			}
+			s.left.Store(left)
 		}
 	}
-	return r
 }
 
-// release gives back the memory of the states the worker has expanded, up
-// to the state of rank rank, which it has not expanded yet.
-func (r *releaser) release(rank int) {
+// expanded counts the states of ranks lo to hi as expanded, and gives back
+// the segments no state is left to expand in.
+func (r *releaser) expanded(lo, hi int) {
 	if r.cur.ref == nil {
-		if !r.owned[0] {
-			return
+		for k := lo; k < hi; {
+			seg := k >> segShift
+			end := min(hi, (seg+1)<<segShift)
+			r.seg[0], r.n[0] = int32(seg), int32(end-k)
+			r.flush(0)
+			k = end
 		}
-		if r.from[0] < 0 {
-			r.from[0] = r.next
-		}
-		r.next = rank
-		r.cur.buckets[0].release(r.from[0], rank)
 		return
 	}
-	for k := r.next; k < rank; k++ {
-		ref := r.cur.ref[k]
-		id, i := int(ref>>48), int(ref&(1<<48-1))
-		if r.from[id] < 0 {
-			r.from[id] = i
+	for _, ref := range r.cur.ref[lo:hi] {
+		id, seg := int(ref>>48), int32(int(ref&(1<<48-1))>>segShift)
+		if seg != r.seg[id] {
+			r.flush(id)
+			r.seg[id] = seg
 		}
-		r.to[id] = i + 1
+		r.n[id]++
 	}
-	r.next = rank
-	for id, from := range r.from {
-		if from >= 0 && r.owned[id] {
-			r.cur.buckets[id].release(from, r.to[id])
-		}
+	for id := range r.n {
+		r.flush(id)
+	}
+}
+
+// flush takes the entries counted in bucket id from its segment's count,
+// and gives the segment back when that reaches 0.
+func (r *releaser) flush(id int) {
+	n := r.n[id]
+	if n == 0 {
+		return
+	}
+	r.n[id] = 0
+	b := r.cur.buckets[id]
+	s := b.segs[r.seg[id]]
+	if s.left.Add(-n) == 0 {
+		b.segs[r.seg[id]] = nil
+		b.pool.put(s)
 	}
 }

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"sync/atomic"
 )
 
 // deferChecks reports whether the breadth-first search checks each state
@@ -82,41 +83,31 @@ func (c *levelChecks) record(s *search) {
 	}
 }
 
-// checkLevel checks the states of cur against want, in parallel: each
-// worker's range of the level (split) from from[w] on, or all of it when
-// from is nil. A stop (a time or memory limit, an interrupt) ends it
-// within 256 states of each worker: the states it leaves are counted in
-// search.unchecked, so that the result claims nothing of them.
-func (s *search) checkLevel(cur *level, want uint64, from []int) *levelChecks {
+// checkLevel checks the states of cur against want, in parallel: the
+// ranges of ranks given, or all of the level when ranges is nil. The
+// workers take the ranges in order, each the first left, and a worker
+// whose check failed takes no more: later states cannot come first. A
+// stop (a time or memory limit, an interrupt) ends each range within 256
+// states: the states it leaves are counted in search.unchecked, so that
+// the result claims nothing of them.
+func (s *search) checkLevel(cur *level, want uint64, ranges [][2]int) *levelChecks {
 	W := len(s.workers)
 	nprops := len(s.props) + 1
+	if ranges == nil {
+		for w := range W {
+			lo, hi := split(cur.n, W, w)
+			ranges = append(ranges, [2]int{lo, hi})
+		}
+	}
 	cs := make([]*levelChecks, W)
+	var next atomic.Int64
 	s.parallel(func(w int) {
 		c := newChecks(nprops)
 		cs[w] = c
-		lo, hi := split(cur.n, W, w)
-		if from != nil {
-			lo = from[w]
-		}
-		r := lo
-		defer func() {
-			if p := recover(); p != nil {
-				_, fp, ref := cur.get(r)
-				c.add(s, int64(r), fp, ref, 0, fmt.Errorf("the model panicked while checking a state: %v", p))
-			}
-		}()
-		for ; r < hi; r++ {
-			if r&255 == 0 && s.stopped() {
-				// A stop ends the check here: the states left are
-				// stored and not checked, and the result says how many.
-				s.unchecked.Add(int64(hi - r))
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(ranges) || !s.checkRange(w, cur, want, ranges[i][0], ranges[i][1], c) {
 				return
-			}
-			st, fp, ref := cur.get(r)
-			mask, err := s.workers[w].Check(st, want)
-			c.add(s, int64(r), fp, ref, mask, err)
-			if err != nil {
-				return // later states cannot come first
 			}
 		}
 	})
@@ -125,6 +116,35 @@ func (s *search) checkLevel(cur *level, want uint64, from []int) *levelChecks {
 		all.merge(c)
 	}
 	return all
+}
+
+// checkRange checks the states of cur of ranks lo to hi against want with
+// worker w into c, and reports whether the worker goes on: not after a
+// failed check.
+func (s *search) checkRange(w int, cur *level, want uint64, lo, hi int, c *levelChecks) (more bool) {
+	r := lo
+	defer func() {
+		if p := recover(); p != nil {
+			_, fp, ref := cur.get(r)
+			c.add(s, int64(r), fp, ref, 0, fmt.Errorf("the model panicked while checking a state: %v", p))
+			more = false
+		}
+	}()
+	for ; r < hi; r++ {
+		if (r-lo)&255 == 0 && s.stopped() {
+			// A stop ends the check here: the states left are
+			// stored and not checked, and the result says how many.
+			s.unchecked.Add(int64(hi - r))
+			return true
+		}
+		st, fp, ref := cur.get(r)
+		mask, err := s.workers[w].Check(st, want)
+		c.add(s, int64(r), fp, ref, mask, err)
+		if err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // checkStored checks the level cur, which the search stored while it

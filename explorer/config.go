@@ -184,6 +184,15 @@ type Config struct {
 	// state (Status Failed, with the trace to it). Not with depth-first
 	// search.
 	OnExpand func(ExpandInfo) error
+
+	// chunkLen, when not 0, cuts every level of a breadth-first search on
+	// several workers into chunks of that many states (chunks.cut), and
+	// chunkDeal deals them round-robin instead of letting the workers
+	// claim them (chunks.claim): the tests' knobs to force many small
+	// chunks and workers whose chunks alternate, not settable outside the
+	// package.
+	chunkLen  int
+	chunkDeal bool
 }
 
 // Progress is a snapshot of a running search.

@@ -6,9 +6,9 @@
 // 0 over the canonical encoding), stored in open-addressing tables of
 // fingerprints (fpSet, visitedSet) sharded one per worker, each state with
 // an 8-byte record of its predecessor and action. Breadth-first search runs
-// level by level: the workers expand contiguous ranges of the current level,
-// then each inserts the successors that fall into its own shard, in
-// canonical order, so no lock is taken and the result (counts, verdicts and
+// level by level: the workers expand chunks of the current level, contiguous
+// ranges each claims in turn, then each inserts the successors that fall
+// into its own shard, in canonical order, so no lock is taken and the result (counts, verdicts and
 // counterexample) is the same for every worker count. The counterexample
 // reported is the shortest, and among the shortest the one whose sequence of
 // (initial state, action indices) comes first.
@@ -68,7 +68,9 @@
 //	bfs_limits.go        the state limit's cut of a level, the depth limit's look beyond
 //	bucket.go            a BFS level: buckets of states in segments from a pool, verdicts,
 //	                     the canonical merge, giving expanded segments back (releaser)
-//	expand.go            BFS phase 1: expanding a range of the level (expander)
+//	chunks.go            a BFS level cut into chunks the workers claim in turn, and why
+//	                     the result does not depend on who takes which
+//	expand.go            BFS phase 1: expanding the chunks a worker claims (expander)
 //	store.go             BFS phase 2: storing a shard's new states (inserter)
 //	checks.go            BFS checks made at expansion (deferChecks), and per level
 //	dfs.go               depth-first search and its cycle proviso

@@ -326,8 +326,9 @@ func (x *expander) expandReduced(wk Worker, st []byte) error {
 	return nil
 }
 
-// run expands worker w's range of the level cur.
-func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) {
+// run expands, for worker w, the chunks of the level cur it claims (see
+// chunks), one after the other, until none is left or the search stops.
+func (x *expander) run(w int, cur *level, ch *chunks, dead, fail *bfsFound, failErr *error) {
 	s := x.s
 	for _, b := range x.out {
 		// b held the last level's states; expect the next level to be as
@@ -344,23 +345,11 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	}
 	x.from = make([]int, len(x.out))
 	x.fresh = 0
-	wk := s.workers[w]
-	x.wk = wk
-	lo, hi := split(cur.n, len(s.workers), w)
-	defer func() {
-		// A Model that panics instead of returning an error fails the
-		// search like one that returns it.
-		if p := recover(); p != nil {
-			_, fp, ref := cur.get(x.r)
-			fail.offer(int64(x.r), 0, fp, ref)
-			*failErr = fmt.Errorf("the model panicked: %v", p)
-		}
-	}()
+	x.wk = s.workers[w]
 	x.emitFn, x.emitReducedFn = x.emit, x.emitReduced
 	x.offerKeyFn, x.emitKeyedFn = x.offerKey, x.emitKeyed
-	reduce := s.reduce && x.expand
 	switch {
-	case reduce:
+	case s.reduce && x.expand:
 		x.xp = Expansion{Reduce: true, Emit: x.emitReducedFn}
 		x.full = Expansion{Emit: x.emitFn}
 	case x.keyed:
@@ -371,18 +360,58 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 	s.covering(w, &x.xp)
 	var rel *releaser
 	if x.release {
-		rel = newReleaser(cur, lo)
+		rel = newReleaser(cur)
 	}
+	for i := 0; ; i++ {
+		c, ok := ch.claim(w, i)
+		if !ok || s.stopped() {
+			return
+		}
+		// The candidates kept so far are deduplicated (and checked), so
+		// the chunk's stretch of each bucket starts at its end.
+		for sh, b := range x.out {
+			*ch.span(c, sh) = span{w: w, lo: b.len(), hi: b.len()}
+		}
+		lo, hi := ch.bounds[c], ch.bounds[c+1]
+		more := x.chunk(w, cur, lo, hi, rel, dead, fail, failErr)
+		for sh, b := range x.out {
+			ch.span(c, sh).hi = b.len()
+		}
+		ch.ends[c] = x.r
+		if !more {
+			return
+		}
+	}
+}
+
+// chunk expands the ranks lo to hi of the level cur, and reports whether
+// the worker goes on to another chunk: not after a stop, the memory limit
+// or a panic of the model.
+func (x *expander) chunk(w int, cur *level, lo, hi int, rel *releaser, dead, fail *bfsFound, failErr *error) (more bool) {
+	s, wk := x.s, x.wk
+	defer func() {
+		// A Model that panics instead of returning an error fails the
+		// search like one that returns it.
+		if p := recover(); p != nil {
+			_, fp, ref := cur.get(x.r)
+			fail.offer(int64(x.r), 0, fp, ref)
+			*failErr = fmt.Errorf("the model panicked: %v", p)
+			more = false
+		}
+	}()
+	reduce := s.reduce && x.expand
+	released := lo
 	for x.r = lo; x.r < hi; x.r++ {
 		if x.fresh >= dedupeBatch {
 			x.dedupe()
 		}
-		if rel != nil && (x.r-lo)%releaseEvery == 0 && x.r > lo {
-			rel.release(x.r)
+		if rel != nil && x.r-released >= releaseEvery {
+			rel.expanded(released, x.r)
+			released = x.r
 		}
 		if x.r&255 == 0 {
 			if x.r > lo {
-				s.expanded.Add(256) // about: ranges need not start at a multiple
+				s.expanded.Add(256) // about: chunks need not start at a multiple
 			}
 			if s.stopped() || x.r&4095 == 0 && s.overMemory() {
 				break
@@ -467,5 +496,12 @@ func (x *expander) run(w int, cur *level, dead, fail *bfsFound, failErr *error) 
 			}
 		}
 	}
+	more = x.r == hi
+	// What is pending is deduplicated (and checked) before the chunk's
+	// stretches end; the states expanded give their memory back.
 	x.dedupe()
+	if rel != nil {
+		rel.expanded(released, x.r)
+	}
+	return more
 }

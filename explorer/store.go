@@ -41,7 +41,10 @@ type inserter struct {
 	_      [64]byte
 }
 
-func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
+// run inserts and checks the candidates of shard in.sh, chunk after chunk
+// (so in canonical order), from the stretches ch.span(c, in.sh) of the
+// buckets out.
+func (in *inserter) run(out [][]*bucket, ch *chunks, fail *bfsFound, failErr *error) {
 	s := in.s
 	defer func() {
 		if p := recover(); p != nil {
@@ -51,36 +54,37 @@ func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
 	}()
 	m := s.shards[in.sh]
 	wk := s.workers[in.sh]
-	// With one bucket, the level is the bucket itself (mergeWorkers): the
-	// candidates kept are moved together. With several, the candidates
-	// dropped are left in place as holes, which the merge skips: moving
-	// the others would write the level's states once more, from the core
-	// that stores this shard, and the core that expands them next would
-	// have to fetch them back from it.
+	// With one bucket, the level is the bucket itself (mergeChunks), its
+	// one chunk the whole of it: the candidates kept are moved together.
+	// With several, the candidates dropped are left in place as holes,
+	// which the merge skips: moving the others would write the level's
+	// states once more, from the core that stores this shard, and the
+	// core that expands them next would have to fetch them back from it.
 	compact := len(out) == 1
 	// A stop ends the store within 256 candidates, leaving the level
 	// stored in part, as the memory limit does; not with a checkpoint,
 	// which saves the level boundary after it and needs the level whole.
 	stoppable := s.cfg.Checkpoint == nil
-	for w := range out {
-		c := out[w][in.sh]
+	for c := range ch.count() {
+		sp := ch.span(c, in.sh)
+		b := out[sp.w][in.sh]
 		// kept counts the candidates kept (compact), holes those dropped
-		// (not compact), and the bucket ends at end; stop ends the
+		// (not compact), and the stretch ends at end; stop ends the
 		// shard's candidates there.
-		kept, holes, end, stop := 0, 0, c.len(), false
-		for k := 0; k < c.len(); k++ {
-			if stoppable && k&255 == 0 && s.stopped() {
+		kept, holes, end, stop := sp.lo, 0, sp.hi, false
+		for k := sp.lo; k < sp.hi; k++ {
+			if stoppable && (k-sp.lo)&255 == 0 && s.stopped() {
 				end, stop = k, true
 				in.short = true
 				break
 			}
-			h := c.fp(k)
-			if k%touchBatch == 0 {
-				m.fps.touch(c.fpSpan(k, touchBatch))
+			h := b.fp(k)
+			if (k-sp.lo)%touchBatch == 0 {
+				m.fps.touch(b.fpSpan(k, min(touchBatch, sp.hi-k)))
 			}
-			if in.limited && in.cutoff.less(c.bfsKey(k)) {
+			if in.limited && in.cutoff.less(b.bfsKey(k)) {
 				// Beyond the state limit, and so is every later candidate
-				// of this shard (the workers' buckets are in key order).
+				// of this shard (the chunks are in key order).
 				end, stop = k, true
 				break
 			}
@@ -91,27 +95,52 @@ func (in *inserter) run(out [][]*bucket, fail *bfsFound, failErr *error) {
 				in.short = true
 				break
 			}
-			switch _, keep := in.insert(m, wk, c, k, h, fail, failErr); {
+			switch _, keep := in.insert(m, wk, b, k, h, fail, failErr); {
 			case keep && compact:
-				c.keep(k, kept)
+				b.keep(k, kept)
 				kept++
 			case !keep && !compact:
-				c.setRef(k, holeRef)
+				b.setRef(k, holeRef)
+				b.segs[k>>segShift].holes++
 				holes++
 			}
 		}
 		if compact {
-			c.truncate(kept)
+			b.truncate(kept)
+			sp.hi = kept
 		} else {
-			c.truncate(end)
-			c.holes = holes
+			sp.hi, sp.holes = end, holes
 		}
 		if stop {
-			for _, b := range out[w+1:] {
-				b[in.sh].truncate(0)
-			}
+			in.cutAfter(out, ch, c)
 			return
 		}
+	}
+}
+
+// cutAfter leaves out the candidates of shard in.sh beyond the end of
+// chunk c's stretch, where the store stopped: the stretches of the later
+// chunks are emptied, and each worker's bucket gives back what lies past
+// its last stretch kept.
+func (in *inserter) cutAfter(out [][]*bucket, ch *chunks, c int) {
+	sh := in.sh
+	cut := make([]int, len(out)) // per worker: where its bucket ends
+	for w := range out {
+		cut[w] = out[w][sh].len()
+	}
+	sp := ch.span(c, sh)
+	cut[sp.w] = sp.hi
+	for c2 := c + 1; c2 < ch.count(); c2++ {
+		sp := ch.span(c2, sh)
+		if sp.lo < sp.hi {
+			// A worker's stretches follow each other in chunk order: its
+			// first later one starts what is left out of its bucket.
+			cut[sp.w] = min(cut[sp.w], sp.lo)
+		}
+		sp.hi, sp.holes = sp.lo, 0
+	}
+	for w, n := range cut {
+		out[w][sh].truncate(n)
 	}
 }
 
