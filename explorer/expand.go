@@ -51,7 +51,7 @@ type expander struct {
 	over     bool
 	// deferred: the search defers checks (deferChecks), so each state is
 	// checked as it is expanded, against want, and checks holds what the
-	// checks found in the worker's range.
+	// checks found in the chunks it expanded.
 	deferred bool
 	// keyed: the worker is asked to offer each successor by its key
 	// before it builds it (Expansion.Offer), and the expander drops those
