@@ -199,7 +199,7 @@ func (b *bfsRun) begin() *bfsLevel {
 		s.saveCheckpoint(l.mark)
 	}
 	l.out = b.cands[depth%2]
-	b.chunks.cut(cur.n, W, s.rec != nil, s.cfg.chunkLen, s.cfg.chunkDeal)
+	b.chunks.cut(cur.n, W, s.cfg.chunkLen, s.cfg.chunkDeal)
 	s.depth.Store(int64(depth))
 	s.queue.Store(int64(cur.n))
 	s.expanded.Store(0)
@@ -247,7 +247,7 @@ func (b *bfsRun) expand(l *bfsLevel) {
 		prepareRelease(b.cur)
 	}
 	s.parallel(func(w int) {
-		x := &expander{s: s, out: l.out[w], local: b.seen[w], useLocal: b.local, expand: l.expand, probe: b.probe, shrink: l.shrink, rec: s.rec.level(w), depth: b.depth}
+		x := &expander{s: s, out: l.out[w], local: b.seen[w], useLocal: b.local, expand: l.expand, probe: b.probe, shrink: l.shrink, rec: s.rec.sink(w), depth: b.depth}
 		x.release = b.releases(l)
 		if b.deferred {
 			x.deferred, x.want, x.checks = true, l.checkWant, newChecks(b.nprops)
@@ -271,6 +271,7 @@ func (b *bfsRun) expand(l *bfsLevel) {
 		l.counts[w] = x.trans
 		l.xs[w] = x
 	})
+	s.rec.levelDone(b.chunks.graph)
 }
 
 // rollback takes the states x1 added out again, where phase 2 would not

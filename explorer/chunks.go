@@ -28,16 +28,16 @@ import "sync/atomic"
 // has the same parent and action, the next level the same order and ranks,
 // and every counterexample the same trace as with one worker.
 //
-// The split is static (worker w expands chunk w, as before chunks) with
-// one worker, where there is no one to balance and the chunk is the whole
-// level (insertFresh and the compaction of phase 2 rely on it), and when
-// the state graph is recorded: each worker records a graph chunk per
-// level, which the graph numbers level by level, worker by worker, and
-// whose edges to a repeated state point back into the same graph chunk
-// (graphSink.edgeAgain), so a worker must expand one contiguous range.
+// With one worker the level is one chunk: there is no one to balance, and
+// insertFresh and the compaction of phase 2 rely on it. The state graph,
+// when it is recorded, has a graph chunk per chunk, which it numbers in
+// chunk order (graphRecorder.levelDone); an edge to a state the worker
+// dropped by its key points back to an edge of the same graph chunk
+// (graphSink.edgeAgain), so the table of recent keys is cleared at each
+// chunk then.
 type chunks struct {
 	W      int
-	static bool
+	static bool // one worker, one chunk
 	deal   bool // the tests' knob: chunks dealt round-robin (claim)
 	// bounds: chunk c is the ranks bounds[c] to bounds[c+1].
 	bounds []int
@@ -47,7 +47,10 @@ type chunks struct {
 	// when the chunk was expanded whole, its start when it was never
 	// claimed (settle checks what a stop or a panic left).
 	ends []int
-	next atomic.Int64
+	// graph[c] is the graph chunk that recorded chunk c, when the state
+	// graph is recorded (graphRecorder.levelDone).
+	graph []*graphChunk
+	next  atomic.Int64
 }
 
 // span is a chunk's stretch of candidates for one shard: entries lo to hi
@@ -73,22 +76,19 @@ const minChunk = 256
 // keeps the others waiting for no more than minChunk states.
 const chunkShare = 4
 
-// cut cuts a level of n states into chunks for W workers: statically (one
-// range per worker), into chunks of fixed states each when fixed > 0 (the
+// cut cuts a level of n states into chunks for W workers: into one with
+// one worker, into chunks of fixed states each when fixed > 0 (the
 // tests' knob, Config.chunkLen, with deal: dealt round-robin to the
 // workers, Config.chunkDeal), or else into chunks that shrink from
 // n/(chunkShare*W) states to minChunk, the last W of them an equal share of
 // the last (at most W*minChunk) states. A level of at most W*minChunk
 // states is split in W equal chunks, as without chunks.
-func (k *chunks) cut(n, W int, static bool, fixed int, deal bool) {
-	k.W, k.static, k.deal = W, static, deal && fixed > 0
+func (k *chunks) cut(n, W int, fixed int, deal bool) {
+	k.W, k.static, k.deal = W, W == 1, W > 1 && deal && fixed > 0
 	k.bounds = append(k.bounds[:0], 0)
 	switch {
-	case static || W == 1:
-		k.static, k.deal = true, false
-		for c := 1; c <= W; c++ {
-			k.bounds = append(k.bounds, n*c/W)
-		}
+	case W == 1:
+		k.bounds = append(k.bounds, n)
 	case fixed > 0:
 		for lo := fixed; lo < n; lo += fixed {
 			k.bounds = append(k.bounds, lo)
@@ -110,6 +110,8 @@ func (k *chunks) cut(n, W int, static bool, fixed int, deal bool) {
 	clear(k.spans)
 	k.ends = resize(k.ends, C)
 	copy(k.ends, k.bounds[:C])
+	k.graph = resize(k.graph, C)
+	clear(k.graph)
 	k.next.Store(0)
 }
 
@@ -125,8 +127,8 @@ func resize[T any](s []T, n int) []T {
 func (k *chunks) count() int { return len(k.bounds) - 1 }
 
 // claim returns the next chunk for worker w, which has claimed i chunks
-// before in this level, and false when none is left: chunk w, once, when
-// the split is static; chunk w+i*W when the chunks are dealt (a schedule
+// before in this level, and false when none is left: chunk 0, once, with
+// one worker; chunk w+i*W when the chunks are dealt (a schedule
 // claiming could give, in which every worker's chunks alternate with the
 // others'); else the first chunk no worker has claimed.
 func (k *chunks) claim(w, i int) (int, bool) {

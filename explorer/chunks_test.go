@@ -11,7 +11,8 @@ import (
 
 // agreeWith reports how b differs from a, the result of one worker, or ""
 // when every figure, verdict, counterexample (with its trace) and failure
-// agree; but for the transitions and terminal states of a failed search,
+// agree, and the state graph for liveness has the same size and was
+// recorded as the search went or not alike; but for the transitions and terminal states of a failed search,
 // which depend on how far the other workers got (TestWorkerCountsAgree...).
 func agreeWith(a, b *explorer.Result) string {
 	failed := a.Status == explorer.Failed && b.Status == explorer.Failed
@@ -20,6 +21,9 @@ func agreeWith(a, b *explorer.Result) string {
 		return fmt.Sprintf("%v %d states %d transitions %d terminal depth %d %q, want %v %d %d %d depth %d %q",
 			b.Status, b.States, b.Transitions, b.Terminal, b.Depth, b.Reason,
 			a.Status, a.States, a.Transitions, a.Terminal, a.Depth, a.Reason)
+	}
+	if (a.Graph == nil) != (b.Graph == nil) || a.Graph != nil && (a.Graph.States != b.Graph.States || a.Graph.Edges != b.Graph.Edges || a.Graph.Recorded != b.Graph.Recorded) {
+		return fmt.Sprintf("state graph %+v, want %+v", b.Graph, a.Graph)
 	}
 	if fmt.Sprint(a.Violations) != fmt.Sprint(b.Violations) || fmt.Sprint(a.Failure) != fmt.Sprint(b.Failure) ||
 		fmt.Sprint(a.Properties) != fmt.Sprint(b.Properties) {
@@ -41,7 +45,7 @@ var chunkLens = []int{1, 2, 7}
 // counterexample trace and failure of one worker: with states that break
 // one property or two, assertions, failing checks, panicking steps,
 // invalid end states, a bound, the state and depth limits, Continue,
-// termination on the recorded graph (whose split stays static), checks
+// termination on the graph recorded chunk by chunk, checks
 // made when stored or when expanded, and successors offered by keys that
 // repeat (so the workers' local sets and tables of recent keys drop
 // repeated successors across chunks).
@@ -111,20 +115,26 @@ func TestSmallChunksChangeNothing(t *testing.T) {
 // TestSmallChunksOnTheCatalog checks catalog specs, with bugs and
 // without, breadth first on 2 to 4 workers with small chunks claimed as
 // the workers go or dealt to them in turn: the counts, verdicts and
-// counterexample traces are those of one worker.
+// counterexample traces are those of one worker; so are the liveness
+// verdicts and lassos on the state graph the search records chunk by
+// chunk (the claims of peterson and quiescence and termination of
+// chang-roberts), which must be the one recorded, not one built again.
 func TestSmallChunksOnTheCatalog(t *testing.T) {
 	for _, c := range []struct {
 		spec   string
 		params map[string]string
+		props  []string // nil: the spec's claims
 		cont   bool
 		status explorer.Status
 	}{
-		{"chang-roberts", map[string]string{"n": "4", "ids": "all"}, false, explorer.OK},
-		{"chang-roberts-broken", map[string]string{"n": "4", "ids": "all"}, true, explorer.Violated},
-		{"chang-roberts-bidirectional-broken", map[string]string{"n": "3", "ids": "all"}, true, explorer.Violated},
-		{"lelann-broken", map[string]string{"n": "3"}, false, explorer.Violated},
-		{"bully-broken", map[string]string{"n": "3"}, true, explorer.Violated},
-		{"peterson-broken", map[string]string{"n": "4"}, false, explorer.Violated},
+		{"chang-roberts", map[string]string{"n": "4", "ids": "all"}, nil, false, explorer.OK},
+		{"chang-roberts", map[string]string{"n": "4", "ids": "all"}, []string{"termination", "quiescence"}, true, explorer.Violated},
+		{"peterson", map[string]string{"n": "4"}, nil, false, explorer.OK},
+		{"chang-roberts-broken", map[string]string{"n": "4", "ids": "all"}, nil, true, explorer.Violated},
+		{"chang-roberts-bidirectional-broken", map[string]string{"n": "3", "ids": "all"}, nil, true, explorer.Violated},
+		{"lelann-broken", map[string]string{"n": "3"}, nil, false, explorer.Violated},
+		{"bully-broken", map[string]string{"n": "3"}, nil, true, explorer.Violated},
+		{"peterson-broken", map[string]string{"n": "4"}, nil, false, explorer.Violated},
 	} {
 		t.Run(c.spec, func(t *testing.T) {
 			s, err := specs.Lookup(c.spec)
@@ -139,10 +149,17 @@ func TestSmallChunksOnTheCatalog(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := explorer.Config{Workers: 1, Continue: c.cont, Properties: s.Claims}
+			props := c.props
+			if props == nil {
+				props = s.Claims
+			}
+			cfg := explorer.Config{Workers: 1, Continue: c.cont, Properties: props}
 			want := check(t, m, cfg)
 			if want.Status != c.status {
 				t.Fatalf("1 worker: %v (%s), want %v", want.Status, want.Reason, c.status)
+			}
+			if want.Graph != nil && !want.Graph.Recorded {
+				t.Fatalf("1 worker: the state graph was built again, not recorded")
 			}
 			for w := 2; w <= 4; w++ {
 				for _, k := range []int{3, 50} {

@@ -372,6 +372,15 @@ func (x *expander) run(w int, cur *level, ch *chunks, dead, fail *bfsFound, fail
 		for sh, b := range x.out {
 			*ch.span(c, sh) = span{w: w, lo: b.len(), hi: b.len()}
 		}
+		if x.rec != nil {
+			// A graph chunk of its own, whose edges of repeated states
+			// point into it (edgeAgain).
+			x.rec.next()
+			ch.graph[c] = x.rec.c
+			if x.keyed {
+				clear(x.recent.keys[:])
+			}
+		}
 		lo, hi := ch.bounds[c], ch.bounds[c+1]
 		more := x.chunk(w, cur, lo, hi, rel, dead, fail, failErr)
 		for sh, b := range x.out {

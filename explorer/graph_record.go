@@ -343,13 +343,15 @@ type trackChunk struct {
 }
 
 // graphRecorder records the state graph while the BFS safety search
-// explores, so that liveness and metrics need not explore again: every
-// worker records the states it expands in each level, in order, so that
-// the chunks taken level by level, worker by worker, list the states in
-// BFS order, the order buildGraph numbers them in.
+// explores, so that liveness and metrics need not explore again: a worker
+// records the states of each chunk of a level it expands (chunks) in a
+// graph chunk of its own, in order, so that the graph chunks taken level
+// by level, chunk by chunk (order), list the states in BFS order, the
+// order buildGraph numbers them in.
 type graphRecorder struct {
 	sp    *graphSpec
 	sinks []*graphSink
+	order []*graphChunk
 }
 
 // newGraphRecorder returns a recorder for the search's workers.
@@ -379,14 +381,27 @@ func (r *graphRecorder) close() {
 	}
 }
 
-// level returns worker w's sink for a new BFS level, or nil when nothing is
-// recorded.
-func (r *graphRecorder) level(w int) *graphSink {
+// sink returns worker w's sink, or nil when nothing is recorded. The
+// worker starts a graph chunk (graphSink.next) for each chunk of a level
+// it expands.
+func (r *graphRecorder) sink(w int) *graphSink {
 	if r == nil {
 		return nil
 	}
-	r.sinks[w].next()
 	return r.sinks[w]
+}
+
+// levelDone appends the graph chunks of a level's chunks, in chunk order,
+// to the graph's; those of chunks nobody expanded (a stop) are nil.
+func (r *graphRecorder) levelDone(cs []*graphChunk) {
+	if r == nil {
+		return
+	}
+	for _, c := range cs {
+		if c != nil {
+			r.order = append(r.order, c)
+		}
+	}
 }
 
 // discard makes the recording incomplete: the graph is built again.
@@ -399,7 +414,6 @@ func (r *graphRecorder) discard() {
 // chunks returns the recorded chunks in BFS order, and the first error a
 // sink met.
 func (r *graphRecorder) chunks() ([]*graphChunk, error) {
-	var out []*graphChunk
 	for _, k := range r.sinks {
 		if k.err != nil {
 			return nil, k.err
@@ -410,14 +424,7 @@ func (r *graphRecorder) chunks() ([]*graphChunk, error) {
 			}
 		}
 	}
-	for l := range r.sinks[0].chunks {
-		for _, k := range r.sinks {
-			if l < len(k.chunks) {
-				out = append(out, k.chunks[l])
-			}
-		}
-	}
-	return out, nil
+	return r.order, nil
 }
 
 // errIncomplete says that a recording does not hold the whole graph.

@@ -18,7 +18,7 @@ import (
 // holes, in bucket-and-entry form, in the order they were added.
 func chunkedLevel(rng *rand.Rand, W, n, holeEvery int, allHoles bool, out [][]*bucket, ch *chunks, states func(r, a uint32) []byte) (kept [][2]int) {
 	fixed := 1 + rng.IntN(max(1, n/3))
-	ch.cut(n, W, false, fixed, false)
+	ch.cut(n, W, fixed, false)
 	for c := range ch.count() {
 		w := rng.IntN(W)
 		for sh := range W {
@@ -69,7 +69,7 @@ func TestMergeChunks(t *testing.T) {
 		}
 		var ch chunks
 		if W == 1 {
-			ch.cut(n, 1, true, 0, false)
+			ch.cut(n, 1, 0, false)
 		}
 		states := func(r, a uint32) []byte { return []byte{byte(r), byte(a)} }
 		var kept [][2]int

@@ -31,7 +31,7 @@ func releaseLevel(rng *rand.Rand, W int, pool *segPool) ([][]*bucket, *level) {
 	n := W * (2*segLen + rng.IntN(2*segLen))
 	var ch chunks
 	if W == 1 {
-		ch.cut(n, 1, true, 0, false)
+		ch.cut(n, 1, 0, false)
 		for r := range n {
 			for a := uint32(0); a < uint32(rng.IntN(5)); a++ {
 				out[0][0].add(releaseState(uint32(r), a), uint64(r)<<8|uint64(a), uint32(r), a, stateRef(r))
@@ -62,7 +62,7 @@ type counter interface{ expanded(lo, hi int) }
 // level's buckets were left when every state was expanded.
 func releaseErrors(rng *rand.Rand, l *level, W, chunkLen int, pool *segPool, rel func(w int) counter) (errs, freed, left int) {
 	var ch chunks
-	ch.cut(l.n, W, false, chunkLen, rng.IntN(2) == 0)
+	ch.cut(l.n, W, chunkLen, rng.IntN(2) == 0)
 	type worker struct {
 		r, hi, from, claims int
 		rel                 counter
