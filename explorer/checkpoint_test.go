@@ -101,6 +101,8 @@ func TestCheckpointResumeMatchesUninterrupted(t *testing.T) {
 			{"bfs-1-then-2", explorer.Config{Strategy: explorer.BFS, Workers: 1}, 2, 5000},
 			{"bfs-2", explorer.Config{Strategy: explorer.BFS, Workers: 2}, 2, 7000},
 			{"bfs-3-then-1", explorer.Config{Strategy: explorer.BFS, Workers: 3}, 1, 3000},
+			// Levels cut in chunks of 5 states, which the workers claim.
+			{"bfs-2-chunks-then-3", explorer.WithChunks(explorer.Config{Strategy: explorer.BFS, Workers: 2}, 5, false), 3, 6000},
 			{"dfs", explorer.Config{Strategy: explorer.DFS}, 1, 1500},
 		} {
 			name := tc.name
