@@ -128,13 +128,8 @@ func (w *worker[S, M, P]) expandKeyed(s []byte, x *explorer.Expansion) (r explor
 // returns its key. The view's cache of decoded processes finds a process
 // by its key. The caller recovers from a panic.
 func (w *worker[S, M, P]) loadKeyed(s []byte) (sum uint64) {
-	v := &w.v
-	w.load(v, s)
-	keys := w.keys[:len(v.segs)]
-	sum = stateKey(v, keys, w.emptyKeys)
-	v.keys = keys
-	v.resolve()
-	return sum
+	w.recording = false // as load: in case an effect that was recorded panicked
+	return w.v.loadKeyed(s, w.decodeGlobals, w.keys, w.emptyKeys)
 }
 
 // expandKeyedLoaded is expand, asking offer before it builds each

@@ -162,6 +162,70 @@ func (v *View[S, M]) load(s []byte, decodeGlobals func([]byte) globals) {
 	}
 }
 
+// loadKeyed is load followed by stateKey and resolve, in one pass over the
+// segments: it points the view at state s with the key of each segment in
+// keys (empty holds the key of each segment when it is empty), finds each
+// process whose encoding the cache holds, and returns the state's key.
+func (v *View[S, M]) loadKeyed(s []byte, decodeGlobals func([]byte) globals, keys, empty []uint64) (sum uint64) {
+	v.state = s
+	v.loads++
+	segs, n := v.segs, len(v.procs)
+	bounds, keys, empty := v.bounds[:len(segs)], keys[:len(segs)], empty[:len(segs)]
+	cur, ents, cache := v.cur[:n], v.ents[:n], v.cache
+	off := 0
+	for k := range segs {
+		var l uint64
+		if s[off] < 0x80 {
+			l = uint64(s[off])
+			off++
+		} else {
+			var m int
+			l, m = binary.Uvarint(s[off:])
+			off += m
+		}
+		end := off + int(l)
+		bounds[k] = [2]int{off, end}
+		// With the capacity of the rest of the state: packShort reads a
+		// short payload in one load.
+		b := s[off:end]
+		segs[k] = b
+		off = end
+		var h uint64
+		if len(b) == 0 {
+			h = empty[k]
+		} else if x, ok := packShort(b); ok {
+			h = mixKey(x, k)
+		} else {
+			h = segKeyLong(k, b)
+		}
+		keys[k] = h
+		sum += h
+		if i := k - 1; uint(i) < uint(n) {
+			// resolve, for process i.
+			cur[i] = nil
+			if cache != nil {
+				if e := &cache[i*procCacheSize+int(h>>(64-procCacheBits))]; e.holds(h, b) {
+					cur[i], ents[i] = &e.val, e
+				}
+			}
+		}
+	}
+	v.keys = keys
+	for ready, c := v.chReady, 0; c < len(ready); c++ {
+		ready[c] = false
+	}
+	v.arena.reset()
+	if v.obs != nil {
+		clear(v.obs.got) // the channels are to be read again
+	}
+	if decodeGlobals == nil {
+		v.g = globals{}
+	} else {
+		v.g = decodeGlobals(v.seg(0))
+	}
+	return sum
+}
+
 // reload points the view at s, the state it has loaded with the segments
 // changed (0 the environment, 1..N the processes, then the channels)
 // replaced, and forgets only what it had decoded of those: the processes
