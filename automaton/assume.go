@@ -111,5 +111,5 @@ func (w *worker[S, M, P]) actionLabel(a action) string {
 		}
 		return fmt.Sprintf("crash_{%d}", a.proc+1)
 	}
-	return stepLabel(w.steps[a.step], a.proc)
+	return stepLabel(*w.stepOf(&a), a.proc)
 }

@@ -100,7 +100,7 @@ func (w *worker[S, M, P]) Fired(t explorer.Transition) explorer.Fired {
 			f.Step = StepRecover
 		}
 	default:
-		f.Step = stepName(w.steps[a.step].Name)
+		f.Step = stepName(w.stepOf(&a).Name)
 	}
 	return f
 }

@@ -153,7 +153,7 @@ func (sys *System[S, M, P]) Label(s []byte, a int) (label string, err error) {
 		}
 		return fmt.Sprintf("crash_{%d}", act.proc+1), nil
 	}
-	st := w.steps[act.step]
+	st := *w.stepOf(&act)
 	if st.HasTo {
 		w.captureTo = st.To
 		w.apply(act)

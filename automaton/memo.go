@@ -62,7 +62,11 @@ func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChang
 	var msg []byte
 	var word uint64
 	var short bool
-	if w.memo && !w.track && w.captureTo < 0 && a.kind != Fault && (a.kind == Input || w.steps[a.step].With == 0) {
+	var st *Step // the step, for an Output or Internal transition
+	if a.kind == Output || a.kind == Internal {
+		st = w.stepOf(a)
+	}
+	if w.memo && !w.track && w.captureTo < 0 && a.kind != Fault && (a.kind == Input || st.With == 0) {
 		v.Proc(a.proc) // decoded already, for Steps or Accepts, or now
 		e = v.ents[a.proc]
 		if a.kind == Input {
@@ -71,7 +75,7 @@ func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChang
 		}
 		if e != nil {
 			for k := range e.memos {
-				if m := &e.memos[k]; m.used && m.matches(a, w.steps, msg, word, short) {
+				if m := &e.memos[k]; m.used && m.matches(a, st, msg, word, short) {
 					t, globalsChanged = w.replay(a, m)
 					return t, true, globalsChanged, m.enc, m.key
 				}
@@ -94,7 +98,7 @@ func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChang
 		e.next++
 		m.used, m.input, m.ch = true, a.kind == Input, a.ch
 		if !m.input {
-			m.step = w.steps[a.step]
+			m.step = *st
 		}
 		m.msg = append(m.msg[:0], msg...)
 		m.word, m.short = word, short
@@ -109,16 +113,16 @@ func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChang
 	return t, true, globalsChanged, w.penc, key
 }
 
-// matches reports whether m remembers transition a, a step among steps or
-// the delivery of msg (packed in word when short).
-func (m *effectMemo) matches(a *action, steps []Step, msg []byte, word uint64, short bool) bool {
+// matches reports whether m remembers transition a, step st or the
+// delivery of msg (packed in word when short).
+func (m *effectMemo) matches(a *action, st *Step, msg []byte, word uint64, short bool) bool {
 	if a.kind == Input {
 		if short {
 			return m.input && m.ch == a.ch && m.short && m.word == word
 		}
 		return m.input && m.ch == a.ch && !m.short && bytes.Equal(m.msg, msg)
 	}
-	return !m.input && m.step == steps[a.step]
+	return !m.input && m.step == *st
 }
 
 // replay does transition a again from m, as step does it: the channels it

@@ -6,8 +6,8 @@ func (w *worker[S, M, P]) StepName() string {
 	if w.cur >= len(w.acts) {
 		return ""
 	}
-	if a := w.acts[w.cur]; a.kind == Output || a.kind == Internal {
-		return w.steps[a.step].Name
+	if a := &w.acts[w.cur]; a.kind == Output || a.kind == Internal {
+		return w.stepOf(a).Name
 	}
 	return ""
 }

@@ -45,6 +45,11 @@ type View[S any, M Message] struct {
 	// ExpandPick knows by it that the view still holds the state it
 	// picked a successor of.
 	loads uint64
+	// peeked is set by every method that reads the state beyond Self and
+	// N (Chan, Up and the rest; Proc when it decodes, see
+	// worker.rememberSteps): worker.enumerate remembers what a process's
+	// Steps returned only when Steps did not peek.
+	peeked bool
 }
 
 // procCacheSize is the number of entries of a view's cache per process: a
@@ -68,6 +73,12 @@ type procEntry[S any] struct {
 	mem   arena
 	memos []effectMemo // memoSlots of them, or none
 	next  uint8        // the slot of memos the next new effect takes
+	// steps is what Steps returned for val (worker.enumerate): when
+	// stepsOK, once for all, since Steps read nothing of the view but
+	// Self and N; when peeks, since it did, for the state being expanded.
+	// They go, like memos, when the entry takes another value.
+	steps          []Step
+	stepsOK, peeks bool
 	// obs, when obsOK, is the value an explorer.Observation made of val
 	// (observedState.Proc).
 	obs   any
@@ -315,6 +326,7 @@ func (v *View[S, M]) Proc(i int) *S {
 // hand out values read-only, and a step works on a deep copy
 // (worker.decodeWork).
 func (v *View[S, M]) decodeProc(i int) *S {
+	v.peeked = true // see worker.enumerate, which clears cur to know it
 	seg := v.seg(1 + i)
 	var h uint64
 	if v.keys != nil {
@@ -329,7 +341,7 @@ func (v *View[S, M]) decodeProc(i int) *S {
 	if !e.holds(h, seg) {
 		// The value it held goes: it was cur[i] of an earlier state at
 		// most, which no one may keep (see View).
-		e.used, e.obsOK, e.obs = false, false, nil // until it is decoded: decoding may panic
+		e.used, e.obsOK, e.obs, e.stepsOK, e.peeks = false, false, nil, false, false // until it is decoded: decoding may panic
 		for k := range e.memos {
 			e.memos[k].used = false
 		}
@@ -372,6 +384,7 @@ func (v *View[S, M]) resolve() {
 // is no such channel. Where the pair has several channels (Config.Chans),
 // it is the one without a port, or nil if each has one: see ChanPort.
 func (v *View[S, M]) Chan(from, to int) []M {
+	v.peeked = true
 	c := chanAt(v.chanIdx, len(v.procs), from, to)
 	if c < 0 {
 		return nil
@@ -384,6 +397,7 @@ func (v *View[S, M]) Chan(from, to int) []M {
 
 // chanAt returns the messages of channel c, as Chan does.
 func (v *View[S, M]) chanAt(c int) []M {
+	v.peeked = true
 	if !v.chReady[c] {
 		v.decodeChan(c)
 	}
@@ -402,6 +416,7 @@ func (v *View[S, M]) decodeChan(c int) {
 
 // ChannelsEmpty reports whether every channel is empty.
 func (v *View[S, M]) ChannelsEmpty() bool {
+	v.peeked = true
 	n := v.N()
 	for c := 0; c < v.sys.numLinks(); c++ {
 		if len(v.seg(1+n+c)) > 0 {
@@ -421,10 +436,16 @@ func (v *View[S, M]) InTransit() int {
 }
 
 // Up reports whether process i has not crashed.
-func (v *View[S, M]) Up(i int) bool { return v.g.down&(1<<uint(i)) == 0 }
+func (v *View[S, M]) Up(i int) bool {
+	v.peeked = true
+	return v.g.down&(1<<uint(i)) == 0
+}
 
 // CrashesLeft returns how many more crashes the environment may inject.
-func (v *View[S, M]) CrashesLeft() int { return v.g.budget }
+func (v *View[S, M]) CrashesLeft() int {
+	v.peeked = true
+	return v.g.budget
+}
 
 // cacheLine is the size of a cache line on the processors vacheck runs on.
 const cacheLine = 64

@@ -60,12 +60,15 @@ func (sys *System[S, M, P]) decodeChan(v *View[S, M], c int) {
 
 // action is one enabled transition of the state being expanded.
 type action struct {
-	kind       Kind
-	proc       int  // the process whose step, input, crash or recovery it is
-	recover    bool // Fault: recover_i rather than crash_i
-	step       int  // Output, Internal: index into worker.steps
-	ch         int  // Input: channel index
-	start, end int  // Input: payload bounds of the message in the channel segment
+	kind    Kind
+	recover bool // Fault: recover_i rather than crash_i
+	// own: the step is in the cache entry of the process's value
+	// (procEntry.steps), not in worker.steps (worker.stepOf).
+	own        bool
+	proc       int // the process whose step, input, crash or recovery it is
+	step       int // Output, Internal: index into worker.steps or procEntry.steps
+	ch         int // Input: channel index
+	start, end int // Input: payload bounds of the message in the channel segment
 }
 
 // worker expands states of one System for one goroutine.
@@ -144,6 +147,7 @@ type worker[S any, M Message, P Process[S, M]] struct {
 	jkey          []uint64
 	took          bool
 	ckey          []byte    // Constant's scratch
+	savedCur      []*S      // rememberSteps's scratch
 	pick          pickState // ExpandPick (pick.go)
 	_             [cacheLine]byte
 }
@@ -205,18 +209,32 @@ func (w *worker[S, M, P]) enumerate() {
 			continue
 		}
 		v.self = i
-		before := len(steps)
-		steps = P(v.Proc(i)).Steps(v, steps)
-		for k := before; k < len(steps); k++ {
-			kind := steps[k].Kind
-			if kind != Output && kind != Internal {
-				w.steps = steps
-				panic(modelError{fmt.Sprintf("process %d: step %q has kind %v; Steps reports Output or Internal steps", i+1, steps[k].Name, kind)})
+		p := v.Proc(i)
+		if e := v.ents[i]; w.memo && e != nil {
+			// The steps go in the cache entry of the process's value:
+			// remembered there when Steps read nothing but Self and N
+			// (the same for process i), asked anew otherwise.
+			if e.peeks {
+				e.steps = P(p).Steps(v, e.steps[:0])
+				checkKinds(i, e.steps)
+			} else if !e.stepsOK {
+				w.rememberSteps(i, p, e)
 			}
+			for k := range e.steps {
+				if st := &e.steps[k]; st.With == 0 || w.sharedEnabled(i, st) {
+					acts = append(acts, action{kind: st.Kind, own: true, proc: i, step: k})
+				}
+			}
+			continue
+		}
+		before := len(steps)
+		steps = P(p).Steps(v, steps)
+		checkKinds(i, steps[before:])
+		for k := before; k < len(steps); k++ {
 			if steps[k].With != 0 && !w.sharedEnabled(i, &steps[k]) {
 				continue
 			}
-			acts = append(acts, action{kind: kind, proc: i, step: k})
+			acts = append(acts, action{kind: steps[k].Kind, proc: i, step: k})
 		}
 	}
 	for c, l := range sys.cfg.Links {
@@ -258,6 +276,48 @@ func (w *worker[S, M, P]) enumerate() {
 		}
 	}
 	w.steps, w.acts = steps, acts
+}
+
+// rememberSteps asks the Steps of process i, whose value p is that of
+// cache entry e, for e.steps, and remembers the answer (stepsOK) when
+// Steps read nothing of the view but Self and N: then every state where
+// process i has this value enables the same steps. Otherwise it marks the
+// entry (peeks), whose steps enumerate asks anew in each state: whether
+// Steps reads the view is decided by the value alone, since until its
+// first read it sees nothing else. Every method of View that reads the
+// state sets peeked, Proc in decodeProc, which it reaches here since the
+// view's decoded processes are hidden for the call (cur cleared) and put
+// back after it.
+func (w *worker[S, M, P]) rememberSteps(i int, p *S, e *procEntry[S]) {
+	v := &w.v
+	saved := append(w.savedCur[:0], v.cur...)
+	clear(v.cur)
+	v.peeked = false
+	e.steps = P(p).Steps(v, e.steps[:0])
+	copy(v.cur, saved)
+	w.savedCur = saved
+	checkKinds(i, e.steps)
+	e.stepsOK, e.peeks = !v.peeked, v.peeked
+}
+
+// checkKinds panics unless every step process i reported is an Output or
+// Internal one.
+func checkKinds(i int, steps []Step) {
+	for k := range steps {
+		if kind := steps[k].Kind; kind != Output && kind != Internal {
+			panic(modelError{fmt.Sprintf("process %d: step %q has kind %v; Steps reports Output or Internal steps", i+1, steps[k].Name, kind)})
+		}
+	}
+}
+
+// stepOf returns the step of action a, an Output or Internal one: in the
+// cache entry of its process's value when enumerate took it from there
+// (own), else in w.steps.
+func (w *worker[S, M, P]) stepOf(a *action) *Step {
+	if a.own {
+		return &w.v.ents[a.proc].steps[a.step]
+	}
+	return &w.steps[a.step]
 }
 
 // Expand implements explorer.Worker. The invariants are evaluated on the
@@ -437,10 +497,11 @@ func (w *worker[S, M, P]) effect(a action) (t explorer.Transition, procChanged b
 	case Output, Internal:
 		w.decodeWork(a.proc)
 		w.fx.self = a.proc
-		P(&w.work).Do(w.steps[a.step], &w.fx)
+		st := w.stepOf(&a)
+		P(&w.work).Do(*st, &w.fx)
 		procChanged = true
-		if w.steps[a.step].With != 0 {
-			w.join(a.proc, w.steps[a.step])
+		if st.With != 0 {
+			w.join(a.proc, *st)
 		}
 	case Input:
 		seg := w.removeDelivered(&a)
