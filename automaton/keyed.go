@@ -142,7 +142,34 @@ func (w *worker[S, M, P]) expandKeyedLoaded(sum uint64, offer func(explorer.Tran
 	for i := range w.acts {
 		a := &w.acts[i]
 		w.cur = i
-		t, procChanged, globalsChanged, enc, pkey := w.stepKeyed(a)
+		m, probe := w.memoFor(a)
+		if m != nil && m.packed && m.failed == 0 {
+			// A remembered effect: its successor's key from the
+			// channels' segments as they are, without their new ones,
+			// which only a successor offered needs.
+			if key, ok := w.lazyKey(a, m, sum+m.key-keys[1+a.proc]); ok {
+				t := explorer.Transition{Action: uint32(i), Task: int32(a.proc), Messages: m.sent}
+				if a.kind == Input {
+					t.Task = int32(sys.n + a.ch)
+				}
+				if offer(t, key) {
+					w.replay(a, m)
+					w.assembleWith(a.proc, true, false, m.enc)
+					emit(t, w.out)
+				}
+				continue
+			}
+		}
+		var t explorer.Transition
+		var procChanged, globalsChanged bool
+		var enc []byte
+		var pkey uint64
+		if m != nil {
+			t, globalsChanged = w.replay(a, m)
+			procChanged, enc, pkey = true, m.enc, m.key
+		} else {
+			t, procChanged, globalsChanged, enc, pkey = w.stepRecord(a, probe)
+		}
 		t.Action = uint32(i)
 		key := sum
 		if globalsChanged {

@@ -3,6 +3,7 @@ package automaton
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,5 +144,85 @@ func TestKeyedOffersTheKeyOfTheSuccessor(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// loopProc sends to itself and to the other process, and on a delivery
+// may send to itself again: a delivery that appends to the channel it
+// takes from, in one remembered effect.
+type loopProc struct {
+	Sent, Got int
+}
+
+func (p *loopProc) Steps(v *View[loopProc, int], out []Step) []Step {
+	if p.Sent < 2 {
+		out = append(out, Broadcast("send"))
+	}
+	return out
+}
+
+func (p *loopProc) Do(_ Step, fx *Effects[int]) {
+	p.Sent++
+	fx.Send(fx.Self(), 2)
+	fx.Send(1-fx.Self(), 1)
+}
+
+func (p *loopProc) Receive(from int, m int, fx *Effects[int]) {
+	p.Got += m
+	if m > 1 && from == fx.Self() {
+		fx.Send(fx.Self(), m-1)
+	}
+}
+
+// TestKeyedLazyKeys: the keys a keyed worker computes for remembered
+// effects without the channels' new segments (lazyKey) are those of the
+// successors built, on a FIFO system where a delivery appends to the
+// channel it takes from, and the successors are Successors's.
+func TestKeyedLazyKeys(t *testing.T) {
+	sys, err := New[loopProc, int, *loopProc](Config[loopProc, int]{
+		Initial: [][]loopProc{{{}, {}}},
+		Links:   Complete(2, true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := sys.newWorker(), sys.newWorker(), sys.newWorker()
+	init, _ := sys.Initial()
+	queue, seen, lazy := init, map[string]bool{}, 0
+	for len(queue) > 0 {
+		st := queue[0]
+		queue = queue[1:]
+		if seen[string(st)] {
+			continue
+		}
+		seen[string(st)] = true
+		var keys []uint64
+		var nexts []string
+		if _, err := a.Expand(st, &explorer.Expansion{Offer: func(_ explorer.Transition, k uint64) bool {
+			keys = append(keys, k)
+			return true
+		}, Emit: func(tr explorer.Transition, next []byte) {
+			nexts = append(nexts, fmt.Sprintf("%+v %x", tr, next))
+			b.load(&b.v, next)
+			ks := make([]uint64, len(b.v.bounds))
+			if want := stateKey(&b.v, ks, b.emptyKeys); want != keys[len(keys)-1] {
+				t.Fatalf("state %x: successor %x: offered key %x, stateKey %x", st, next, keys[len(keys)-1], want)
+			}
+			queue = append(queue, bytes.Clone(next))
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		if want := successorsOf(t, c, st); fmt.Sprint(nexts) != fmt.Sprint(want) {
+			t.Fatalf("state %x: keyed %v, plain %v", st, nexts, want)
+		}
+		for _, m := range a.v.ents[0].memos {
+			if m.used && m.packed && m.input && slices.ContainsFunc(m.pieces, func(p memoPiece) bool { return int(p.c) == m.ch }) {
+				lazy++
+			}
+		}
+	}
+	t.Logf("%d states; %d remembered deliveries that append to their own channel (summed over states)", len(seen), lazy)
+	if lazy == 0 {
+		t.Fatal("no remembered delivery appends to its own channel")
 	}
 }

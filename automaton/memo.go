@@ -2,7 +2,10 @@ package automaton
 
 import (
 	"bytes"
+	"slices"
 	"unsafe"
+
+	"github.com/vacheck/vacheck/channel"
 
 	"github.com/vacheck/vacheck/explorer"
 )
@@ -38,6 +41,10 @@ type effectMemo struct {
 	// most messages, compared in one instruction.
 	word  uint64
 	short bool
+	// pieces is what the sends append to each channel, packed when each
+	// fits in 7 bytes of a FIFO channel (packPieces, lazyKey).
+	pieces []memoPiece
+	packed bool
 }
 
 // memoSend is a message an effect sent: on channel c, ending at end in
@@ -52,36 +59,70 @@ func (sys *System[S, M, P]) memoizable() bool {
 	return sys.cfg.Crashes == 0 && sys.cfg.Recoveries == 0 && sys.down == 0 && !sys.tracking()
 }
 
+// memoProbe is what memoFor learnt of a transition it found no remembered
+// effect for, which stepRecord needs to remember it: the cache entry of
+// the process's value (nil if effects are not remembered), the message
+// delivered (packed in word when short) or the step.
+type memoProbe[S any] struct {
+	e     *procEntry[S]
+	msg   []byte
+	word  uint64
+	short bool
+	st    *Step
+}
+
+// memoFor returns the remembered effect of transition a, or nil and what
+// stepRecord needs to remember it.
+func (w *worker[S, M, P]) memoFor(a *action) (*effectMemo, memoProbe[S]) {
+	var p memoProbe[S]
+	if a.kind == Output || a.kind == Internal {
+		p.st = w.stepOf(a)
+	}
+	if !w.memo || w.track || w.captureTo >= 0 || a.kind == Fault || (a.kind != Input && p.st.With != 0) {
+		return nil, p
+	}
+	v := &w.v
+	v.Proc(a.proc) // decoded already, for Steps or Accepts, or now
+	p.e = v.ents[a.proc]
+	if p.e == nil {
+		return nil, p
+	}
+	if a.kind == Input {
+		p.msg = v.seg(1 + w.sys.n + a.ch)[a.start:a.end]
+		p.word, p.short = packShort(p.msg)
+		for k := range p.e.memos {
+			if m := &p.e.memos[k]; m.used && m.matchesInput(a, p.msg, p.word, p.short) {
+				return m, p
+			}
+		}
+		return nil, p
+	}
+	for k := range p.e.memos {
+		if m := &p.e.memos[k]; m.used && !m.input && m.step == *p.st {
+			return m, p
+		}
+	}
+	return nil, p
+}
+
 // stepKeyed is step for expandKeyed, which also needs the process's new
 // encoding, when the process stepped, and its key: it returns them (the
 // encoding valid until the next step). It does a remembered effect again
 // from memory, and remembers the others.
 func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChanged, globalsChanged bool, enc []byte, key uint64) {
-	sys, v := w.sys, &w.v
-	var e *procEntry[S]
-	var msg []byte
-	var word uint64
-	var short bool
-	var st *Step // the step, for an Output or Internal transition
-	if a.kind == Output || a.kind == Internal {
-		st = w.stepOf(a)
+	m, p := w.memoFor(a)
+	if m != nil {
+		t, globalsChanged = w.replay(a, m)
+		return t, true, globalsChanged, m.enc, m.key
 	}
-	if w.memo && !w.track && w.captureTo < 0 && a.kind != Fault && (a.kind == Input || st.With == 0) {
-		v.Proc(a.proc) // decoded already, for Steps or Accepts, or now
-		e = v.ents[a.proc]
-		if a.kind == Input {
-			msg = v.seg(1 + sys.n + a.ch)[a.start:a.end]
-			word, short = packShort(msg)
-		}
-		if e != nil {
-			for k := range e.memos {
-				if m := &e.memos[k]; m.used && m.matches(a, st, msg, word, short) {
-					t, globalsChanged = w.replay(a, m)
-					return t, true, globalsChanged, m.enc, m.key
-				}
-			}
-		}
-	}
+	return w.stepRecord(a, p)
+}
+
+// stepRecord is stepKeyed for a transition without a remembered effect,
+// which memoFor probed: it steps and remembers the effect in p.e, if not
+// nil.
+func (w *worker[S, M, P]) stepRecord(a *action, p memoProbe[S]) (t explorer.Transition, procChanged, globalsChanged bool, enc []byte, key uint64) {
+	sys, e := w.sys, p.e
 	w.recording, w.recSends, w.recBuf = e != nil, w.recSends[:0], w.recBuf[:0]
 	t, procChanged, globalsChanged = w.step(*a)
 	w.recording = false
@@ -98,10 +139,10 @@ func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChang
 		e.next++
 		m.used, m.input, m.ch = true, a.kind == Input, a.ch
 		if !m.input {
-			m.step = *st
+			m.step = *p.st
 		}
-		m.msg = append(m.msg[:0], msg...)
-		m.word, m.short = word, short
+		m.msg = append(m.msg[:0], p.msg...)
+		m.word, m.short = p.word, p.short
 		if m.enc == nil {
 			m.enc = []byte{} // non-nil: assembleWith encodes w.work for nil
 		}
@@ -109,20 +150,105 @@ func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChang
 		m.key, m.failed, m.sent = key, w.lastFailed, t.Messages
 		m.sends = append(m.sends[:0], w.recSends...)
 		m.buf = append(m.buf[:0], w.recBuf...)
+		m.packPieces(sys.disc == channel.FIFO)
 	}
 	return t, true, globalsChanged, w.penc, key
 }
 
-// matches reports whether m remembers transition a, step st or the
-// delivery of msg (packed in word when short).
-func (m *effectMemo) matches(a *action, st *Step, msg []byte, word uint64, short bool) bool {
-	if a.kind == Input {
-		if short {
-			return m.input && m.ch == a.ch && m.short && m.word == word
+// memoPiece is what a remembered effect appends to FIFO channel c, packed
+// as packShort packs a payload: n bytes (up to 7) in word.
+type memoPiece struct {
+	c    int32
+	n    uint8
+	word uint64
+}
+
+// packPieces sets m.pieces to what m's sends append to each channel, in
+// the order of the sends, and m.packed when fifo and every channel's part
+// fits in 7 bytes, so that lazyKey can compute the successor's key
+// without the channels' new segments.
+func (m *effectMemo) packPieces(fifo bool) {
+	m.pieces, m.packed = m.pieces[:0], fifo
+	start := int32(0)
+	for _, s := range m.sends {
+		msg := m.buf[start:s.end]
+		start = s.end
+		k := slices.IndexFunc(m.pieces, func(p memoPiece) bool { return p.c == s.c })
+		if k < 0 {
+			k = len(m.pieces)
+			m.pieces = append(m.pieces, memoPiece{c: s.c})
 		}
-		return m.input && m.ch == a.ch && !m.short && bytes.Equal(m.msg, msg)
+		p := &m.pieces[k]
+		if int(p.n)+1+len(msg) > 7 {
+			m.packed = false
+			return
+		}
+		// channel.Discipline.Append: the length, one byte below 0x80, then
+		// the message.
+		p.word |= uint64(len(msg)) << (8 * p.n)
+		for j, b := range msg {
+			p.word |= uint64(b) << (8 * (uint(p.n) + 1 + uint(j)))
+		}
+		p.n += uint8(1 + len(msg))
 	}
-	return !m.input && m.step == *st
+}
+
+// lazyKey returns the key of the successor of transition a, which does
+// the remembered effect m (packed, no assertion failed), from the key of
+// the state with the process's segment replaced, key, and from m.pieces:
+// the channels' new segments are not built, as they are when the
+// successor is. It reports false when a channel's segment, old or new, is
+// longer than 7 bytes (or cannot be read in one load), and the caller
+// then takes stepKeyed's way.
+func (w *worker[S, M, P]) lazyKey(a *action, m *effectMemo, key uint64) (uint64, bool) {
+	segs, keys, n := w.v.segs, w.v.keys, w.sys.n
+	in := -1
+	if a.kind == Input {
+		// FIFO: the head goes, the rest moves to the front.
+		in = a.ch
+		k := 1 + n + in
+		seg := segs[k]
+		x, ok := packShort(seg)
+		if !ok {
+			return 0, false
+		}
+		l := uint(len(seg) - a.end)
+		x = x & (1<<56 - 1) >> (8 * uint(a.end))
+		for _, p := range m.pieces {
+			if int(p.c) == in {
+				if l+uint(p.n) > 7 {
+					return 0, false
+				}
+				x |= p.word << (8 * l)
+				l += uint(p.n)
+			}
+		}
+		key += mixKey(x|uint64(l)<<56, k) - keys[k]
+	}
+	for _, p := range m.pieces {
+		if int(p.c) == in {
+			continue
+		}
+		k := 1 + n + int(p.c)
+		seg := segs[k]
+		x, ok := packShort(seg)
+		l := uint(len(seg)) + uint(p.n)
+		if !ok || l > 7 {
+			return 0, false
+		}
+		x = x&(1<<56-1) | p.word<<(8*uint(len(seg)))
+		key += mixKey(x|uint64(l)<<56, k) - keys[k]
+	}
+	return key, true
+}
+
+// matchesInput reports whether m remembers transition a, the delivery of
+// msg (packed in word when short).
+func (m *effectMemo) matchesInput(a *action, msg []byte, word uint64, short bool) bool {
+	if short {
+		return m.input && m.ch == a.ch && m.short && m.word == word
+	}
+	return m.input && m.ch == a.ch && !m.short && bytes.Equal(m.msg, msg)
 }
 
 // replay does transition a again from m, as step does it: the channels it
