@@ -24,27 +24,32 @@ import (
 const memoSlots = 4
 
 // effectMemo is what one transition of a process did from the value of its
-// cache entry: a step, or the delivery of message msg on channel ch.
+// cache entry: a step, or the delivery of message msg on channel ch. The
+// fields memoFor reads to find it come first, with those a replay reads
+// most, in the memo's first cache line or two.
 type effectMemo struct {
-	used   bool
-	input  bool
+	used, input bool
+	// short: word is msg packed with its length (packShort), as most
+	// messages are, compared in one instruction.
+	short bool
+	// packed: pieces holds what the sends append to each channel, each
+	// in 7 bytes of a FIFO channel (packPieces, lazyKey).
+	packed bool
+	sent   int32 // messages sent to other processes
+	// own is 1 + the index of the step in the cache entry's steps, when
+	// they are remembered (procEntry.stepsOK): memoFor finds the effect
+	// of such a step by its index.
+	own    int32
+	failed int32 // worker.failed after the effect
 	ch     int
+	word   uint64
+	key    uint64 // the process's segKey after the effect
+	enc    []byte // the process's encoding after the effect
+	pieces []memoPiece
 	step   Step
 	msg    []byte
-	enc    []byte // the process's encoding after the effect
-	key    uint64 // its segKey
-	failed int    // worker.failed after the effect
-	sent   int32  // messages sent to other processes
 	sends  []memoSend
 	buf    []byte // the messages sent, encoded, one after the other
-	// word is msg packed with its length (packShort), when short is set:
-	// most messages, compared in one instruction.
-	word  uint64
-	short bool
-	// pieces is what the sends append to each channel, packed when each
-	// fits in 7 bytes of a FIFO channel (packPieces, lazyKey).
-	pieces []memoPiece
-	packed bool
 }
 
 // memoSend is a message an effect sent: on channel c, ending at end in
@@ -97,6 +102,16 @@ func (w *worker[S, M, P]) memoFor(a *action) (*effectMemo, memoProbe[S]) {
 		}
 		return nil, p
 	}
+	if a.own && p.e.stepsOK {
+		// The entry's steps are fixed: the index tells the step.
+		own := int32(a.step + 1)
+		for k := range p.e.memos {
+			if m := &p.e.memos[k]; m.used && m.own == own {
+				return m, p
+			}
+		}
+		return nil, p
+	}
 	for k := range p.e.memos {
 		if m := &p.e.memos[k]; m.used && !m.input && m.step == *p.st {
 			return m, p
@@ -137,9 +152,12 @@ func (w *worker[S, M, P]) stepRecord(a *action, p memoProbe[S]) (t explorer.Tran
 	if e != nil && !w.took {
 		m := &e.memos[e.next%memoSlots]
 		e.next++
-		m.used, m.input, m.ch = true, a.kind == Input, a.ch
+		m.used, m.input, m.ch, m.own = true, a.kind == Input, a.ch, 0
 		if !m.input {
 			m.step = *p.st
+			if a.own && e.stepsOK {
+				m.own = int32(a.step + 1)
+			}
 		}
 		m.msg = append(m.msg[:0], p.msg...)
 		m.word, m.short = p.word, p.short
@@ -147,7 +165,7 @@ func (w *worker[S, M, P]) stepRecord(a *action, p memoProbe[S]) (t explorer.Tran
 			m.enc = []byte{} // non-nil: assembleWith encodes w.work for nil
 		}
 		m.enc = append(m.enc[:0], w.penc...)
-		m.key, m.failed, m.sent = key, w.lastFailed, t.Messages
+		m.key, m.failed, m.sent = key, int32(w.lastFailed), t.Messages
 		m.sends = append(m.sends[:0], w.recSends...)
 		m.buf = append(m.buf[:0], w.recBuf...)
 		m.packPieces(sys.disc == channel.FIFO)
@@ -269,11 +287,11 @@ func (w *worker[S, M, P]) replay(a *action, m *effectMemo) (t explorer.Transitio
 	w.sent = m.sent
 	// step's ending, for an effect that changed nothing the environment
 	// keeps but may have failed an assertion.
-	w.lastFailed = m.failed
+	w.lastFailed = int(m.failed)
 	if m.failed == 0 {
 		return t, false
 	}
 	g := w.v.g
-	g.failed = m.failed
+	g.failed = int(m.failed)
 	return t, w.settleGlobals(g)
 }
