@@ -45,7 +45,7 @@ func Uniqueness[S any, M automaton.Message](isLeader func(p *S) bool) automaton.
 	// The same, in one loop: it is checked in every state.
 	u.Holds = func(v *automaton.View[S, M]) bool {
 		leaders := 0
-		for i := 0; i < v.N(); i++ {
+		for i, n := 0, v.N(); i < n; i++ {
 			if isLeader(v.Proc(i)) {
 				if leaders++; leaders > 1 {
 					return false
@@ -118,7 +118,7 @@ func Validity[S any, M automaton.Message](claim func(p *S) (id int, ok bool), wi
 	// The same, in one loop: it is checked in every state.
 	inv.Holds = func(v *automaton.View[S, M]) bool {
 		w, computed := 0, false
-		for i := 0; i < v.N(); i++ {
+		for i, n := 0, v.N(); i < n; i++ {
 			if l, ok := claim(v.Proc(i)); ok {
 				if !computed {
 					w, computed = winner(v), true

@@ -268,14 +268,20 @@ func crExplain(v *crView) []string {
 	}.explain(v)
 }
 
+// crIsChosen reports whether a process is chosen, the leader state.
+func crIsChosen(p *crNode) bool { return p.Status == crChosen }
+
+// crClaim returns the ID a process claims: its own, when it is chosen
+// (tested in place, not through crIsChosen: the invariants call it for
+// every process of every state).
+func crClaim(p *crNode) (int, bool) { return p.U, p.Status == crChosen }
+
 // crInvariants are the invariants of chang-roberts, without Lemma 1 for
 // the broken twin, which breaks it.
 func crInvariants(broken bool) []automaton.Invariant[crNode, int] {
-	chosen := func(p *crNode) bool { return p.Status == crChosen }
-	claim := func(p *crNode) (int, bool) { return p.U, chosen(p) }
 	invs := []automaton.Invariant[crNode, int]{
-		described(election.Uniqueness[crNode, int](chosen), "never two processes chosen"),
-		described(election.Validity(claim, func(v *crView) int { return v.Proc(crMax(v)).U }), "a chosen process holds the best ID (the maximum, or the minimum with --objective min)"),
+		described(election.Uniqueness[crNode, int](crIsChosen), "never two processes chosen"),
+		described(election.Validity(crClaim, func(v *crView) int { return v.Proc(crMax(v)).U }), "a chosen process holds the best ID (the maximum, or the minimum with --objective min)"),
 	}
 	if broken {
 		return invs
