@@ -139,10 +139,11 @@ func (w *worker[S, M, P]) expandKeyedLoaded(sum uint64, offer func(explorer.Tran
 	w.enumerate()
 	v, sys := &w.v, w.sys
 	keys := v.keys
+	var probe memoProbe[S]
 	for i := range w.acts {
 		a := &w.acts[i]
 		w.cur = i
-		m, probe := w.memoFor(a)
+		m := w.memoFor(a, &probe)
 		if m != nil && m.packed && m.failed == 0 {
 			// A remembered effect: its successor's key from the
 			// channels' segments as they are, without their new ones,
@@ -168,7 +169,7 @@ func (w *worker[S, M, P]) expandKeyedLoaded(sum uint64, offer func(explorer.Tran
 			t, globalsChanged = w.replay(a, m)
 			procChanged, enc, pkey = true, m.enc, m.key
 		} else {
-			t, procChanged, globalsChanged, enc, pkey = w.stepRecord(a, probe)
+			t, procChanged, globalsChanged, enc, pkey = w.stepRecord(a, &probe)
 		}
 		t.Action = uint32(i)
 		key := sum

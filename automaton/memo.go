@@ -76,48 +76,54 @@ type memoProbe[S any] struct {
 	st    *Step
 }
 
-// memoFor returns the remembered effect of transition a, or nil and what
-// stepRecord needs to remember it.
-func (w *worker[S, M, P]) memoFor(a *action) (*effectMemo, memoProbe[S]) {
-	var p memoProbe[S]
+// memoFor returns the remembered effect of transition a, or nil, leaving
+// then in *p what stepRecord needs to remember one (the caller's variable,
+// written only on a miss: a probe returned by value cost a copy on every
+// transition).
+func (w *worker[S, M, P]) memoFor(a *action, p *memoProbe[S]) *effectMemo {
+	var st *Step
 	if a.kind == Output || a.kind == Internal {
-		p.st = w.stepOf(a)
+		st = w.stepOf(a)
 	}
-	if !w.memo || w.track || w.captureTo >= 0 || a.kind == Fault || (a.kind != Input && p.st.With != 0) {
-		return nil, p
+	if !w.memo || w.track || w.captureTo >= 0 || a.kind == Fault || (a.kind != Input && st.With != 0) {
+		*p = memoProbe[S]{st: st}
+		return nil
 	}
 	v := &w.v
 	v.Proc(a.proc) // decoded already, for Steps or Accepts, or now
-	p.e = v.ents[a.proc]
-	if p.e == nil {
-		return nil, p
+	e := v.ents[a.proc]
+	if e == nil {
+		*p = memoProbe[S]{st: st}
+		return nil
 	}
 	if a.kind == Input {
-		p.msg = v.seg(1 + w.sys.n + a.ch)[a.start:a.end]
-		p.word, p.short = packShort(p.msg)
-		for k := range p.e.memos {
-			if m := &p.e.memos[k]; m.used && m.matchesInput(a, p.msg, p.word, p.short) {
-				return m, p
+		msg := v.seg(1 + w.sys.n + a.ch)[a.start:a.end]
+		word, short := packShort(msg)
+		for k := range e.memos {
+			if m := &e.memos[k]; m.used && m.matchesInput(a, msg, word, short) {
+				return m
 			}
 		}
-		return nil, p
+		*p = memoProbe[S]{e: e, msg: msg, word: word, short: short}
+		return nil
 	}
-	if a.own && p.e.stepsOK {
+	*p = memoProbe[S]{e: e, st: st}
+	if a.own && e.stepsOK {
 		// The entry's steps are fixed: the index tells the step.
 		own := int32(a.step + 1)
-		for k := range p.e.memos {
-			if m := &p.e.memos[k]; m.used && m.own == own {
-				return m, p
+		for k := range e.memos {
+			if m := &e.memos[k]; m.used && m.own == own {
+				return m
 			}
 		}
-		return nil, p
+		return nil
 	}
-	for k := range p.e.memos {
-		if m := &p.e.memos[k]; m.used && !m.input && m.step == *p.st {
-			return m, p
+	for k := range e.memos {
+		if m := &e.memos[k]; m.used && !m.input && m.step == *st {
+			return m
 		}
 	}
-	return nil, p
+	return nil
 }
 
 // stepKeyed is step for expandKeyed, which also needs the process's new
@@ -125,18 +131,18 @@ func (w *worker[S, M, P]) memoFor(a *action) (*effectMemo, memoProbe[S]) {
 // encoding valid until the next step). It does a remembered effect again
 // from memory, and remembers the others.
 func (w *worker[S, M, P]) stepKeyed(a *action) (t explorer.Transition, procChanged, globalsChanged bool, enc []byte, key uint64) {
-	m, p := w.memoFor(a)
-	if m != nil {
+	var p memoProbe[S]
+	if m := w.memoFor(a, &p); m != nil {
 		t, globalsChanged = w.replay(a, m)
 		return t, true, globalsChanged, m.enc, m.key
 	}
-	return w.stepRecord(a, p)
+	return w.stepRecord(a, &p)
 }
 
 // stepRecord is stepKeyed for a transition without a remembered effect,
 // which memoFor probed: it steps and remembers the effect in p.e, if not
 // nil.
-func (w *worker[S, M, P]) stepRecord(a *action, p memoProbe[S]) (t explorer.Transition, procChanged, globalsChanged bool, enc []byte, key uint64) {
+func (w *worker[S, M, P]) stepRecord(a *action, p *memoProbe[S]) (t explorer.Transition, procChanged, globalsChanged bool, enc []byte, key uint64) {
 	sys, e := w.sys, p.e
 	w.recording, w.recSends, w.recBuf = e != nil, w.recSends[:0], w.recBuf[:0]
 	t, procChanged, globalsChanged = w.step(*a)
@@ -187,6 +193,9 @@ type memoPiece struct {
 // without the channels' new segments.
 func (m *effectMemo) packPieces(fifo bool) {
 	m.pieces, m.packed = m.pieces[:0], fifo
+	if !fifo {
+		return
+	}
 	start := int32(0)
 	for _, s := range m.sends {
 		msg := m.buf[start:s.end]

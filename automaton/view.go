@@ -66,19 +66,22 @@ const procCacheBits = 6
 // process's transitions did from this value (worker.stepKeyed); they go
 // when the entry takes another value.
 type procEntry[S any] struct {
-	used  bool
-	key   uint64
-	enc   []byte
-	val   S
-	mem   arena
-	memos []effectMemo // memoSlots of them, or none
-	next  uint8        // the slot of memos the next new effect takes
-	// steps is what Steps returned for val (worker.enumerate): when
-	// stepsOK, once for all, since Steps read nothing of the view but
-	// Self and N; when peeks, since it did, for the state being expanded.
-	// They go, like memos, when the entry takes another value.
-	steps          []Step
+	used bool
+	// stepsOK, peeks and steps: what Steps returned for val
+	// (worker.enumerate): when stepsOK, once for all, since Steps read
+	// nothing of the view but Self and N; when peeks, since it did, for
+	// the state being expanded. They go, like memos, when the entry takes
+	// another value. Next to used and key, which a lookup reads: the
+	// fields enumerate reads for every process of every state share
+	// their cache line.
 	stepsOK, peeks bool
+	key            uint64
+	steps          []Step
+	enc            []byte
+	val            S
+	mem            arena
+	memos          []effectMemo // memoSlots of them, or none
+	next           uint8        // the slot of memos the next new effect takes
 	// obs, when obsOK, is the value an explorer.Observation made of val
 	// (observedState.Proc).
 	obs   any
