@@ -174,7 +174,11 @@ type Process[S any, M Message] interface {
 	// Steps appends the locally controlled transitions enabled in this
 	// state to out, in a fixed order, and returns it. v is a read-only view
 	// of the whole system, for the rare precondition that needs one (a
-	// timeout oracle); most processes ignore it.
+	// timeout oracle); most processes ignore it. Like Do, Steps is pure: it
+	// depends on the process's value, v.Self, v.N and what it reads
+	// through v, nothing else (no package variable, no captured state).
+	// The engine relies on it: the steps of a value whose Steps read
+	// nothing through v are remembered with the value and not asked again.
 	Steps(v *View[S, M], out []Step) []Step
 	// Do applies the effect of the step s, which Steps reported.
 	Do(s Step, fx *Effects[M])
