@@ -8,9 +8,8 @@ import (
 	urfave "github.com/urfave/cli/v2"
 )
 
-// cpuProfileFlag is check's --cpuprofile: a CPU profile of the run, for
-// `go tool pprof`, and the input of the profile-guided build that
-// bench/pgo.sh refreshes (cmd/vacheck/default.pgo).
+// cpuProfileFlag is check's --cpuprofile: a CPU profile of the search and
+// its report, for `go tool pprof`.
 func cpuProfileFlag() urfave.Flag {
 	return &urfave.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the search to this `FILE`, for 'go tool pprof' (where a model of your own spends its time)"}
 }
