@@ -58,27 +58,63 @@ func (t *fpTable) full() bool { return (t.n+1)*5 > t.slots.Len()*4 }
 // grownSize is the number of slots of the table after it grows.
 func (t *fpTable) grownSize() int { return max(fpTableMin, t.first, t.slots.Len()*2) }
 
-// grow makes the table twice as large. The old fingerprints are copied
-// aside into scratch and placed anew in the same memory, grown in place
-// where the system allows it: memory already touched stays, only the new
-// part is faulted in. Placing them in slot order writes the new table
-// nearly in order too (a fingerprint's home slot grows with it).
+// grow makes the table twice as large, in place: the memory grows where
+// the system allows it (memory already touched stays, only the new part is
+// faulted in), and the fingerprints move from their old slots to their new
+// ones in one pass from the top down, without a copy of the table aside
+// and without clearing the part rewritten anyway. A fingerprint's home
+// slot grows with it: in a table of twice the size it is twice the old one
+// or one more (home), so the slots from the one being moved up hold only
+// fingerprints placed in the new table already, and a fingerprint placed
+// by probing there, never below its old slot, is where the new table would
+// have it. The few whose probe would reach below that slot (those far past
+// their home at the start of the table) or wrap past the end wait in
+// scratch and are placed last. The table then holds the same set as one
+// filled afresh, in slots that may differ.
+//
+// In chang-roberts N=6 with 2 workers (3,628 grows) that is about half of
+// grow's time: copying the table aside and clearing all of it cost more
+// than moving the fingerprints.
 func (t *fpTable) grow(scratch *[]uint64) {
-	old := append((*scratch)[:0], t.slots.Slice()...)
+	size := t.slots.Len()
 	t.slots.Resize(t.grownSize())
-	s := t.slots.Slice()
-	// The part never used is zero already, but clearing it all writes
-	// each new page before place reads it: a page first read is mapped to
-	// the system's shared zero page, and the write that follows faults
-	// again, and flushes the other threads' TLBs with interrupts.
-	clear(s)
+	regrow(t.slots.Slice(), size, scratch)
+}
 
-	for _, h := range old {
-		if h != 0 {
-			place(s, h)
+// regrow turns s, a table whose first size slots hold a table of that size
+// and whose other slots are zero, into a table of len(s) slots holding the
+// same fingerprints (see grow), with scratch for those placed last.
+func regrow(s []uint64, size int, scratch *[]uint64) {
+	// The part never used is zero already, but clearing it writes each
+	// new page before placing reads it: a page first read is mapped to the
+	// system's shared zero page, and the write that follows faults again,
+	// and flushes the other threads' TLBs with interrupts.
+	clear(s[size:])
+	wait := (*scratch)[:0]
+	for p := size - 1; p >= 0; p-- {
+		h := s[p]
+		if h == 0 {
+			continue
 		}
+		s[p] = 0
+		i := home(h, len(s))
+		if i < p {
+			wait = append(wait, h)
+			continue
+		}
+		for i < len(s) && s[i] != 0 {
+			i++
+		}
+		if i == len(s) {
+			wait = append(wait, h)
+			continue
+		}
+		s[i] = h
 	}
-	*scratch = old[:0]
+	for _, h := range wait {
+		place(s, h)
+	}
+	*scratch = wait[:0]
 }
 
 // place puts h, which is not in the table s, in its first free slot.

@@ -1,7 +1,9 @@
 package explorer
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -281,5 +283,141 @@ func TestVisitedSetRollback(t *testing.T) {
 	r, added := v.Add(extra[0], noRef, 3)
 	if !added || r.pos() != n {
 		t.Fatalf("Add after rollback: position %d added %v, want %d", r.pos(), added, n)
+	}
+}
+
+// regrowCheck fills tables of random sizes between 40% and 80% full, with
+// fingerprints spread evenly, or crowded at the start of the table (long
+// clusters far past their home) or at its end (clusters that wrap round),
+// grows each with regrow, and compares it with a table of the new size
+// filled afresh: the same fingerprints, each found by probing from its
+// home (no empty slot between), none twice.
+func regrowCheck(regrow func(s []uint64, size int, scratch *[]uint64)) error {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var scratch []uint64
+	for trial := 0; trial < 400; trial++ {
+		size := 1 + rng.IntN(3000)
+		if trial%5 == 0 {
+			size = 1 + rng.IntN(8)
+		}
+		n := size * (40 + rng.IntN(41)) / 100
+		grown := 2 * size
+		if trial%7 == 0 {
+			grown = size + 1 + rng.IntN(3*size) // a first allocation's size
+		}
+		s := make([]uint64, grown)
+		in := map[uint64]bool{}
+		for len(in) < n {
+			h := rng.Uint64()
+			switch trial % 3 {
+			case 1: // homes in the first few slots
+				h = h>>56<<56 | h>>(20+rng.IntN(20))
+			case 2: // homes in the last few slots
+				h |= ^uint64(0) >> (8 + rng.IntN(12))
+			}
+			if h == 0 || in[h] {
+				continue
+			}
+			in[h] = true
+			place(s[:size], h)
+		}
+		regrow(s, size, &scratch)
+		fresh := make([]uint64, grown)
+		for h := range in {
+			place(fresh, h)
+		}
+		seen := map[uint64]bool{}
+		for q, h := range s {
+			if h == 0 {
+				continue
+			}
+			if !in[h] || seen[h] {
+				return fmt.Errorf("trial %d (%d to %d slots): slot %d holds %x, not added or twice", trial, size, grown, q, h)
+			}
+			seen[h] = true
+			for i := home(h, grown); i != q; i = (i + 1) % grown {
+				if s[i] == 0 {
+					return fmt.Errorf("trial %d (%d to %d slots): %x in slot %d past the empty slot %d after its home", trial, size, grown, h, q, i)
+				}
+			}
+		}
+		if len(seen) != len(in) {
+			return fmt.Errorf("trial %d (%d to %d slots): %d fingerprints after growing, want %d", trial, size, grown, len(seen), len(in))
+		}
+		var a, b []uint64
+		for _, h := range s {
+			if h != 0 {
+				a = append(a, h)
+			}
+		}
+		for _, h := range fresh {
+			if h != 0 {
+				b = append(b, h)
+			}
+		}
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			return fmt.Errorf("trial %d: the grown table and a fresh one hold different fingerprints", trial)
+		}
+	}
+	return nil
+}
+
+// TestRegrow checks growing a table in place against filling one afresh,
+// and that the check catches three wrong ways of growing: probing from a
+// home below the slot being moved (over fingerprints not moved yet),
+// wrapping round past the end (into them), and leaving the old slot as it
+// was.
+func TestRegrow(t *testing.T) {
+	if err := regrowCheck(regrow); err != nil {
+		t.Fatal(err)
+	}
+	mutant := func(below, wrap, keep bool) func(s []uint64, size int, scratch *[]uint64) {
+		return func(s []uint64, size int, scratch *[]uint64) {
+			var wait []uint64
+			for p := size - 1; p >= 0; p-- {
+				h := s[p]
+				if h == 0 {
+					continue
+				}
+				if !keep {
+					s[p] = 0
+				}
+				i := home(h, len(s))
+				if i < p && !below {
+					wait = append(wait, h)
+					continue
+				}
+				for s[i] != 0 && (wrap || i < len(s)) {
+					if s[i] == h && keep {
+						break
+					}
+					if i++; i == len(s) {
+						if !wrap {
+							break
+						}
+						i = 0
+					}
+				}
+				if i == len(s) {
+					wait = append(wait, h)
+					continue
+				}
+				s[i] = h
+			}
+			for _, h := range wait {
+				place(s, h)
+			}
+		}
+	}
+	for name, fn := range map[string]func(s []uint64, size int, scratch *[]uint64){
+		"probes below":  mutant(true, false, false),
+		"wraps round":   mutant(false, true, false),
+		"keeps the old": mutant(false, false, true),
+	} {
+		if regrowCheck(fn) == nil {
+			t.Errorf("mutant %q passes the check", name)
+		}
 	}
 }
