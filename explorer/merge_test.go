@@ -2,9 +2,12 @@ package explorer
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/vacheck/vacheck/internal/offheap"
 )
 
 // chunkedLevel fills out, the buckets of W workers, with the candidates of
@@ -114,6 +117,215 @@ func TestMergeChunks(t *testing.T) {
 			for _, b := range out[w] {
 				b.free()
 			}
+		}
+	}
+}
+
+// BenchmarkMergeChunks2 merges a level of 2 workers as wide as
+// chang-roberts N=6's widest (about 140,000 candidates kept from 40,000
+// parents), cut into chunks as the search cuts it, one candidate in ten
+// a hole; one goroutine merges every chunk.
+func BenchmarkMergeChunks2(b *testing.B) {
+	const W, n = 2, 40000
+	rng := rand.New(rand.NewPCG(7, 8))
+	out := [][]*bucket{{{}, {}}, {{}, {}}}
+	var ch chunks
+	ch.cut(n, W, 0, false)
+	st := []byte{1, 2, 3, 4}
+	for c := range ch.count() {
+		w := rng.IntN(W)
+		for sh := range W {
+			*ch.span(c, sh) = span{w: w, lo: out[w][sh].len()}
+		}
+		for r := ch.bounds[c]; r < ch.bounds[c+1]; r++ {
+			for a := uint32(0); a < 1+uint32(rng.IntN(6)); a++ {
+				sh := rng.IntN(W)
+				bk := out[w][sh]
+				bk.add(st, rng.Uint64(), uint32(r), a, 0)
+				if rng.IntN(10) == 0 {
+					k := bk.len() - 1
+					bk.setRef(k, holeRef)
+					bk.segs[k>>segShift].holes++
+					ch.span(c, sh).holes++
+				}
+			}
+		}
+		for sh := range W {
+			ch.span(c, sh).hi = out[w][sh].len()
+		}
+	}
+	var order offheap.Array[uint64]
+	defer order.Free()
+	var l *level
+	for b.Loop() {
+		l = mergeChunks(out, &ch, &order, func(fn func(int)) { fn(0) })
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(l.n), "ns/state")
+}
+
+// merge2Check merges, with merge, pairs of stretches of two buckets: up to
+// three segments long, from any entry of a segment, with entries of other
+// chunks before and after them, keys interleaved entry by entry or in long
+// runs, and holes none, some, most, or in runs across segment boundaries;
+// and compares the result with sorting the entries that are not holes by
+// key. Key 0 (rank 0, action 0) is among them. A panic is an error too.
+func merge2Check(merge func(ref []uint64, a, b *mergeHead)) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the merge panicked: %v", p)
+		}
+	}()
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := 0; trial < 200; trial++ {
+		buckets := [2]*bucket{{}, {}}
+		var heads [2]mergeHead
+		type entry struct {
+			key, ref uint64
+		}
+		var want []entry
+		// The keys of both stretches: 0, 1, 2, ... dealt to a or b, one
+		// at a time or in runs.
+		n := rng.IntN(3 * segLen)
+		runs := 1 + rng.IntN(4)
+		if trial%4 == 0 {
+			runs = 1 + rng.IntN(segLen)
+		}
+		holeEvery := []int{0, 10, 2}[trial%3]
+		var keys [2][]uint64
+		for key, side := uint64(0), 0; key < uint64(n); key++ {
+			if rng.IntN(runs) == 0 {
+				side = rng.IntN(2)
+			}
+			keys[side] = append(keys[side], key)
+		}
+		for x, bk := range buckets {
+			before := rng.IntN(segLen + 10)
+			if trial%5 == 0 {
+				before = segLen - rng.IntN(3) // near a boundary
+			}
+			for range before {
+				bk.add(nil, 0, 1<<31, 0, 1) // another chunk's
+			}
+			lo := bk.len()
+			holeRun := 0
+			for _, key := range keys[x] {
+				bk.add(nil, 0, uint32(key>>8), uint32(key&255), 1)
+				k := bk.len() - 1
+				if holeEvery > 0 && rng.IntN(holeEvery) == 0 && holeRun == 0 {
+					holeRun = 1 + rng.IntN(3)
+					if rng.IntN(20) == 0 {
+						holeRun = segLen + rng.IntN(10)
+					}
+				}
+				if holeRun > 0 {
+					holeRun--
+					bk.setRef(k, holeRef)
+					bk.segs[k>>segShift].holes++
+					continue
+				}
+				want = append(want, entry{rawKey(bk, k), uint64(x)<<48 | uint64(k)})
+			}
+			heads[x] = mergeHead{b: bk, holes: holeEvery > 0, id: uint64(x) << 48, i: lo - 1, end: bk.len()}
+			for range rng.IntN(10) {
+				bk.add(nil, 0, 1<<31, 0, 1) // and another's
+			}
+		}
+		slices.SortFunc(want, func(x, y entry) int { return cmp.Compare(x.key, y.key) })
+		ref := make([]uint64, len(want)+1)
+		ref[len(want)] = 12345 // must stay
+		aok, bok := heads[0].load(), heads[1].load()
+		switch {
+		case aok && bok:
+			merge(ref[:len(want)], &heads[0], &heads[1])
+		case aok:
+			heads[0].drain(ref, 0)
+		case bok:
+			heads[1].drain(ref, 0)
+		}
+		for k, e := range want {
+			if ref[k] != e.ref {
+				return fmt.Errorf("trial %d (%d keys, runs 1/%d, holes 1/%d): ref[%d] = %x, want %x", trial, n, runs, holeEvery, k, ref[k], e.ref)
+			}
+		}
+		if ref[len(want)] != 12345 {
+			return fmt.Errorf("trial %d: merge wrote past the end of its stretch", trial)
+		}
+		for _, bk := range buckets {
+			bk.free()
+		}
+	}
+	return nil
+}
+
+// rawKey returns entry i's key as the merge compares it.
+func rawKey(b *bucket, i int) uint64 {
+	r, a := b.key(i)
+	return uint64(r)<<32 | uint64(a)
+}
+
+// TestMerge2 checks merge2 against sorting, and that the check catches a
+// merge that counts a hole as an entry, one that takes the larger key
+// first, and one that leaves out the rest of a stretch when the other
+// ends.
+func TestMerge2(t *testing.T) {
+	if err := merge2Check(merge2); err != nil {
+		t.Fatal(err)
+	}
+	mutant := func(holes, larger, noDrain bool) func(ref []uint64, a, b *mergeHead) {
+		return func(ref []uint64, a, b *mergeHead) {
+			k := 0
+			for {
+				ja, jb := a.i&segMask, b.i&segMask
+				sa, sb := a.i-ja, b.i-jb
+				na, nb := min(segLen, a.end-sa), min(segLen, b.end-sb)
+				for ja < na && jb < nb {
+					ka, kb := rawKey(a.b, sa+ja), rawKey(b.b, sb+jb)
+					ra, rb := a.b.ref(sa+ja), b.b.ref(sb+jb)
+					if ra == holeRef {
+						ka = 0
+					}
+					if rb == holeRef {
+						kb = 0
+					}
+					take := kb < ka
+					if larger {
+						take = kb > ka && ra != holeRef || rb == holeRef
+					}
+					v, r := a.id|uint64(sa+ja), ra
+					if take {
+						v, r = b.id|uint64(sb+jb), rb
+						jb++
+					} else {
+						ja++
+					}
+					if k < len(ref) {
+						ref[k] = v
+					}
+					if r != holeRef || holes {
+						k++
+					}
+				}
+				a.i, b.i = sa+ja-1, sb+jb-1
+				switch aok, bok := a.load(), b.load(); {
+				case !aok && !bok || noDrain && (!aok || !bok):
+					return
+				case !aok:
+					b.drain(ref, k)
+					return
+				case !bok:
+					a.drain(ref, k)
+					return
+				}
+			}
+		}
+	}
+	for name, fn := range map[string]func(ref []uint64, a, b *mergeHead){
+		"holes counted": mutant(true, false, false),
+		"larger first":  mutant(false, true, false),
+		"no drain":      mutant(false, false, true),
+	} {
+		if merge2Check(fn) == nil {
+			t.Errorf("mutant %q passes the check", name)
 		}
 	}
 }
