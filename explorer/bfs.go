@@ -100,6 +100,7 @@ type bfsLevel struct {
 	// expanded: the initial states were checked as they were stored.
 	checkWant uint64
 	viols     [][]bfsFound // per shard and property: the first violation stored
+	merge     *levelMerge  // the merge of the candidates stored, with several workers
 	limited   bool         // the state limit cut the level
 	short     atomic.Bool  // phase 2 stored the level only in part
 }
@@ -427,8 +428,13 @@ func (b *bfsRun) store(l *bfsLevel) bool {
 		var cutoff bfsKey
 		cutoff, l.limited = s.levelCutoff(l.out, &b.chunks)
 		want := s.want // without what this level found, with Continue
+		// The worker that stores its shard first merges the chunks
+		// stored meanwhile (levelMerge), instead of waiting.
+		l.merge = newLevelMerge(l.out, &b.chunks, &b.order)
+		ins := make([]*inserter, W)
 		s.parallel(func(sh int) {
-			in := &inserter{s: s, sh: sh, want: want, deferred: b.deferred, found: make([]bfsFound, b.nprops), cutoff: cutoff, limited: l.limited}
+			in := &inserter{s: s, sh: sh, want: want, deferred: b.deferred, found: make([]bfsFound, b.nprops), cutoff: cutoff, limited: l.limited, merge: l.merge}
+			ins[sh] = in
 			in.run(l.out, &b.chunks, &l.fails[sh], &l.failErr[sh])
 			if in.short {
 				l.short.Store(true)
@@ -437,7 +443,11 @@ func (b *bfsRun) store(l *bfsLevel) bool {
 			s.raw.Add(in.raw)
 			s.cut.Add(in.cut)
 			l.viols[sh] = in.found
+			l.merge.help()
 		})
+		for _, in := range ins {
+			in.truncate(l.out)
+		}
 	}
 	// The first failure in canonical order, whichever shard found it.
 	if f, err := firstFailure(l.fails, l.failErr); f.ok {
@@ -474,7 +484,12 @@ func (b *bfsRun) end(l *bfsLevel) bool {
 	}
 	repeats := passed - (s.states.Load() - l.statesBefore)
 	b.local = repeats*16 > passed
-	cur := mergeChunks(l.out, &b.chunks, &b.order, s.parallel)
+	var cur *level
+	if l.merge != nil {
+		cur = l.merge.finish(s.parallel)
+	} else {
+		cur = mergeChunks(l.out, &b.chunks, &b.order, s.parallel)
+	}
 	b.cur = cur
 	if cur.n > 0 {
 		s.depth.Store(int64(depth + 1))

@@ -67,11 +67,13 @@
 //	bfs.go               breadth-first search: the level loop as named steps
 //	bfs_limits.go        the state limit's cut of a level, the depth limit's look beyond
 //	bucket.go            a BFS level: buckets of states in segments from a pool, verdicts,
-//	                     the canonical merge, giving expanded segments back (releaser)
+//	                     giving expanded segments back (releaser)
 //	chunks.go            a BFS level cut into chunks the workers claim in turn, and why
 //	                     the result does not depend on who takes which
 //	expand.go            BFS phase 1: expanding the chunks a worker claims (expander)
 //	store.go             BFS phase 2: storing a shard's new states (inserter)
+//	merge.go             the canonical merge into the next level, chunk by chunk as
+//	                     phase 2 stores them (levelMerge), two stretches without branches
 //	checks.go            BFS checks made at expansion (deferChecks), and per level
 //	dfs.go               depth-first search and its cycle proviso
 //	bitstate.go          the bitstate table of a bitstate search, its omission estimate

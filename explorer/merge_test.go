@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/vacheck/vacheck/internal/offheap"
@@ -327,5 +329,134 @@ func TestMerge2(t *testing.T) {
 		if merge2Check(fn) == nil {
 			t.Errorf("mutant %q passes the check", name)
 		}
+	}
+}
+
+// levelMergeCheck merges levels of 2 and 3 workers while their chunks are
+// stored, with help standing for levelMerge.help: a simulated phase 2
+// drops candidates of each shard's stretches chunk by chunk (holes, one in
+// three) and then says so (stored), the shards taking turns at random, and
+// help runs at random moments between; once every shard is stored, finish
+// merges the rest. The level is compared with sorting the candidates left
+// by key. With concurrent, help runs in a goroutine of its own over and
+// over while the shards are stored (for the race detector).
+func levelMergeCheck(help func(m *levelMerge), concurrent bool) error {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 60; trial++ {
+		W := 2 + trial%2
+		out := make([][]*bucket, W)
+		for w := range out {
+			out[w] = make([]*bucket, W)
+			for sh := range out[w] {
+				out[w][sh] = &bucket{}
+			}
+		}
+		var ch chunks
+		states := func(r, a uint32) []byte { return []byte{byte(r), byte(a)} }
+		n := rng.IntN(400)
+		if trial%5 == 0 {
+			n = 2*segLen + rng.IntN(segLen)
+		}
+		chunkedLevel(rng, W, n, 1<<30, false, out, &ch, states)
+		var order offheap.Array[uint64]
+		m := newLevelMerge(out, &ch, &order)
+		C := ch.count()
+		next := make([]int, W) // per shard: the next chunk to store
+		store := func(sh int) {
+			c := next[sh]
+			sp := ch.span(c, sh)
+			b := out[sp.w][sh]
+			for k := sp.lo; k < sp.hi; k++ {
+				if rng.IntN(3) == 0 {
+					b.setRef(k, holeRef)
+					b.segs[k>>segShift].holes++
+					sp.holes++
+				}
+			}
+			next[sh]++
+			m.stored(sh, next[sh])
+		}
+		var done atomic.Bool
+		var wg sync.WaitGroup
+		if concurrent {
+			wg.Go(func() {
+				for !done.Load() {
+					help(m)
+				}
+			})
+		}
+		for {
+			var left []int
+			for sh := range W {
+				if next[sh] < C {
+					left = append(left, sh)
+				}
+			}
+			if len(left) == 0 {
+				break
+			}
+			store(left[rng.IntN(len(left))])
+			if !concurrent && rng.IntN(3) == 0 {
+				help(m)
+			}
+		}
+		done.Store(true)
+		wg.Wait()
+		l := m.finish(func(fn func(int)) { fn(0); fn(1) })
+		var want []uint64
+		for sh := range W {
+			for w := range W {
+				b := out[w][sh]
+				for k := range b.len() {
+					if b.ref(k) != holeRef {
+						want = append(want, uint64(sh*W+w)<<48|uint64(k))
+					}
+				}
+			}
+		}
+		key := func(ref uint64) uint64 {
+			return rawKey(l.buckets[ref>>48], int(ref&(1<<48-1)))
+		}
+		slices.SortFunc(want, func(x, y uint64) int { return cmp.Compare(key(x), key(y)) })
+		if l.n != len(want) || !slices.Equal(l.ref, want) {
+			return fmt.Errorf("trial %d (W=%d, %d chunks): merged %d states, want %d, or in another order", trial, W, C, l.n, len(want))
+		}
+		order.Free()
+	}
+	return nil
+}
+
+// TestLevelMerge checks merging chunks as phase 2 stores them, and that
+// the check catches a merge that claims a chunk once its first shard has
+// stored it (before the others have dropped their holes in it).
+func TestLevelMerge(t *testing.T) {
+	help := (*levelMerge).help
+	if err := levelMergeCheck(help, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := levelMergeCheck(help, true); err != nil {
+		t.Fatal(err)
+	}
+	early := func(m *levelMerge) {
+		for {
+			m.mu.Lock()
+			c := m.next
+			if c >= m.ch.count() || m.done[0].Load() <= int64(c) {
+				m.mu.Unlock()
+				return
+			}
+			n := 0
+			for sh := range m.done {
+				sp := m.ch.span(c, sh)
+				n += sp.hi - sp.lo - sp.holes
+			}
+			pos := m.pos
+			m.next, m.pos = c+1, m.pos+n
+			m.mu.Unlock()
+			m.mergeChunk(c, pos, nil)
+		}
+	}
+	if levelMergeCheck(early, false) == nil {
+		t.Error("a merge that claims chunks before every shard stored them passes the check")
 	}
 }

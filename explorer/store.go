@@ -31,6 +31,11 @@ type inserter struct {
 	// short: the memory limit or a stop ended it before it had looked at
 	// every candidate of its shard.
 	short bool
+	// merge, with several workers, merges the chunks the inserters have
+	// stored (levelMerge); trunc, after a cut, is where each worker's
+	// bucket of the shard is to end (cutAfter, truncate).
+	merge *levelMerge
+	trunc []int
 	// sym and bound are the worker as a symmetry worker and as a Bounder,
 	// or nil, once hooked is set: insert asks both about every new state,
 	// with the type assertions made once (orbitOf and inBound each made
@@ -113,15 +118,24 @@ func (in *inserter) run(out [][]*bucket, ch *chunks, fail *bfsFound, failErr *er
 		}
 		if stop {
 			in.cutAfter(out, ch, c)
-			return
+			break
 		}
+		if in.merge != nil {
+			in.merge.stored(in.sh, c+1)
+		}
+	}
+	// Every stretch of the shard is final (not after a panic, which
+	// ends the search).
+	if in.merge != nil {
+		in.merge.stored(in.sh, ch.count())
 	}
 }
 
 // cutAfter leaves out the candidates of shard in.sh beyond the end of
 // chunk c's stretch, where the store stopped: the stretches of the later
-// chunks are emptied, and each worker's bucket gives back what lies past
-// its last stretch kept.
+// chunks are emptied, and each worker's bucket is to give back what lies
+// past its last stretch kept (truncate), once no one merges the level's
+// chunks.
 func (in *inserter) cutAfter(out [][]*bucket, ch *chunks, c int) {
 	sh := in.sh
 	cut := make([]int, len(out)) // per worker: where its bucket ends
@@ -139,9 +153,18 @@ func (in *inserter) cutAfter(out [][]*bucket, ch *chunks, c int) {
 		}
 		sp.hi, sp.holes = sp.lo, 0
 	}
-	for w, n := range cut {
-		out[w][sh].truncate(n)
+	in.trunc = cut
+}
+
+// truncate gives back what the buckets of the inserter's shard hold past
+// its cut (cutAfter). It runs after phase 2, while no one merges: a
+// bucket's segments are read by the merge of the chunks stored before the
+// cut.
+func (in *inserter) truncate(out [][]*bucket) {
+	for w, n := range in.trunc {
+		out[w][in.sh].truncate(n)
 	}
+	in.trunc = nil
 }
 
 // insert adds candidate k of c, with fingerprint h, to the visited set m
