@@ -2,9 +2,11 @@ package specs
 
 import (
 	"fmt"
+	"github.com/vacheck/vacheck/election"
 	"regexp"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/vacheck/vacheck/automaton"
@@ -438,4 +440,63 @@ func crChans(v *crView) [][]int {
 		cs = append(cs, v.Chan(j, (j+1)%v.N()))
 	}
 	return cs
+}
+
+// TestCRInvariantsAsTheKit: chang-roberts's uniqueness and validity,
+// written for its process type (crUnique, crValid), give the kit's
+// verdicts (election.Uniqueness and Validity of the same tests) in every
+// state of N=4 with every arrangement of IDs, objective max and min, and
+// of the broken twin, whose states break both: an extra invariant that
+// holds where the two agree must hold everywhere, and the states where the
+// kit finds a violation must be there to compare.
+func TestCRInvariantsAsTheKit(t *testing.T) {
+	t.Parallel()
+	kitU := election.Uniqueness[crNode, int](crIsChosen)
+	kitV := election.Validity(crClaim, crBest)
+	var broke [2]atomic.Int64 // states where the kit's uniqueness, validity fail
+	agree := automaton.Invariant[crNode, int]{Name: "as-the-kit", Doc: "crUnique and crValid as the kit's", Holds: func(v *crView) bool {
+		u, val := kitU.Holds(v), kitV.Holds(v)
+		if !u {
+			broke[0].Add(1)
+		}
+		if !val {
+			broke[1].Add(1)
+		}
+		return crUnique(v) == u && crValid(v) == val
+	}}
+	for _, tc := range []struct {
+		spec      string
+		objective string
+		broken    bool // the kit finds both invariants broken in some state
+	}{
+		{"chang-roberts", "max", false},
+		{"chang-roberts", "min", false},
+		{"chang-roberts-broken", "max", true},
+		{"chang-roberts-broken", "min", true},
+	} {
+		broke[0].Store(0)
+		broke[1].Store(0)
+		s, err := Lookup(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewParams(s, map[string]string{"n": "4", "ids": "all", "objective": tc.objective})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := crBuild(p, []automaton.Invariant[crNode, int]{agree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := explorer.Check(m, explorer.Config{Properties: []string{"as-the-kit"}, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != explorer.OK || r.States == 0 {
+			t.Errorf("%s --objective %s: %v after %d states %+v, want the two to agree in every state", tc.spec, tc.objective, r.Status, r.States, r.Violations)
+		}
+		if got := broke[0].Load() > 0 && broke[1].Load() > 0; got != tc.broken {
+			t.Errorf("%s --objective %s: the kit found uniqueness broken in %d states and validity in %d; want both broken somewhere: %v", tc.spec, tc.objective, broke[0].Load(), broke[1].Load(), tc.broken)
+		}
+	}
 }
