@@ -85,16 +85,8 @@ func TestKeyedOffersTheKeyOfTheSuccessor(t *testing.T) {
 					t.Fatal("not keyed")
 				}
 				init, _ := sys.Initial()
-				queue := init
-				seen := map[string]bool{}
 				long, big := 0, 0
-				for len(queue) > 0 && len(seen) < 20000 {
-					st := queue[0]
-					queue = queue[1:]
-					if seen[string(st)] {
-						continue
-					}
-					seen[string(st)] = true
+				states := walk(init, 20000, func(st []byte) [][]byte {
 					var keys []uint64
 					var nexts [][]byte
 					var ts, plainTs []explorer.Transition
@@ -135,10 +127,10 @@ func TestKeyedOffersTheKeyOfTheSuccessor(t *testing.T) {
 								}
 							}
 						}
-						queue = append(queue, next)
 					}
-				}
-				t.Logf("%d states, %d long segments, %d >=128", len(seen), long, big)
+					return nexts
+				})
+				t.Logf("%d states, %d long segments, %d >=128", states, long, big)
 				if big == 0 {
 					t.Fatal("no segment of 128 bytes")
 				}
@@ -188,14 +180,8 @@ func TestKeyedLazyKeys(t *testing.T) {
 	}
 	a, b, c := sys.newWorker(), sys.newWorker(), sys.newWorker()
 	init, _ := sys.Initial()
-	queue, seen, lazy := init, map[string]bool{}, 0
-	for len(queue) > 0 {
-		st := queue[0]
-		queue = queue[1:]
-		if seen[string(st)] {
-			continue
-		}
-		seen[string(st)] = true
+	lazy := 0
+	states := walk(init, 0, func(st []byte) (succ [][]byte) {
 		var keys []uint64
 		var nexts []string
 		if _, err := a.Expand(st, &explorer.Expansion{Offer: func(_ explorer.Transition, k uint64) bool {
@@ -208,7 +194,7 @@ func TestKeyedLazyKeys(t *testing.T) {
 			if want := stateKey(&b.v, ks, b.emptyKeys); want != keys[len(keys)-1] {
 				t.Fatalf("state %x: successor %x: offered key %x, stateKey %x", st, next, keys[len(keys)-1], want)
 			}
-			queue = append(queue, bytes.Clone(next))
+			succ = append(succ, bytes.Clone(next))
 		}}); err != nil {
 			t.Fatal(err)
 		}
@@ -220,9 +206,27 @@ func TestKeyedLazyKeys(t *testing.T) {
 				lazy++
 			}
 		}
-	}
-	t.Logf("%d states; %d remembered deliveries that append to their own channel (summed over states)", len(seen), lazy)
+		return succ
+	})
+	t.Logf("%d states; %d remembered deliveries that append to their own channel (summed over states)", states, lazy)
 	if lazy == 0 {
 		t.Fatal("no remembered delivery appends to its own channel")
 	}
+}
+
+// walk visits the states reachable from init breadth first, each once,
+// until it has visited limit of them (0: no limit); visit returns a
+// state's successors. It returns how many states it visited.
+func walk(init [][]byte, limit int, visit func(st []byte) [][]byte) int {
+	queue, seen := init, map[string]bool{}
+	for len(queue) > 0 && (limit == 0 || len(seen) < limit) {
+		st := queue[0]
+		queue = queue[1:]
+		if seen[string(st)] {
+			continue
+		}
+		seen[string(st)] = true
+		queue = append(queue, visit(st)...)
+	}
+	return len(seen)
 }

@@ -93,15 +93,8 @@ func TestStepsMemo(t *testing.T) {
 			}
 			plain.memo, plain.v.memos = false, false
 			init, _ := sys.Initial()
-			queue, seen := init, map[string]bool{}
 			mutantDiffers, remembered, peeked := false, 0, 0
-			for len(queue) > 0 {
-				st := queue[0]
-				queue = queue[1:]
-				if seen[string(st)] {
-					continue
-				}
-				seen[string(st)] = true
+			states := walk(init, 0, func(st []byte) (succ [][]byte) {
 				want := successorsOf(t, plain, st)
 				if got := successorsOf(t, memo, st); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Fatalf("state %x: with the memo %v, without %v", st, got, want)
@@ -129,14 +122,15 @@ func TestStepsMemo(t *testing.T) {
 					}
 				}
 				if _, err := explorer.Successors(plain, st, func(_ explorer.Transition, next []byte) {
-					queue = append(queue, bytes.Clone(next))
+					succ = append(succ, bytes.Clone(next))
 				}); err != nil {
 					t.Fatal(err)
 				}
-			}
-			t.Logf("%d states; entries remembered %d, peeked %d (summed over states)", len(seen), remembered, peeked)
-			if len(seen) < 20 {
-				t.Errorf("%d states: too few to test anything", len(seen))
+				return succ
+			})
+			t.Logf("%d states; entries remembered %d, peeked %d (summed over states)", states, remembered, peeked)
+			if states < 20 {
+				t.Errorf("%d states: too few to test anything", states)
 			}
 			if mode == "none" {
 				if peeked != 0 || remembered == 0 {
